@@ -1,0 +1,39 @@
+//! Criterion benchmarks: one `main`, a `define` per area, path-like ids.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+
+mod catalog {
+    use std::hint::black_box;
+
+    use consign::Shipping;
+    use criterion::Criterion;
+
+    /// List services through the router: catalog view plus JSON serialisation.
+    pub fn define(c: &mut Criterion) {
+        let shipping = Shipping::open_in_memory().expect("opens");
+        let body = serde_json::json!({
+            "profileCode": "Default", "email": "bench@example.com", "password": "bench-password",
+            "mailingAddress": {"name": "B", "company": "", "address1": "1 A St", "address2": "", "city": "X", "state": "NY", "zip": "10001", "country": "US", "phone": "2125550100"},
+            "billingAddress": {"name": "B", "company": "", "address1": "1 A St", "address2": "", "city": "X", "state": "NY", "zip": "10001", "country": "US", "phone": "2125550100"},
+            "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 100}
+        });
+        let r = shipping.handle("POST", "/restapi/v1/customers", &body.to_string());
+        assert_eq!(r.status, 201);
+        let id: serde_json::Value = serde_json::from_str(&r.body).expect("json");
+        let path = format!("/restapi/v1/customers/{}/services", id["customerId"].as_str().expect("id"));
+        c.bench_function("catalog/list-services", |b| {
+            b.iter(|| {
+                let r = shipping.handle("GET", black_box(&path), "");
+                assert_eq!(r.status, 200);
+                r.body.len()
+            })
+        });
+    }
+}
+
+fn all(c: &mut Criterion) {
+    catalog::define(c);
+}
+
+criterion_group!(benches, all);
+criterion_main!(benches);

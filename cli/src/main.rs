@@ -1,0 +1,81 @@
+//! `consign`: the command-line face of the consign library.
+//!
+//! - `consign demo [--db FILE]` runs the main job on a fresh database with the embedded
+//!   default catalog and prints readable tables.
+//! - `consign call METHOD PATH [BODY | @FILE] [--db FILE]` runs one request of the
+//!   interface against a database file and prints the JSON answer.
+
+mod demo;
+mod table;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  consign demo [--db FILE]                              run the main job on a fresh database (default: consign-demo.db)
+  consign call METHOD PATH [BODY | @FILE] [--db FILE]   one request against a database (default: consign.db)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("consign: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Takes `--db FILE` out of `args`.
+fn take_db(args: &mut Vec<String>, default: &str) -> Result<String, String> {
+    match args.iter().position(|a| a == "--db") {
+        Some(i) => {
+            if i + 1 >= args.len() {
+                return Err("--db needs a file name".into());
+            }
+            let path = args.remove(i + 1);
+            args.remove(i);
+            Ok(path)
+        }
+        None => Ok(default.to_string()),
+    }
+}
+
+fn run(args: &[String]) -> Result<ExitCode, String> {
+    let mut args = args.to_vec();
+    let Some(command) = (!args.is_empty()).then(|| args.remove(0)) else {
+        return Err(USAGE.into());
+    };
+    match command.as_str() {
+        "demo" => {
+            let db = take_db(&mut args, "consign-demo.db")?;
+            demo::run(&db).map(|()| ExitCode::SUCCESS)
+        }
+        "call" => {
+            let db = take_db(&mut args, "consign.db")?;
+            let (method, path, body) = match args.as_slice() {
+                [m, p] => (m.clone(), p.clone(), String::new()),
+                [m, p, b] => {
+                    let body = match b.strip_prefix('@') {
+                        Some(file) => std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?,
+                        None => b.clone(),
+                    };
+                    (m.clone(), p.clone(), body)
+                }
+                _ => return Err(USAGE.into()),
+            };
+            let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
+            let response = shipping.handle(&method, &path, &body);
+            let pretty = serde_json::from_str::<serde_json::Value>(&response.body)
+                .and_then(|v| serde_json::to_string_pretty(&v))
+                .unwrap_or(response.body);
+            println!("{pretty}");
+            eprintln!("HTTP {}", response.status);
+            Ok(if response.status < 400 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        "-h" | "--help" | "help" => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => Err(format!("unknown command {other:?}\n{USAGE}")),
+    }
+}

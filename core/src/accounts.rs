@@ -1,0 +1,230 @@
+//! Per-customer settings: provider accounts (4.11), integrations, integrated quoting
+//! options (4.8) and regional shipment types (4.13).
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension, Transaction};
+
+use crate::address::{is_us_zip, normalize_ca_postal};
+use crate::catalog::{Catalog, Profile};
+use crate::error::{Error, Problems, Result};
+use crate::ledger::timestamp;
+use crate::refdata;
+use crate::store;
+use crate::wire;
+
+/// What a masked credential looks like: a fixed run that does not reveal the length.
+pub const MASK: &str = "********";
+
+/// List provider accounts (4.11), values masked.
+pub(crate) fn list_provider_accounts(conn: &Connection, customer_id: &str) -> Result<wire::ProviderAccountsResponse> {
+    let mut stmt =
+        conn.prepare_cached("SELECT id, provider_code, fields FROM provider_accounts WHERE customer_id = ?1 ORDER BY created_at, id")?;
+    let rows = stmt
+        .query_map([customer_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let provider_accounts = rows
+        .into_iter()
+        .map(|(id, provider_code, fields)| {
+            let fields: BTreeMap<String, String> =
+                serde_json::from_str(&fields).map_err(|e| Error::internal(format!("stored account fields are unreadable: {e}")))?;
+            Ok(wire::ProviderAccount { id, provider_code, account_fields: fields.into_keys().map(|k| (k, MASK.to_string())).collect() })
+        })
+        .collect::<Result<_>>()?;
+    Ok(wire::ProviderAccountsResponse { provider_accounts })
+}
+
+/// Put provider account: creates the customer's account for a carrier, or replaces the
+/// fields of the one with the same account number (the first field the carrier names).
+pub(crate) fn put_provider_account(
+    tx: &Transaction,
+    catalog: &Catalog,
+    customer_id: &str,
+    provider_code: &str,
+    req: &wire::PutProviderAccountRequest,
+    now: DateTime<Utc>,
+) -> Result<wire::ProviderAccount> {
+    let carrier = catalog.carrier(provider_code).ok_or_else(|| Error::not_found("provider", provider_code))?;
+    let mut p = Problems::new();
+    for (name, value) in &req.account_fields {
+        if !carrier.account_fields.contains(name) {
+            p.push(
+                format!("accountFields.{name}"),
+                format!("is not a field of {provider_code} accounts; expected {}", carrier.account_fields.join(", ")),
+            );
+        } else if value.trim().is_empty() {
+            p.push(format!("accountFields.{name}"), "must not be empty");
+        } else if value.len() > 200 {
+            p.push(format!("accountFields.{name}"), "must be at most 200 characters");
+        }
+    }
+    for name in &carrier.account_fields {
+        if !req.account_fields.contains_key(name) {
+            p.push(format!("accountFields.{name}"), "is required");
+        }
+    }
+    p.finish()?;
+    let key_field = carrier.account_fields.first().map(String::as_str).unwrap_or_default();
+    let account_number = req.account_fields.get(key_field).map(|v| v.trim().to_string()).unwrap_or_default();
+    let fields = wire::to_json(&req.account_fields)?;
+    let existing: Option<String> = tx
+        .query_row(
+            "SELECT id FROM provider_accounts WHERE customer_id = ?1 AND provider_code = ?2 AND account_number = ?3",
+            [customer_id, provider_code, &account_number],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let id = match existing {
+        Some(id) => {
+            tx.execute("UPDATE provider_accounts SET fields = ?2 WHERE id = ?1", [&id, &fields])?;
+            id
+        }
+        None => {
+            let id = format!("PA{:07}", store::next_id(tx, "provider_account")?);
+            tx.execute(
+                "INSERT INTO provider_accounts (id, customer_id, provider_code, account_number, fields, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                rusqlite::params![id, customer_id, provider_code, account_number, fields, timestamp(now)],
+            )?;
+            id
+        }
+    };
+    Ok(wire::ProviderAccount {
+        id,
+        provider_code: provider_code.to_string(),
+        account_fields: req.account_fields.keys().map(|k| (k.clone(), MASK.to_string())).collect(),
+    })
+}
+
+/// Delete provider account: 404 for an unknown id or another customer's.
+pub(crate) fn delete_provider_account(tx: &Transaction, customer_id: &str, id: &str) -> Result<wire::OkResponse> {
+    let n = tx.execute("DELETE FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", [id, customer_id])?;
+    if n == 0 {
+        return Err(Error::not_found("provider account", id));
+    }
+    Ok(wire::OkResponse::OK)
+}
+
+/// The carrier of the customer's provider account `id`, if the customer has it.
+pub(crate) fn provider_account_carrier(conn: &Connection, customer_id: &str, id: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row("SELECT provider_code FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", [id, customer_id], |r| r.get(0))
+        .optional()?)
+}
+
+/// Create integration: a REST API integration whose id orders are put under.
+pub(crate) fn create_integration(
+    tx: &Transaction,
+    customer_id: &str,
+    req: &wire::CreateIntegrationRequest,
+    now: DateTime<Utc>,
+) -> Result<wire::CreateIntegrationResponse> {
+    let name = req.name.trim();
+    if name.is_empty() {
+        return Err(Error::invalid("name", "must not be empty"));
+    }
+    if name.chars().count() > 100 {
+        return Err(Error::invalid("name", "must be at most 100 characters"));
+    }
+    let id = format!("I{:07}", store::next_id(tx, "integration")?);
+    tx.execute(
+        "INSERT INTO integrations (id, customer_id, name, created_at) VALUES (?1, ?2, ?3, ?4)",
+        rusqlite::params![id, customer_id, name, timestamp(now)],
+    )?;
+    Ok(wire::CreateIntegrationResponse { integration_id: id })
+}
+
+/// True if the customer owns integration `id`.
+pub(crate) fn owns_integration(conn: &Connection, customer_id: &str, id: &str) -> Result<bool> {
+    Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM integrations WHERE id = ?1 AND customer_id = ?2)", [id, customer_id], |r| r.get(0))?)
+}
+
+/// List integrated quoting options (4.8).
+pub(crate) fn quoting_options(conn: &Connection, customer_id: &str) -> Result<wire::IntegratedQuotingOptions> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT name, carrier_code, service_code, package_type_code FROM quoting_options WHERE customer_id = ?1 ORDER BY position",
+    )?;
+    let integrated_quoting_options = stmt
+        .query_map([customer_id], |r| {
+            Ok(wire::IntegratedQuotingOption {
+                name: r.get("name")?,
+                carrier_code: r.get("carrier_code")?,
+                service_code: r.get("service_code")?,
+                package_type_code: r.get("package_type_code")?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(wire::IntegratedQuotingOptions { integrated_quoting_options })
+}
+
+/// Set integrated quoting options: replaces the whole list; every entry must name a
+/// carrier, one of its services the customer's profile offers, and a package type of it.
+pub(crate) fn set_quoting_options(
+    tx: &Transaction,
+    catalog: &Catalog,
+    profile: &Profile,
+    customer_id: &str,
+    req: &wire::IntegratedQuotingOptions,
+) -> Result<wire::IntegratedQuotingOptions> {
+    let mut p = Problems::new();
+    let mut names = std::collections::HashSet::new();
+    if req.integrated_quoting_options.len() > 100 {
+        return Err(Error::new(crate::error::ErrorCategory::LimitExceeded, "At most 100 integrated quoting options may be set."));
+    }
+    for (i, o) in req.integrated_quoting_options.iter().enumerate() {
+        let at = |f: &str| format!("integratedQuotingOptions[{i}].{f}");
+        let name = o.name.trim();
+        if name.is_empty() {
+            p.push(at("name"), "must not be empty");
+        } else if !names.insert(name.to_lowercase()) {
+            p.push(at("name"), format!("{name:?} is used by another option"));
+        }
+        if catalog.carrier(&o.carrier_code).is_none() {
+            p.push(at("carrierCode"), format!("unknown carrier {:?}", o.carrier_code));
+            continue;
+        }
+        let offered = catalog.services_for(profile).find(|s| s.code == o.service_code && s.carrier == o.carrier_code);
+        match offered {
+            None => {
+                p.push(at("serviceCode"), format!("{:?} is not a service of {} offered to this customer", o.service_code, o.carrier_code))
+            }
+            Some(s) => {
+                if !s.package_types.iter().any(|sp| sp.package_type == o.package_type_code) {
+                    p.push(at("packageTypeCode"), format!("{:?} is not a package type of service {}", o.package_type_code, s.code));
+                }
+            }
+        }
+    }
+    p.finish()?;
+    tx.execute("DELETE FROM quoting_options WHERE customer_id = ?1", [customer_id])?;
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO quoting_options (customer_id, position, name, carrier_code, service_code, package_type_code) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?;
+    for (i, o) in req.integrated_quoting_options.iter().enumerate() {
+        insert.execute(rusqlite::params![customer_id, i as i64, o.name.trim(), o.carrier_code, o.service_code, o.package_type_code])?;
+    }
+    quoting_options(tx, customer_id)
+}
+
+/// Regional shipment types (4.13): the codes of the services the customer's profile
+/// offers that deliver, from the US, to `postal_code` (a US ZIP or a Canadian postal code).
+pub(crate) fn regional_shipment_types(
+    catalog: &Catalog,
+    profile: &Profile,
+    postal_code: &str,
+) -> Result<wire::RegionalShipmentTypesResponse> {
+    let code = postal_code.trim();
+    let (country, state) = if is_us_zip(code) {
+        let state =
+            refdata::zip3_state(code).ok_or_else(|| Error::invalid("postalCode", format!("{code} is not in a ZIP3 prefix in use")))?;
+        // Territories with their own ISO code are their own countries for the carriers.
+        let country = if refdata::US_POSTAL_TERRITORIES.contains(&state) { state } else { "US" };
+        (country, state)
+    } else if normalize_ca_postal(code).is_some() {
+        ("CA", "")
+    } else {
+        return Err(Error::invalid("postalCode", format!("expected a US ZIP code or a Canadian postal code, found {code:?}")));
+    };
+    let services = catalog.services_for(profile).filter(|s| catalog.serves(s, "US", country, state)).map(|s| s.code.clone()).collect();
+    Ok(wire::RegionalShipmentTypesResponse { services })
+}

@@ -1,0 +1,328 @@
+//! Addresses: validation by the rules of DECISIONS 5 and the requiredness of each endpoint.
+
+use serde::Serialize;
+
+use crate::error::{join_path, Problems};
+use crate::refdata;
+use crate::wire::WireAddress;
+
+/// Which endpoint an address belongs to; decides which fields are required.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AddressUse {
+    /// Create customer (4.9): every field required, phone included.
+    Customer,
+    /// Update payment method (4.12): company and phone optional.
+    PaymentBilling,
+    /// Book shipment sender/receiver (4.5): every field required; zip may be null.
+    Booking,
+    /// `returnTo` of a booking or order: every field optional.
+    ReturnTo,
+    /// Batch quote sender/receiver: country, and state and zip for US and CA.
+    Quote,
+    /// Order sender/receiver (4.2): name, address1, city, state, zip, country.
+    Order,
+    /// Schedule pickup (4.7): every field required, phone included.
+    Pickup,
+    /// Create manifest (4.10): every field but phone required.
+    Manifest,
+}
+
+/// A validated address. Absent optional text is the empty string.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Address {
+    /// Person name.
+    pub name: String,
+    /// Company name (may be empty).
+    pub company: String,
+    /// Street line 1.
+    pub address1: String,
+    /// Street line 2 (may be empty).
+    pub address2: String,
+    /// City.
+    pub city: String,
+    /// State or province code (two characters for US and CA).
+    pub state: String,
+    /// ZIP or postal code; `None` only for countries without postal codes.
+    pub zip: Option<String>,
+    /// ISO 3166-1 alpha-2 country code, upper case.
+    pub country: String,
+    /// Phone number as given.
+    pub phone: String,
+    /// E-mail address (may be empty).
+    pub email: String,
+}
+
+impl Address {
+    /// True when the country uses US states and ZIP codes.
+    pub fn is_us(&self) -> bool {
+        self.country == "US"
+    }
+}
+
+/// Countries whose addresses have no postal code (a null zip is allowed for these only).
+const NO_POSTAL_CODE: &[&str] = &[
+    "AE", "AG", "AO", "AW", "BF", "BI", "BJ", "BO", "BS", "BW", "BZ", "CD", "CF", "CG", "CI", "CK", "CM", "DJ", "DM", "ER", "FJ", "GA",
+    "GD", "GH", "GM", "GQ", "GY", "HK", "KI", "KM", "KN", "KP", "LC", "ML", "MO", "MR", "MS", "MW", "NR", "NU", "QA", "RW", "SB", "SC",
+    "SL", "SR", "ST", "SY", "TD", "TF", "TG", "TK", "TL", "TO", "TV", "UG", "VU", "YE", "ZW",
+];
+
+const MAX_TEXT: usize = 100;
+
+/// Validates `wire` found at JSON path `path`, recording every problem in `p`.
+pub(crate) fn validate(p: &mut Problems, path: &str, wire: &WireAddress, usage: AddressUse) -> Address {
+    use AddressUse::*;
+    let all_required = matches!(usage, Customer | Booking | Pickup);
+    let field = |name: &str| join_path(path, name);
+    let text = |p: &mut Problems, name: &str, value: &Option<String>, required: bool, non_empty: bool| -> String {
+        match value {
+            None if required => {
+                p.push(field(name), "is required");
+                String::new()
+            }
+            None => String::new(),
+            Some(v) => {
+                let v = v.trim();
+                if non_empty && v.is_empty() && required {
+                    p.push(field(name), "must not be empty");
+                } else if v.chars().count() > MAX_TEXT {
+                    p.push(field(name), format!("must be at most {MAX_TEXT} characters, found {}", v.chars().count()));
+                }
+                v.to_string()
+            }
+        }
+    };
+    let needs_name = usage != ReturnTo && usage != Quote;
+    let name = text(p, "name", &wire.name, needs_name, true);
+    let company = text(p, "company", &wire.company, all_required || matches!(usage, Manifest), false);
+    let address1 = text(p, "address1", &wire.address1, needs_name, true);
+    let address2 = text(p, "address2", &wire.address2, all_required || matches!(usage, Manifest | PaymentBilling), false);
+    let city = text(p, "city", &wire.city, needs_name, true);
+
+    let country = match wire.country.as_deref().map(str::trim) {
+        None | Some("") if usage == ReturnTo => String::new(),
+        None | Some("") => {
+            p.push(field("country"), "is required: an ISO 3166-1 two-letter country code");
+            String::new()
+        }
+        Some(c) => {
+            let upper = c.to_ascii_uppercase();
+            if upper.len() != 2 || refdata::country(&upper).is_none() {
+                p.push(field("country"), format!("expected an ISO 3166-1 two-letter country code, found {c:?}"));
+            }
+            upper
+        }
+    };
+
+    let state_raw = wire.state.as_deref().map(str::trim).unwrap_or("");
+    let state = match country.as_str() {
+        "US" | "CA" => {
+            let upper = state_raw.to_ascii_uppercase();
+            let known = if country == "US" { refdata::us_state(&upper).is_some() } else { refdata::province(&upper).is_some() };
+            if state_raw.is_empty() {
+                if usage != ReturnTo || wire.state.is_some() {
+                    p.push(
+                        field("state"),
+                        format!("is required: a two-letter {} code", if country == "US" { "US state" } else { "Canadian province" }),
+                    );
+                }
+            } else if upper.len() != 2 || !known {
+                let what = if country == "US" {
+                    "a two-letter US state, territory or military code"
+                } else {
+                    "a two-letter Canadian province or territory code"
+                };
+                p.push(field("state"), format!("expected {what}, found {state_raw:?}"));
+            }
+            upper
+        }
+        _ => {
+            if wire.state.is_none() && all_required {
+                p.push(field("state"), "is required (may be empty outside US and CA)");
+            }
+            state_raw.to_string()
+        }
+    };
+
+    let zip = validate_zip(p, &field("zip"), wire.zip.as_deref(), &country, &state, usage);
+
+    let phone = match wire.phone.as_deref().map(str::trim) {
+        None | Some("") => {
+            if matches!(usage, Customer | Booking | Pickup) {
+                p.push(field("phone"), "is required");
+            }
+            String::new()
+        }
+        Some(phone) => {
+            if let Err(message) = check_phone(phone, &country) {
+                p.push(field("phone"), message);
+            }
+            phone.to_string()
+        }
+    };
+
+    let email = match wire.email.as_deref().map(str::trim) {
+        None | Some("") => String::new(),
+        Some(e) => {
+            if !is_email(e) {
+                p.push(field("email"), format!("expected an e-mail address like name@example.com, found {e:?}"));
+            }
+            e.to_string()
+        }
+    };
+
+    Address { name, company, address1, address2, city, state, zip, country, phone, email }
+}
+
+fn validate_zip(p: &mut Problems, field: &str, zip: Option<&str>, country: &str, state: &str, usage: AddressUse) -> Option<String> {
+    let zip = zip.map(str::trim).filter(|z| !z.is_empty());
+    let Some(zip) = zip else {
+        let required = match usage {
+            AddressUse::ReturnTo => false,
+            // The booking payload allows null, but only where the country has no postal codes.
+            AddressUse::Booking => !NO_POSTAL_CODE.contains(&country) && !country.is_empty(),
+            AddressUse::Quote => matches!(country, "US" | "CA"),
+            _ => !NO_POSTAL_CODE.contains(&country),
+        };
+        if required {
+            p.push(field, format!("is required for country {country}"));
+        }
+        return None;
+    };
+    match country {
+        "US" => {
+            if !is_us_zip(zip) {
+                p.push(field, format!("expected a US ZIP code like 12345 or 12345-6789, found {zip:?}"));
+            }
+            Some(zip.to_string())
+        }
+        "CA" => match normalize_ca_postal(zip) {
+            Some(code) => {
+                if let Some(province) = refdata::province(state) {
+                    if !code.starts_with(|c: char| province.fsa_letters.contains(c)) {
+                        p.push(
+                            field,
+                            format!(
+                                "postal code {code} does not belong to province {state} (its codes start with {})",
+                                province.fsa_letters
+                            ),
+                        );
+                    }
+                }
+                Some(code)
+            }
+            None => {
+                p.push(field, format!("expected a Canadian postal code like K1A 0B1, found {zip:?}"));
+                Some(zip.to_string())
+            }
+        },
+        _ => {
+            if zip.chars().count() > 20 {
+                p.push(field, "must be at most 20 characters");
+            }
+            Some(zip.to_string())
+        }
+    }
+}
+
+/// `12345` or `12345-6789`.
+pub(crate) fn is_us_zip(zip: &str) -> bool {
+    let b = zip.as_bytes();
+    match b.len() {
+        5 => b.iter().all(u8::is_ascii_digit),
+        10 => b[..5].iter().all(u8::is_ascii_digit) && b[5] == b'-' && b[6..].iter().all(u8::is_ascii_digit),
+        _ => false,
+    }
+}
+
+/// `A1A 1A1` (space optional, any case) normalised to upper case with the space.
+pub(crate) fn normalize_ca_postal(zip: &str) -> Option<String> {
+    let compact: Vec<char> = zip.chars().filter(|c| *c != ' ').map(|c| c.to_ascii_uppercase()).collect();
+    if compact.len() != 6 {
+        return None;
+    }
+    let ok = compact
+        .iter()
+        .enumerate()
+        .all(|(i, c)| if i % 2 == 0 { c.is_ascii_uppercase() && !"DFIOQU".contains(*c) } else { c.is_ascii_digit() });
+    ok.then(|| format!("{}{}{} {}{}{}", compact[0], compact[1], compact[2], compact[3], compact[4], compact[5]))
+}
+
+/// The phone rule of DECISIONS 5.
+pub(crate) fn check_phone(phone: &str, country: &str) -> Result<(), String> {
+    let mut digits: String = phone.chars().filter(|c| !matches!(c, ' ' | '-' | '.' | '(' | ')')).collect();
+    let north_america = matches!(country, "US" | "CA");
+    if north_america {
+        if let Some(rest) = digits.strip_prefix("+1") {
+            digits = rest.to_string();
+        }
+    } else if let Some(rest) = digits.strip_prefix('+') {
+        digits = rest.to_string();
+    }
+    if !digits.chars().all(|c| c.is_ascii_digit()) {
+        return Err(format!("expected a phone number of digits, spaces, dashes, dots and parentheses, found {phone:?}"));
+    }
+    let n = digits.len();
+    if north_america && n != 10 {
+        Err(format!("expected a 10-digit phone number for country {country}, found {n} digits in {phone:?}"))
+    } else if !north_america && !(6..=15).contains(&n) {
+        Err(format!("expected a phone number of 6 to 15 digits, found {n} digits in {phone:?}"))
+    } else {
+        Ok(())
+    }
+}
+
+/// A plain shape check: one `@`, something before it, a dotted domain, no spaces.
+pub(crate) fn is_email(e: &str) -> bool {
+    if e.len() > 254 || e.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return false;
+    }
+    let Some((local, domain)) = e.split_once('@') else { return false };
+    !local.is_empty()
+        && !domain.contains('@')
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && !domain.contains("..")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn us_zip_shapes() {
+        assert!(is_us_zip("10001"));
+        assert!(is_us_zip("10001-1234"));
+        assert!(!is_us_zip("1000"));
+        assert!(!is_us_zip("10001 1234"));
+        assert!(!is_us_zip("1000a"));
+    }
+
+    #[test]
+    fn canadian_postal_codes_are_normalised() {
+        assert_eq!(normalize_ca_postal("k1a0b1").as_deref(), Some("K1A 0B1"));
+        assert_eq!(normalize_ca_postal("K1A 0B1").as_deref(), Some("K1A 0B1"));
+        assert_eq!(normalize_ca_postal("D1A 0B1"), None);
+        assert_eq!(normalize_ca_postal("K1A0B"), None);
+    }
+
+    #[test]
+    fn phones() {
+        assert!(check_phone("+1 (555) 123-4567", "US").is_ok());
+        assert!(check_phone("555.123.4567", "CA").is_ok());
+        assert!(check_phone("1-555-123-4567", "US").is_err());
+        assert!(check_phone("+44 20 7946 0958", "GB").is_ok());
+        assert!(check_phone("12345", "GB").is_err());
+        assert!(check_phone("555-CALL-NOW", "US").is_err());
+    }
+
+    #[test]
+    fn emails() {
+        assert!(is_email("ann@example.com"));
+        assert!(!is_email("ann@example"));
+        assert!(!is_email("ann example.com"));
+        assert!(!is_email("@example.com"));
+        assert!(!is_email("a@b@example.com"));
+    }
+}

@@ -1,0 +1,434 @@
+//! The catalog: carriers, services, package types, signature options and profiles.
+//!
+//! It is data: seeded on first open from the embedded default (`core/data/catalog.json`),
+//! stored as one JSON document in the database, and replaced whole by an import. At open
+//! it is checked and indexed into an immutable [`Catalog`].
+
+use std::collections::HashMap;
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorCategory, Result};
+use crate::refdata;
+use crate::wire;
+
+/// The embedded default catalog.
+pub(crate) const DEFAULT_CATALOG_JSON: &str = include_str!("../../data/catalog.json");
+
+/// The catalog as stored: the format of `core/data/catalog.json` and of catalog imports.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CatalogDocument {
+    /// Format version (1).
+    pub version: u32,
+    /// Carriers, with their package types and signature options.
+    pub carriers: Vec<Carrier>,
+    /// Services, in the order list services shows them.
+    pub services: Vec<Service>,
+    /// Customer profiles.
+    pub profiles: Vec<Profile>,
+}
+
+/// A carrier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Carrier {
+    /// Carrier code, e.g. `parcel`.
+    pub code: String,
+    /// Name for people.
+    pub label: String,
+    /// The spec's kind: `A` to `E`, `consolidator`, `worldexpress`.
+    pub kind: String,
+    /// `lb` or `kg`: the unit of its rates and weight limits.
+    pub weight_unit: String,
+    /// `in` or `cm`.
+    pub dim_unit: String,
+    /// Currency of its rates.
+    pub currency: String,
+    /// Countries it ships from (to, for inbound services).
+    pub origins: Vec<String>,
+    /// How many days ahead a shipment date may be, if limited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lead_days: Option<u32>,
+    /// True if the sender name must hold a first and a last name.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub requires_sender_full_name: bool,
+    /// Label formats it prints: `PDF`, `ZPL`, `EPL2`.
+    pub label_formats: Vec<String>,
+    /// Field names of its provider accounts.
+    pub account_fields: Vec<String>,
+    /// True if its shipments can be tracked.
+    pub trackable: bool,
+    /// Its signature options.
+    pub signature_options: Vec<SignatureOption>,
+    /// Its package types.
+    pub package_types: Vec<PackageType>,
+}
+
+/// A signature option of a carrier.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SignatureOption {
+    /// Code.
+    pub code: String,
+    /// Name for people.
+    pub label: String,
+}
+
+/// A package type of a carrier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PackageType {
+    /// Code, e.g. `postal_flat_rate_envelope`.
+    pub code: String,
+    /// Name for people.
+    pub label: String,
+    /// `preset`, `envelope` or `custom`.
+    pub dim_type: String,
+    /// `lb` or `kg`.
+    pub weight_unit: String,
+    /// Maximum weight per piece.
+    pub max_weight: Decimal,
+    /// `in` or `cm` for preset dimensions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dim_unit: Option<String>,
+    /// Preset length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset_length: Option<Decimal>,
+    /// Preset width.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset_width: Option<Decimal>,
+    /// Preset height.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset_height: Option<Decimal>,
+}
+
+impl PackageType {
+    /// True for package types with preset dimensions.
+    pub fn is_preset(&self) -> bool {
+        self.dim_type == "preset"
+    }
+    /// True for package types whose dimensions the shipper gives.
+    pub fn is_custom(&self) -> bool {
+        self.dim_type == "custom"
+    }
+    /// The preset dimensions (L, W, H), for preset types.
+    pub fn preset_dims(&self) -> Option<[Decimal; 3]> {
+        Some([self.preset_length?, self.preset_width?, self.preset_height?])
+    }
+}
+
+/// A service of a carrier.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Service {
+    /// Carrier code.
+    pub carrier: String,
+    /// Service code, e.g. `parcel_ground`.
+    pub code: String,
+    /// Name for people.
+    pub label: String,
+    /// `ground` or `express`.
+    pub family: String,
+    /// True for inbound (import) services.
+    pub inbound: bool,
+    /// Complete list of supported countries (receivers; senders when inbound).
+    pub supported_countries: Option<Vec<String>>,
+    /// Countries not supported; all others are.
+    pub unsupported_countries: Option<Vec<String>>,
+    /// Package types it offers.
+    pub package_types: Vec<ServicePackage>,
+    /// US states and territories (as state codes) it does not deliver to.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub excluded_states: Vec<String>,
+    /// True if Saturday delivery can be asked for.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub saturday_delivery: bool,
+    /// True if AM (10:30) delivery can be asked for.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub am_delivery: bool,
+    /// Dangerous goods codes it accepts, comma separated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dangerous_goods_codes: Option<String>,
+}
+
+/// A package type as offered by one service.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ServicePackage {
+    /// Package type code.
+    pub package_type: String,
+    /// True if several pieces may travel together.
+    pub multipiece: bool,
+    /// A lower weight limit for this service, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_weight: Option<Decimal>,
+}
+
+/// A customer profile: which services a customer sees and the markup on carrier cost.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Profile {
+    /// Code, e.g. `Default`.
+    pub code: String,
+    /// Name for people.
+    pub label: String,
+    /// Markup on carrier cost, in percent.
+    pub markup_percent: Decimal,
+    /// Service codes it offers; null for all.
+    pub services: Option<Vec<String>>,
+}
+
+/// The checked, indexed catalog. Immutable; an import builds a new one.
+#[derive(Debug, Clone)]
+pub struct Catalog {
+    doc: CatalogDocument,
+    carriers: HashMap<String, usize>,
+    services: HashMap<String, usize>,
+    profiles: HashMap<String, usize>,
+}
+
+impl Catalog {
+    /// Parses and checks a catalog document.
+    ///
+    /// # Errors
+    /// `INVALID_REQUEST` naming every inconsistency (unknown carrier of a service, a
+    /// package type the carrier lacks, both or neither country list, ...).
+    pub fn from_json(json: &str) -> Result<Catalog> {
+        let doc: CatalogDocument =
+            serde_json::from_str(json).map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {e}.")))?;
+        Self::from_document(doc)
+    }
+
+    /// The embedded default catalog.
+    ///
+    /// # Errors
+    /// Only if the embedded data were broken, which a unit test rules out.
+    pub fn default_catalog() -> Result<Catalog> {
+        Self::from_json(DEFAULT_CATALOG_JSON)
+    }
+
+    /// Checks and indexes a document.
+    ///
+    /// # Errors
+    /// As [`Catalog::from_json`].
+    pub fn from_document(doc: CatalogDocument) -> Result<Catalog> {
+        let mut p = crate::error::Problems::new();
+        let mut carriers = HashMap::new();
+        for (i, c) in doc.carriers.iter().enumerate() {
+            if carriers.insert(c.code.clone(), i).is_some() {
+                p.push(format!("carriers[{i}].code"), format!("duplicate carrier {:?}", c.code));
+            }
+            for unit in [&c.weight_unit] {
+                if unit != "lb" && unit != "kg" {
+                    p.push(format!("carriers[{i}].weightUnit"), "expected lb or kg");
+                }
+            }
+            for (j, pt) in c.package_types.iter().enumerate() {
+                if !matches!(pt.dim_type.as_str(), "preset" | "envelope" | "custom") {
+                    p.push(format!("carriers[{i}].packageTypes[{j}].dimType"), "expected preset, envelope or custom");
+                }
+                if pt.is_preset() && pt.preset_dims().is_none() {
+                    p.push(
+                        format!("carriers[{i}].packageTypes[{j}]"),
+                        "a preset package type needs presetLength, presetWidth and presetHeight",
+                    );
+                }
+                if pt.max_weight <= Decimal::ZERO {
+                    p.push(format!("carriers[{i}].packageTypes[{j}].maxWeight"), "must be above zero");
+                }
+            }
+        }
+        let mut services = HashMap::new();
+        for (i, s) in doc.services.iter().enumerate() {
+            if services.insert(s.code.clone(), i).is_some() {
+                p.push(format!("services[{i}].code"), format!("duplicate service {:?}", s.code));
+            }
+            let Some(&ci) = carriers.get(&s.carrier) else {
+                p.push(format!("services[{i}].carrier"), format!("unknown carrier {:?}", s.carrier));
+                continue;
+            };
+            if s.supported_countries.is_some() == s.unsupported_countries.is_some() {
+                p.push(format!("services[{i}]"), "exactly one of supportedCountries and unsupportedCountries must be set");
+            }
+            for list in [&s.supported_countries, &s.unsupported_countries].into_iter().flatten() {
+                for code in list {
+                    if refdata::country(code).is_none() {
+                        p.push(format!("services[{i}]"), format!("unknown country {code:?}"));
+                    }
+                }
+            }
+            if s.family != "ground" && s.family != "express" {
+                p.push(format!("services[{i}].family"), "expected ground or express");
+            }
+            for (j, sp) in s.package_types.iter().enumerate() {
+                if !doc.carriers[ci].package_types.iter().any(|pt| pt.code == sp.package_type) {
+                    p.push(
+                        format!("services[{i}].packageTypes[{j}]"),
+                        format!("carrier {} has no package type {:?}", s.carrier, sp.package_type),
+                    );
+                }
+            }
+        }
+        let mut profiles = HashMap::new();
+        for (i, pr) in doc.profiles.iter().enumerate() {
+            profiles.insert(pr.code.clone(), i);
+            for code in pr.services.iter().flatten() {
+                if !services.contains_key(code) {
+                    p.push(format!("profiles[{i}].services"), format!("unknown service {code:?}"));
+                }
+            }
+        }
+        if !profiles.contains_key("Default") {
+            p.push("profiles", "the Default profile must exist");
+        }
+        p.finish().map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {}", e.message())))?;
+        Ok(Catalog { doc, carriers, services, profiles })
+    }
+
+    /// The document this catalog was built from.
+    pub fn document(&self) -> &CatalogDocument {
+        &self.doc
+    }
+
+    /// The carrier with `code`.
+    pub fn carrier(&self, code: &str) -> Option<&Carrier> {
+        self.carriers.get(code).map(|&i| &self.doc.carriers[i])
+    }
+
+    /// The service with `code`.
+    pub fn service(&self, code: &str) -> Option<&Service> {
+        self.services.get(code).map(|&i| &self.doc.services[i])
+    }
+
+    /// The profile with `code`.
+    pub fn profile(&self, code: &str) -> Option<&Profile> {
+        self.profiles.get(code).map(|&i| &self.doc.profiles[i])
+    }
+
+    /// Every service, in catalog order.
+    pub fn services(&self) -> &[Service] {
+        &self.doc.services
+    }
+
+    /// The package type `code` of `carrier`.
+    pub fn package_type(&self, carrier: &str, code: &str) -> Option<&PackageType> {
+        self.carrier(carrier)?.package_types.iter().find(|p| p.code == code)
+    }
+
+    /// The services a profile offers, in catalog order.
+    pub fn services_for<'a>(&'a self, profile: &'a Profile) -> impl Iterator<Item = &'a Service> + 'a {
+        self.doc.services.iter().filter(move |s| profile.services.as_ref().is_none_or(|list| list.iter().any(|c| *c == s.code)))
+    }
+
+    /// True if `service` carries a shipment from `sender` to `receiver` (countries
+    /// upper-case ISO codes; `receiver_state` the US state code when the receiver is US).
+    pub fn serves(&self, service: &Service, sender: &str, receiver: &str, receiver_state: &str) -> bool {
+        let Some(carrier) = self.carrier(&service.carrier) else { return false };
+        let (home, foreign) = if service.inbound { (receiver, sender) } else { (sender, receiver) };
+        if !carrier.origins.iter().any(|c| c == home) {
+            return false;
+        }
+        let listed = |list: &Option<Vec<String>>| list.as_ref().is_some_and(|l| l.iter().any(|c| c == foreign));
+        let country_ok = if service.supported_countries.is_some() {
+            listed(&service.supported_countries)
+        } else {
+            !listed(&service.unsupported_countries)
+        };
+        country_ok && !(receiver == "US" && service.excluded_states.iter().any(|s| s == receiver_state))
+    }
+
+    /// List services (4.4) for a profile.
+    pub fn list_services(&self, profile: &Profile) -> wire::ServicesResponse {
+        let services = self
+            .services_for(profile)
+            .filter_map(|s| {
+                let carrier = self.carrier(&s.carrier)?;
+                Some(wire::ServiceEntry {
+                    carrier_code: carrier.code.clone(),
+                    carrier_label: carrier.label.clone(),
+                    service_code: s.code.clone(),
+                    service_label: s.label.clone(),
+                    family: s.family.clone(),
+                    inbound: s.inbound,
+                    supported_countries: s.supported_countries.clone(),
+                    unsupported_countries: s.unsupported_countries.clone(),
+                    signature_options: carrier
+                        .signature_options
+                        .iter()
+                        .map(|o| wire::SignatureOptionEntry {
+                            signature_option_code: o.code.clone(),
+                            signature_option_label: o.label.clone(),
+                        })
+                        .collect(),
+                    supported_dangerous_goods_codes: s.dangerous_goods_codes.clone(),
+                    supported_dangerous_good_codes: s.dangerous_goods_codes.clone(),
+                    package_types: s
+                        .package_types
+                        .iter()
+                        .filter_map(|sp| {
+                            let pt = carrier.package_types.iter().find(|p| p.code == sp.package_type)?;
+                            let preset = |d: Option<Decimal>| if pt.is_preset() { d.map(|d| d.normalize().to_string()) } else { None };
+                            Some(wire::PackageTypeEntry {
+                                package_type_code: pt.code.clone(),
+                                package_type_label: pt.label.clone(),
+                                multipiece_supported: sp.multipiece,
+                                weight_unit: pt.weight_unit.clone(),
+                                max_weight_per_piece: sp.max_weight.unwrap_or(pt.max_weight).normalize().to_string(),
+                                dim_type: pt.dim_type.clone(),
+                                dim_unit: if pt.is_preset() { pt.dim_unit.clone() } else { None },
+                                preset_length: preset(pt.preset_length),
+                                preset_width: preset(pt.preset_width),
+                                preset_height: preset(pt.preset_height),
+                            })
+                        })
+                        .collect(),
+                })
+            })
+            .collect();
+        wire::ServicesResponse { services }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_catalog_is_consistent() {
+        let c = Catalog::default_catalog().unwrap();
+        for kind in ["parcel", "postal", "expressground"] {
+            assert!(c.services().iter().filter(|s| s.carrier == kind).count() >= 5, "{kind}");
+        }
+        for kind in ["intlexpress", "ecommerce"] {
+            assert!(c.services().iter().filter(|s| s.carrier == kind).count() >= 3, "{kind}");
+        }
+        assert!(c.services().iter().any(|s| s.inbound));
+        assert!(c.profile("Default").is_some());
+    }
+
+    #[test]
+    fn a_catalog_with_a_service_of_an_unknown_carrier_is_refused() {
+        let mut doc = Catalog::default_catalog().unwrap().document().clone();
+        doc.services[0].carrier = "nobody".into();
+        let e = Catalog::from_document(doc).unwrap_err();
+        assert!(e.message().contains("unknown carrier"), "{}", e.message());
+    }
+
+    #[test]
+    fn routes() {
+        let c = Catalog::default_catalog().unwrap();
+        let s = |code| c.service(code).unwrap();
+        assert!(c.serves(s("parcel_ground"), "US", "US", "NY"));
+        assert!(!c.serves(s("parcel_ground"), "US", "GB", ""));
+        assert!(!c.serves(s("parcel_ground"), "US", "US", "GU"));
+        assert!(c.serves(s("parcel_worldwide_express"), "US", "GB", ""));
+        assert!(!c.serves(s("parcel_worldwide_express"), "US", "US", "NY"));
+        assert!(!c.serves(s("parcel_worldwide_express"), "US", "KP", ""));
+        // Inbound: the lists name sender countries, the receiver is at home.
+        assert!(c.serves(s("parcel_worldwide_express_import"), "GB", "US", "NY"));
+        assert!(!c.serves(s("parcel_worldwide_express_import"), "US", "GB", ""));
+        assert!(c.serves(s("postal_priority_mail"), "US", "GU", ""));
+    }
+}

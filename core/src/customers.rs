@@ -1,0 +1,234 @@
+//! Customer accounts (4.9), login (connect-customer) and payment method (4.12).
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension, Transaction};
+use rust_decimal::Decimal;
+
+use crate::address::{self, AddressUse};
+use crate::catalog::Catalog;
+use crate::error::{Error, ErrorCategory, Problems, Result};
+use crate::ledger::{self, EntryKind};
+use crate::money::{to_cents, MAX_AMOUNT};
+use crate::store;
+use crate::wire;
+
+/// What other operations need to know of a customer.
+#[derive(Debug, Clone)]
+pub(crate) struct Customer {
+    pub id: String,
+    pub profile_code: String,
+    pub minimum_balance_cents: i64,
+    pub recharge_amount_cents: i64,
+}
+
+/// The customer `id`, or `NOT_FOUND`.
+pub(crate) fn find(conn: &Connection, id: &str) -> Result<Customer> {
+    conn.prepare_cached("SELECT id, profile_code, minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1")?
+        .query_row([id], |r| {
+            Ok(Customer {
+                id: r.get("id")?,
+                profile_code: r.get("profile_code")?,
+                minimum_balance_cents: r.get("minimum_balance_cents")?,
+                recharge_amount_cents: r.get("recharge_amount_cents")?,
+            })
+        })
+        .optional()?
+        .ok_or_else(|| Error::not_found("customer", id))
+}
+
+const MIN_PASSWORD: usize = 8;
+const MAX_PASSWORD: usize = 256;
+
+/// Create customer (4.9): validates everything, hashes the password, opens the ledger
+/// with one recharge of `rechargeAmount`.
+pub(crate) fn create(
+    tx: &Transaction,
+    catalog: &Catalog,
+    req: &wire::CreateCustomerRequest,
+    now: DateTime<Utc>,
+) -> Result<wire::CustomerIdResponse> {
+    let mut p = Problems::new();
+    if catalog.profile(req.profile_code.trim()).is_none() {
+        p.push("profileCode", format!("unknown profile {:?}; every catalog has \"Default\"", req.profile_code));
+    }
+    let email = req.email.trim();
+    if !address::is_email(email) {
+        p.push("email", format!("expected an e-mail address like name@example.com, found {:?}", req.email));
+    }
+    let pw_len = req.password.chars().count();
+    if pw_len < MIN_PASSWORD {
+        p.push("password", format!("must be at least {MIN_PASSWORD} characters"));
+    } else if pw_len > MAX_PASSWORD {
+        p.push("password", format!("must be at most {MAX_PASSWORD} characters"));
+    }
+    if let Some(f) = &req.franchise_id {
+        let f = f.trim();
+        if f.chars().count() != 3 || !f.chars().all(|c| c.is_ascii_alphanumeric()) {
+            p.push("franchiseId", format!("expected a three-character franchise code of letters and digits, found {f:?}"));
+        }
+    }
+    let mailing = address::validate(&mut p, "mailingAddress", &req.mailing_address, AddressUse::Customer);
+    let billing = address::validate(&mut p, "billingAddress", &req.billing_address, AddressUse::Customer);
+    let minimum = prepay_amount(&mut p, "prepaySettings.minimumBalance", req.prepay_settings.minimum_balance.0);
+    let recharge = prepay_amount(&mut p, "prepaySettings.rechargeAmount", req.prepay_settings.recharge_amount.0);
+    for (field, value) in [("salesRep", &req.sales_rep), ("monthlyVolume", &req.monthly_volume)] {
+        if value.as_ref().is_some_and(|v| v.chars().count() > 100) {
+            p.push(field, "must be at most 100 characters");
+        }
+    }
+    p.finish()?;
+
+    let email_key = email.to_lowercase();
+    let taken: bool = tx.query_row("SELECT EXISTS (SELECT 1 FROM customers WHERE email_key = ?1)", [&email_key], |r| r.get(0))?;
+    if taken {
+        return Err(Error::fields(
+            ErrorCategory::Conflict,
+            vec![crate::error::FieldError { field: "email".into(), message: format!("{email} is already registered") }],
+        ));
+    }
+    let hash = hash_password(&req.password)?;
+    let id = format!("C{:07}", store::next_id(tx, "customer")?);
+    tx.execute(
+        "INSERT INTO customers (id, email, email_key, password_hash, profile_code, franchise_id, mailing_address, billing_address,
+            minimum_balance_cents, recharge_amount_cents, sales_rep, utm, monthly_volume, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        rusqlite::params![
+            id,
+            email,
+            email_key,
+            hash,
+            req.profile_code.trim(),
+            req.franchise_id.as_deref().map(str::trim),
+            wire::to_json(&mailing)?,
+            wire::to_json(&billing)?,
+            minimum,
+            recharge,
+            req.sales_rep,
+            req.utm.as_ref().map(wire::to_json).transpose()?,
+            req.monthly_volume,
+            ledger::timestamp(now),
+        ],
+    )?;
+    ledger::append(tx, &id, EntryKind::Recharge, recharge, "account opened", now)?;
+    Ok(wire::CustomerIdResponse { customer_id: id })
+}
+
+fn prepay_amount(p: &mut Problems, field: &str, value: Decimal) -> i64 {
+    if value < Decimal::ZERO {
+        p.push(field, format!("must be zero or more, found {value}"));
+    } else if value.normalize().scale() > 2 {
+        p.push(field, format!("must have at most 2 decimal places, found {value}"));
+    } else if value > MAX_AMOUNT {
+        p.push(field, format!("must be at most {MAX_AMOUNT}"));
+    }
+    to_cents(value).unwrap_or(0)
+}
+
+fn hash_password(password: &str) -> Result<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::getrandom(&mut bytes).map_err(|e| Error::internal(format!("no randomness for a password salt: {e}")))?;
+    let salt = SaltString::encode_b64(&bytes).map_err(|e| Error::internal(format!("could not encode a password salt: {e}")))?;
+    Argon2::default()
+        .hash_password(password.as_bytes(), &salt)
+        .map(|h| h.to_string())
+        .map_err(|e| Error::internal(format!("could not hash the password: {e}")))
+}
+
+/// Connect customer: the customer id for a right e-mail/password pair, else 401 (the same
+/// answer for an unknown e-mail, so that it does not reveal who is registered).
+pub(crate) fn connect(conn: &Connection, req: &wire::ConnectCustomerRequest) -> Result<wire::CustomerIdResponse> {
+    let row: Option<(String, String)> = conn
+        .query_row("SELECT id, password_hash FROM customers WHERE email_key = ?1", [req.username.trim().to_lowercase()], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .optional()?;
+    let refused = || Error::new(ErrorCategory::Unauthorized, "The e-mail and password do not match a customer.");
+    let Some((id, hash)) = row else { return Err(refused()) };
+    let parsed = PasswordHash::new(&hash).map_err(|e| Error::internal(format!("stored password hash is unreadable: {e}")))?;
+    Argon2::default().verify_password(req.password.as_bytes(), &parsed).map_err(|_| refused())?;
+    Ok(wire::CustomerIdResponse { customer_id: id })
+}
+
+/// The token type of 4.12, under its neutral name and the spec's bracketed spelling.
+const TOKEN_TYPES: [&str; 2] = ["processorCardToken", "<processor>CardToken"];
+
+/// Update payment method (4.12): keeps the token and billing address, never card data.
+pub(crate) fn update_payment_method(
+    tx: &Transaction,
+    customer_id: &str,
+    req: &wire::UpdatePaymentMethodRequest,
+    now: DateTime<Utc>,
+) -> Result<wire::OkResponse> {
+    let mut p = Problems::new();
+    let billing = address::validate(&mut p, "billingAddress", &req.billing_address, AddressUse::PaymentBilling);
+    let pm = &req.payment_method;
+    if !TOKEN_TYPES.contains(&pm.payment_method_type.trim()) {
+        p.push("paymentMethod.paymentMethodType", format!("expected \"processorCardToken\", found {:?}", pm.payment_method_type));
+    }
+    let token = pm.processor_card_token_id.trim();
+    if token.is_empty() {
+        p.push("paymentMethod.processorCardTokenId", "must not be empty");
+    } else if token.len() > 200 {
+        p.push("paymentMethod.processorCardTokenId", "must be at most 200 characters");
+    } else if looks_like_card_number(token) {
+        p.push(
+            "paymentMethod.processorCardTokenId",
+            "looks like a card number; send the token from the secure payment form, never card data",
+        );
+    }
+    p.finish()?;
+    tx.execute(
+        "INSERT INTO payment_methods (customer_id, token, billing_address, updated_at) VALUES (?1, ?2, ?3, ?4)
+         ON CONFLICT (customer_id) DO UPDATE SET token = excluded.token, billing_address = excluded.billing_address, updated_at = excluded.updated_at",
+        rusqlite::params![customer_id, token, wire::to_json(&billing)?, ledger::timestamp(now)],
+    )?;
+    Ok(wire::OkResponse::OK)
+}
+
+/// True if the customer has a payment method on file.
+pub(crate) fn has_payment_method(conn: &Connection, customer_id: &str) -> Result<bool> {
+    Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM payment_methods WHERE customer_id = ?1)", [customer_id], |r| r.get(0))?)
+}
+
+/// 13 to 19 digits (spaces and dashes ignored) that pass the Luhn check.
+pub(crate) fn looks_like_card_number(token: &str) -> bool {
+    let digits: Vec<u32> =
+        token.chars().filter(|c| *c != ' ' && *c != '-').map(|c| c.to_digit(10)).collect::<Option<_>>().unwrap_or_default();
+    if !(13..=19).contains(&digits.len()) {
+        return false;
+    }
+    let sum: u32 = digits
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, &d)| {
+            if i % 2 == 1 {
+                if d * 2 > 9 {
+                    d * 2 - 9
+                } else {
+                    d * 2
+                }
+            } else {
+                d
+            }
+        })
+        .sum();
+    sum % 10 == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn card_numbers_are_recognised() {
+        assert!(looks_like_card_number("4111111111111111"));
+        assert!(looks_like_card_number("4111 1111 1111 1111"));
+        assert!(looks_like_card_number("378282246310005"));
+        assert!(!looks_like_card_number("4111111111111112"));
+        assert!(!looks_like_card_number("tok_1NqLx2"));
+        assert!(!looks_like_card_number("123456789012"));
+    }
+}

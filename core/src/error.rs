@@ -1,0 +1,241 @@
+//! The one error type of consign, with its errorCategory and HTTP status.
+//!
+//! Every failure an operation can report is an [`Error`]: a category (which decides the
+//! HTTP status and the `errorCategory` string), one sentence a person can act on, and,
+//! where fields are at fault, their JSON paths. The mapping to HTTP lives here and only
+//! here.
+
+use std::fmt;
+
+use serde::Serialize;
+
+/// The category of an [`Error`]: decides the `errorCategory` string and the HTTP status.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCategory {
+    /// Malformed JSON, wrong types, rule violations (400).
+    InvalidRequest,
+    /// More than 500 shipments, more than 2 `dhlTaxIds`, size limits (400).
+    LimitExceeded,
+    /// Missing or wrong credentials (401).
+    Unauthorized,
+    /// Prepay balance too low and no recharge approved or possible (402).
+    InsufficientFunds,
+    /// Unknown resource, or a resource of another customer (404).
+    NotFound,
+    /// Known path, wrong method (405).
+    MethodNotAllowed,
+    /// Duplicate e-mail, voiding twice, idempotency key reuse, shipment already on a manifest (409).
+    Conflict,
+    /// Booking or batching a quote older than 30 days (409).
+    QuoteExpired,
+    /// A named service does not serve the route (a quote result; 400 if ever answered alone).
+    ServiceNotAvailable,
+    /// A bug; never caused by input (500).
+    Internal,
+}
+
+impl ErrorCategory {
+    /// The `errorCategory` string of the interface, e.g. `INVALID_REQUEST`.
+    pub fn code(self) -> &'static str {
+        match self {
+            Self::InvalidRequest => "INVALID_REQUEST",
+            Self::LimitExceeded => "LIMIT_EXCEEDED",
+            Self::Unauthorized => "UNAUTHORIZED",
+            Self::InsufficientFunds => "INSUFFICIENT_FUNDS",
+            Self::NotFound => "NOT_FOUND",
+            Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
+            Self::Conflict => "CONFLICT",
+            Self::QuoteExpired => "QUOTE_EXPIRED",
+            Self::ServiceNotAvailable => "SERVICE_NOT_AVAILABLE",
+            Self::Internal => "INTERNAL",
+        }
+    }
+
+    /// The HTTP status an answer of this category carries.
+    pub fn status(self) -> u16 {
+        match self {
+            Self::InvalidRequest | Self::LimitExceeded | Self::ServiceNotAvailable => 400,
+            Self::Unauthorized => 401,
+            Self::InsufficientFunds => 402,
+            Self::NotFound => 404,
+            Self::MethodNotAllowed => 405,
+            Self::Conflict | Self::QuoteExpired => 409,
+            Self::Internal => 500,
+        }
+    }
+}
+
+impl fmt::Display for ErrorCategory {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// One field at fault: its JSON path (`shipments[3].sender.state`) and what is wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    /// JSON path of the field, e.g. `shipments[3].sender.state`.
+    pub field: String,
+    /// What was expected and what was found.
+    pub message: String,
+}
+
+/// A failure of an operation: category, a sentence for people, and the fields at fault.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+#[error("{message}")]
+pub struct Error {
+    category: ErrorCategory,
+    message: String,
+    details: Vec<FieldError>,
+}
+
+impl Error {
+    /// An error of `category` with a message and no field details.
+    pub fn new(category: ErrorCategory, message: impl Into<String>) -> Self {
+        Error { category, message: message.into(), details: Vec::new() }
+    }
+
+    /// An `INVALID_REQUEST` error about one field.
+    pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::fields(ErrorCategory::InvalidRequest, vec![FieldError { field: field.into(), message: message.into() }])
+    }
+
+    /// An error of `category` about one or more fields; the sentence names the first.
+    pub fn fields(category: ErrorCategory, details: Vec<FieldError>) -> Self {
+        let message = match details.as_slice() {
+            [] => "The request is not valid.".to_string(),
+            [one] => format!("{}: {}", one.field, one.message),
+            [first, rest @ ..] => {
+                format!(
+                    "{}: {} (and {} more invalid field{})",
+                    first.field,
+                    first.message,
+                    rest.len(),
+                    if rest.len() == 1 { "" } else { "s" }
+                )
+            }
+        };
+        Error { category, message, details }
+    }
+
+    /// `NOT_FOUND` for a resource, e.g. `not_found("customer", "C0000009")`.
+    pub fn not_found(what: &str, id: &str) -> Self {
+        Self::new(ErrorCategory::NotFound, format!("No {what} {id:?} was found."))
+    }
+
+    /// `CONFLICT` with a message.
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::new(ErrorCategory::Conflict, message)
+    }
+
+    /// `INTERNAL`: a bug or a storage failure, never caused by input.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(ErrorCategory::Internal, message)
+    }
+
+    /// The category of this error.
+    pub fn category(&self) -> ErrorCategory {
+        self.category
+    }
+
+    /// The sentence for people.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The fields at fault (empty when none is).
+    pub fn details(&self) -> &[FieldError] {
+        &self.details
+    }
+
+    /// The HTTP status of this error.
+    pub fn status(&self) -> u16 {
+        self.category.status()
+    }
+
+    /// The same error with every field path put under `prefix` (`shipments[3]` + `sender.zip`).
+    pub fn within(mut self, prefix: &str) -> Self {
+        if prefix.is_empty() || self.details.is_empty() {
+            return self;
+        }
+        for d in &mut self.details {
+            d.field = join_path(prefix, &d.field);
+        }
+        Self::fields(self.category, self.details)
+    }
+
+    /// The JSON body of the interface: `{"error", "errorCategory", "details"?}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut body = serde_json::json!({
+            "error": self.message,
+            "errorCategory": self.category.code(),
+        });
+        if !self.details.is_empty() {
+            body["details"] = serde_json::to_value(&self.details).unwrap_or(serde_json::Value::Null);
+        }
+        body
+    }
+}
+
+/// `prefix.field`, or `prefix[2]` when the field is an index.
+pub(crate) fn join_path(prefix: &str, field: &str) -> String {
+    if prefix.is_empty() {
+        field.to_string()
+    } else if field.is_empty() {
+        prefix.to_string()
+    } else if field.starts_with('[') {
+        format!("{prefix}{field}")
+    } else {
+        format!("{prefix}.{field}")
+    }
+}
+
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        Error::internal(format!("storage failed: {e}"))
+    }
+}
+
+/// The result type of consign operations.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Collects every field problem of a request so that one answer names them all.
+#[derive(Debug, Default)]
+pub(crate) struct Problems {
+    details: Vec<FieldError>,
+}
+
+impl Problems {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records that `field` is wrong.
+    pub(crate) fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.details.push(FieldError { field: field.into(), message: message.into() });
+    }
+
+    /// Takes over the field errors of `error` (or records its message if it has none).
+    pub(crate) fn absorb(&mut self, field: &str, error: Error) {
+        if error.details.is_empty() {
+            self.push(field, error.message);
+        } else {
+            self.details.extend(error.details);
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.details.is_empty()
+    }
+
+    /// `Ok(())` when nothing was recorded, else one `INVALID_REQUEST` naming every field.
+    pub(crate) fn finish(self) -> Result<()> {
+        if self.details.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::fields(ErrorCategory::InvalidRequest, self.details))
+        }
+    }
+}

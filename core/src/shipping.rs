@@ -1,0 +1,335 @@
+//! [`Shipping`]: the facade that owns the store, the clock and the catalog, with one
+//! method per operation. Every write of an operation is one IMMEDIATE transaction that
+//! commits only when the operation succeeds.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
+
+use crate::catalog::{Catalog, Profile};
+use crate::clock::{Clock, SystemClock};
+use crate::customers::{self, Customer};
+use crate::error::{Error, Result};
+use crate::{accounts, ledger, store, wire};
+
+/// The shipping service on one SQLite database.
+///
+/// `Shipping` is `Send + Sync`: operations on one instance are serialised on its
+/// connection, so share it behind an `Arc` between threads.
+pub struct Shipping {
+    conn: Mutex<Connection>,
+    clock: Arc<dyn Clock>,
+    catalog: RwLock<Arc<Catalog>>,
+}
+
+impl std::fmt::Debug for Shipping {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Shipping").finish_non_exhaustive()
+    }
+}
+
+/// Options for opening a [`Shipping`]: where the database is and which clock to use.
+#[derive(Default)]
+pub struct ShippingBuilder {
+    path: Option<PathBuf>,
+    clock: Option<Arc<dyn Clock>>,
+}
+
+impl std::fmt::Debug for ShippingBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ShippingBuilder").field("path", &self.path).finish_non_exhaustive()
+    }
+}
+
+impl ShippingBuilder {
+    /// Use the database file at `path` (created if missing). Without a path the database
+    /// lives in memory.
+    pub fn path(mut self, path: impl AsRef<Path>) -> Self {
+        self.path = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Use `clock` for "now" and "today" (the system clock by default).
+    pub fn clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        self.clock = Some(clock);
+        self
+    }
+
+    /// Opens the database, applies pending migrations and seeds the default catalog on
+    /// first open.
+    ///
+    /// # Errors
+    /// `INTERNAL` when the file cannot be opened, was written by a newer schema, or holds
+    /// a catalog that does not load.
+    pub fn open(self) -> Result<Shipping> {
+        let conn = match &self.path {
+            Some(path) => Connection::open(path),
+            None => Connection::open_in_memory(),
+        }
+        .map_err(|e| Error::internal(format!("could not open the database: {e}")))?;
+        let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
+        Shipping::from_connection(conn, clock)
+    }
+}
+
+impl Shipping {
+    /// Options for opening a service: database path and clock.
+    pub fn builder() -> ShippingBuilder {
+        ShippingBuilder::default()
+    }
+
+    /// Opens (or creates) the database file at `path` with the system clock.
+    ///
+    /// # Errors
+    /// As [`ShippingBuilder::open`].
+    pub fn open(path: impl AsRef<Path>) -> Result<Shipping> {
+        Self::builder().path(path).open()
+    }
+
+    /// A service on a fresh in-memory database with the system clock.
+    ///
+    /// # Errors
+    /// As [`ShippingBuilder::open`].
+    pub fn open_in_memory() -> Result<Shipping> {
+        Self::builder().open()
+    }
+
+    fn from_connection(mut conn: Connection, clock: Arc<dyn Clock>) -> Result<Shipping> {
+        store::configure(&conn)?;
+        store::migrate(&mut conn)?;
+        let catalog = {
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            let stored: Option<String> = tx.query_row("SELECT document FROM catalog WHERE id = 1", [], |r| r.get(0)).optional()?;
+            let catalog = match stored {
+                Some(doc) => {
+                    Catalog::from_json(&doc).map_err(|e| Error::internal(format!("the stored catalog does not load: {}", e.message())))?
+                }
+                None => {
+                    let catalog = Catalog::default_catalog()?;
+                    tx.execute(
+                        "INSERT INTO catalog (id, document, updated_at) VALUES (1, ?1, ?2)",
+                        [crate::catalog::DEFAULT_CATALOG_JSON, &ledger::timestamp(clock.now())],
+                    )?;
+                    catalog
+                }
+            };
+            tx.commit()?;
+            catalog
+        };
+        Ok(Shipping { conn: Mutex::new(conn), clock, catalog: RwLock::new(Arc::new(catalog)) })
+    }
+
+    /// The clock this service reads.
+    pub fn clock(&self) -> &dyn Clock {
+        self.clock.as_ref()
+    }
+
+    /// The catalog in force.
+    pub fn catalog(&self) -> Arc<Catalog> {
+        self.catalog.read().map(|c| Arc::clone(&c)).unwrap_or_else(|p| Arc::clone(&p.into_inner()))
+    }
+
+    /// Replaces the catalog with `json` (the format of `core/data/catalog.json`).
+    ///
+    /// # Errors
+    /// `INVALID_REQUEST` naming what is inconsistent; the old catalog stays in force.
+    pub fn import_catalog(&self, json: &str) -> Result<()> {
+        let catalog = Catalog::from_json(json)?;
+        self.write(|tx| {
+            tx.execute("UPDATE catalog SET document = ?1, updated_at = ?2 WHERE id = 1", [json, &ledger::timestamp(self.clock.now())])?;
+            Ok(())
+        })?;
+        match self.catalog.write() {
+            Ok(mut c) => *c = Arc::new(catalog),
+            Err(p) => *p.into_inner() = Arc::new(catalog),
+        }
+        Ok(())
+    }
+
+    /// The catalog document in force, as JSON.
+    ///
+    /// # Errors
+    /// Only on a storage failure.
+    pub fn export_catalog(&self) -> Result<String> {
+        self.read(|conn| Ok(conn.query_row("SELECT document FROM catalog WHERE id = 1", [], |r| r.get(0))?))
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Connection> {
+        // A panic while holding the lock cannot leave a half-written transaction behind
+        // (it rolls back on drop), so the connection stays usable.
+        self.conn.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs `f` on the connection, for reads.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let conn = self.lock();
+        f(&conn)
+    }
+
+    /// Runs `f` in one IMMEDIATE transaction, committed only if `f` succeeds.
+    pub(crate) fn write<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        let mut conn = self.lock();
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    fn customer(&self, conn: &Connection, customer_id: &str) -> Result<(Customer, Arc<Catalog>)> {
+        let customer = customers::find(conn, customer_id)?;
+        Ok((customer, self.catalog()))
+    }
+
+    fn profile<'c>(catalog: &'c Catalog, customer: &Customer) -> Result<&'c Profile> {
+        catalog.profile(&customer.profile_code).ok_or_else(|| {
+            Error::internal(format!("customer {} has profile {:?}, which the catalog lacks", customer.id, customer.profile_code))
+        })
+    }
+
+    // ---- operations -------------------------------------------------------------------
+
+    /// Create customer (4.9), `POST /restapi/v1/customers`.
+    ///
+    /// # Errors
+    /// `INVALID_REQUEST` naming each invalid field; `CONFLICT` for a registered e-mail.
+    pub fn create_customer(&self, req: &wire::CreateCustomerRequest) -> Result<wire::CustomerIdResponse> {
+        let catalog = self.catalog();
+        let now = self.clock.now();
+        self.write(|tx| customers::create(tx, &catalog, req, now))
+    }
+
+    /// Connect customer, `POST /restapi/v1/connect-customer`.
+    ///
+    /// # Errors
+    /// `UNAUTHORIZED` for a wrong pair or an unknown e-mail.
+    pub fn connect_customer(&self, req: &wire::ConnectCustomerRequest) -> Result<wire::CustomerIdResponse> {
+        self.read(|conn| customers::connect(conn, req))
+    }
+
+    /// Update payment method (4.12), `POST .../paymentMethod`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a bad address, token
+    /// type, or a token that looks like a card number.
+    pub fn update_payment_method(&self, customer_id: &str, req: &wire::UpdatePaymentMethodRequest) -> Result<wire::OkResponse> {
+        let now = self.clock.now();
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            customers::update_payment_method(tx, customer_id, req, now)
+        })
+    }
+
+    /// List services (4.4), `GET .../services`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn list_services(&self, customer_id: &str) -> Result<wire::ServicesResponse> {
+        self.read(|conn| {
+            let (customer, catalog) = self.customer(conn, customer_id)?;
+            Ok(catalog.list_services(Self::profile(&catalog, &customer)?))
+        })
+    }
+
+    /// List integrated quoting options (4.8), `GET .../integratedQuotingOptions`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn integrated_quoting_options(&self, customer_id: &str) -> Result<wire::IntegratedQuotingOptions> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            accounts::quoting_options(conn, customer_id)
+        })
+    }
+
+    /// Set integrated quoting options, `PUT .../integratedQuotingOptions` (the whole list).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for an unknown or unoffered
+    /// carrier, service or package type, or a repeated name.
+    pub fn set_integrated_quoting_options(
+        &self,
+        customer_id: &str,
+        req: &wire::IntegratedQuotingOptions,
+    ) -> Result<wire::IntegratedQuotingOptions> {
+        self.write(|tx| {
+            let (customer, catalog) = self.customer(tx, customer_id)?;
+            accounts::set_quoting_options(tx, &catalog, Self::profile(&catalog, &customer)?, customer_id, req)
+        })
+    }
+
+    /// List provider accounts (4.11), `GET .../provider-accounts`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn provider_accounts(&self, customer_id: &str) -> Result<wire::ProviderAccountsResponse> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            accounts::list_provider_accounts(conn, customer_id)
+        })
+    }
+
+    /// Put provider account, `PUT .../provider-accounts/:providerCode`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or provider; `INVALID_REQUEST` for fields the
+    /// provider does not have or lacks.
+    pub fn put_provider_account(
+        &self,
+        customer_id: &str,
+        provider_code: &str,
+        req: &wire::PutProviderAccountRequest,
+    ) -> Result<wire::ProviderAccount> {
+        let now = self.clock.now();
+        self.write(|tx| {
+            let (_, catalog) = self.customer(tx, customer_id)?;
+            accounts::put_provider_account(tx, &catalog, customer_id, provider_code, req, now)
+        })
+    }
+
+    /// Delete provider account, `DELETE .../provider-accounts/:id`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or account, or another customer's account.
+    pub fn delete_provider_account(&self, customer_id: &str, id: &str) -> Result<wire::OkResponse> {
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            accounts::delete_provider_account(tx, customer_id, id)
+        })
+    }
+
+    /// Regional shipment types (4.13), `GET .../regionalShipmentTypes/:postalCode`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a postal code that is
+    /// neither a US ZIP in use nor a Canadian postal code.
+    pub fn regional_shipment_types(&self, customer_id: &str, postal_code: &str) -> Result<wire::RegionalShipmentTypesResponse> {
+        self.read(|conn| {
+            let (customer, catalog) = self.customer(conn, customer_id)?;
+            accounts::regional_shipment_types(&catalog, Self::profile(&catalog, &customer)?, postal_code)
+        })
+    }
+
+    /// Create integration, `POST .../integrations`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for an empty name.
+    pub fn create_integration(&self, customer_id: &str, req: &wire::CreateIntegrationRequest) -> Result<wire::CreateIntegrationResponse> {
+        let now = self.clock.now();
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            accounts::create_integration(tx, customer_id, req, now)
+        })
+    }
+
+    /// Prepay balance and ledger, `GET .../prepay`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn prepay(&self, customer_id: &str) -> Result<wire::PrepayResponse> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            ledger::prepay(conn, customer_id)
+        })
+    }
+}

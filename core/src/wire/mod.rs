@@ -1,0 +1,152 @@
+//! Serde types of every request and response, named after the spec's operations.
+//!
+//! They mirror the JSON exactly and carry no rules: conversion into domain values (in the
+//! operation modules) is where validation happens. Decimals and integers accept a JSON
+//! number or a numeric string, as real clients of this interface send both (DECISIONS 1).
+
+mod accounts;
+mod customers;
+mod numbers;
+
+pub use accounts::*;
+pub use customers::*;
+pub use numbers::{Dec, Int};
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, ErrorCategory, FieldError};
+
+/// An address as sent (2.1); which fields are required depends on the endpoint.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[allow(missing_docs)]
+pub struct WireAddress {
+    #[serde(default)]
+    pub name: Option<String>,
+    #[serde(default)]
+    pub company: Option<String>,
+    #[serde(default)]
+    pub address1: Option<String>,
+    #[serde(default)]
+    pub address2: Option<String>,
+    #[serde(default)]
+    pub city: Option<String>,
+    #[serde(default)]
+    pub state: Option<String>,
+    #[serde(default)]
+    pub zip: Option<String>,
+    #[serde(default)]
+    pub country: Option<String>,
+    #[serde(default)]
+    pub phone: Option<String>,
+    #[serde(default)]
+    pub email: Option<String>,
+}
+
+/// `{"ok": true}`, the answer of operations that return nothing else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OkResponse {
+    /// Always true.
+    pub ok: bool,
+}
+
+impl OkResponse {
+    /// `{"ok": true}`.
+    pub const OK: OkResponse = OkResponse { ok: true };
+}
+
+/// Parses a request body into `T`, naming the field at fault on a type error.
+///
+/// # Errors
+/// `INVALID_REQUEST` when the body is not a JSON object, is malformed, has a field of the
+/// wrong type, or lacks a required field.
+pub fn parse_body<T: DeserializeOwned>(body: &str) -> Result<T, Error> {
+    let trimmed = body.trim_start();
+    if !trimmed.starts_with('{') {
+        let found = if trimmed.is_empty() { "an empty body".to_string() } else { describe_json_start(trimmed) };
+        return Err(Error::new(ErrorCategory::InvalidRequest, format!("The request body must be a JSON object, found {found}.")));
+    }
+    let mut de = serde_json::Deserializer::from_str(body);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| from_serde(e.path().to_string(), e.into_inner()))?;
+    de.end().map_err(|e| from_serde(String::new(), e))?;
+    Ok(value)
+}
+
+fn describe_json_start(s: &str) -> String {
+    match s.as_bytes()[0] {
+        b'[' => "an array".into(),
+        b'"' => "a string".into(),
+        b't' | b'f' => "a boolean".into(),
+        b'n' => "null".into(),
+        b'-' | b'0'..=b'9' => "a number".into(),
+        _ => "text that is not JSON".into(),
+    }
+}
+
+fn from_serde(path: String, e: serde_json::Error) -> Error {
+    use serde_json::error::Category;
+    let full = e.to_string();
+    let message = full.rfind(" at line ").map_or(full.as_str(), |i| &full[..i]).to_string();
+    match e.classify() {
+        Category::Syntax | Category::Eof | Category::Io => {
+            Error::new(ErrorCategory::InvalidRequest, format!("The request body is not valid JSON: {full}."))
+        }
+        Category::Data => {
+            let path = if path == "." { String::new() } else { path };
+            // serde reports a missing field at its parent's path; name the field itself.
+            if let Some(name) = message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
+                let field = crate::error::join_path(&path, name);
+                return Error::fields(ErrorCategory::InvalidRequest, vec![FieldError { field, message: "is required".into() }]);
+            }
+            let field = if path.is_empty() { "body".to_string() } else { path };
+            Error::fields(ErrorCategory::InvalidRequest, vec![FieldError { field, message }])
+        }
+    }
+}
+
+/// Serialises a response. Serialising our own types cannot fail; if it ever did, that is
+/// reported as an `INTERNAL` error rather than a panic.
+pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String, Error> {
+    serde_json::to_string(value).map_err(|e| Error::internal(format!("could not serialise the response: {e}")))
+}
+
+/// Deserialises an optional string where the empty string means absent.
+pub(crate) fn empty_as_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let v: Option<String> = Option::deserialize(d)?;
+    Ok(v.filter(|s| !s.trim().is_empty()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Outer {
+        items: Vec<Inner>,
+    }
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Inner {
+        name: String,
+        qty: Int,
+    }
+
+    #[test]
+    fn type_errors_name_the_field_path() {
+        let e = parse_body::<Outer>(r#"{"items":[{"name":"a","qty":1},{"name":5,"qty":1}]}"#).unwrap_err();
+        assert_eq!(e.details()[0].field, "items[1].name");
+        let e = parse_body::<Outer>(r#"{"items":[{"name":"a"}]}"#).unwrap_err();
+        assert_eq!(e.details()[0].field, "items[0].qty");
+        assert_eq!(e.details()[0].message, "is required");
+    }
+
+    #[test]
+    fn non_objects_and_malformed_json_are_refused() {
+        for body in ["", "[]", "null", "42", "{", "{\"items\": [}", "{} trailing"] {
+            let e = parse_body::<Outer>(body).unwrap_err();
+            assert_eq!(e.category(), ErrorCategory::InvalidRequest, "{body}");
+        }
+    }
+}
