@@ -1,5 +1,7 @@
 //! Criterion benchmarks: one `main`, a `define` per area, path-like ids.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // benches: a broken setup should stop the run
+
 use criterion::{criterion_group, criterion_main, Criterion};
 
 mod catalog {

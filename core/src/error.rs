@@ -72,8 +72,28 @@ impl fmt::Display for ErrorCategory {
     }
 }
 
+/// The category with `code` (e.g. `INVALID_REQUEST`); unknown codes are `INTERNAL`.
+pub(crate) fn category_from_code(code: &str) -> ErrorCategory {
+    use ErrorCategory::*;
+    [
+        InvalidRequest,
+        LimitExceeded,
+        Unauthorized,
+        InsufficientFunds,
+        NotFound,
+        MethodNotAllowed,
+        Conflict,
+        QuoteExpired,
+        ServiceNotAvailable,
+        Internal,
+    ]
+    .into_iter()
+    .find(|c| c.code() == code)
+    .unwrap_or(Internal)
+}
+
 /// One field at fault: its JSON path (`shipments[3].sender.state`) and what is wrong.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct FieldError {
     /// JSON path of the field, e.g. `shipments[3].sender.state`.
     pub field: String,
@@ -215,19 +235,6 @@ impl Problems {
     /// Records that `field` is wrong.
     pub(crate) fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
         self.details.push(FieldError { field: field.into(), message: message.into() });
-    }
-
-    /// Takes over the field errors of `error` (or records its message if it has none).
-    pub(crate) fn absorb(&mut self, field: &str, error: Error) {
-        if error.details.is_empty() {
-            self.push(field, error.message);
-        } else {
-            self.details.extend(error.details);
-        }
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.details.is_empty()
     }
 
     /// `Ok(())` when nothing was recorded, else one `INVALID_REQUEST` naming every field.

@@ -12,15 +12,11 @@ const US_ZIP3_CSV: &str = include_str!("../data/us-zip3.csv");
 
 /// A country of ISO 3166-1 (plus XK, which carriers use).
 #[derive(Debug, Clone)]
-pub(crate) struct Country {
-    pub name: String,
-}
+pub(crate) struct Country;
 
 /// A US state, district, territory, freely associated state or military code.
 #[derive(Debug, Clone)]
-pub(crate) struct UsState {
-    pub kind: String,
-}
+pub(crate) struct UsState;
 
 /// A Canadian province or territory and the letters its postal codes start with.
 #[derive(Debug, Clone)]
@@ -73,9 +69,9 @@ fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
         let countries =
-            rows(COUNTRIES_CSV).filter(|r| r.len() > 2).map(|r| (r[0].to_string(), Country { name: r[2].to_string() })).collect();
+            rows(COUNTRIES_CSV).filter(|r| r.len() > 2).map(|r| (r[0].to_string(), Country)).collect();
         let us_states =
-            rows(US_STATES_CSV).filter(|r| r.len() > 2).map(|r| (r[0].to_string(), UsState { kind: r[2].to_string() })).collect();
+            rows(US_STATES_CSV).filter(|r| r.len() > 2).map(|r| (r[0].to_string(), UsState)).collect();
         let provinces = rows(CA_PROVINCES_CSV)
             .filter(|r| r.len() > 3)
             .map(|r| (r[0].to_string(), Province { fsa_letters: r[3].to_string() }))
@@ -133,11 +129,12 @@ mod tests {
 
     #[test]
     fn tables_hold_the_shared_data() {
-        assert_eq!(country("US").map(|c| c.name.as_str()), Some("United States"));
+        assert!(country("US").is_some());
         assert!(country("XK").is_some());
         assert!(country("ZZ").is_none());
-        assert_eq!(us_state("AE").map(|s| s.kind.as_str()), Some("military"));
-        assert_eq!(us_state("DC").map(|s| s.kind.as_str()), Some("district"));
+        assert!(us_state("AE").is_some());
+        assert!(us_state("DC").is_some());
+        assert!(us_state("XX").is_none());
         assert_eq!(province("QC").map(|p| p.fsa_letters.as_str()), Some("GHJ"));
         assert_eq!(zip3_state("10001"), Some("NY"));
         assert_eq!(zip3_state("00601"), Some("PR"));

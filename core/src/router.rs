@@ -10,6 +10,9 @@ use crate::error::{Error, ErrorCategory, Result};
 use crate::shipping::Shipping;
 use crate::wire::{self, parse_body};
 
+/// Largest request body accepted (a full 500-shipment batch is about 1 MiB).
+const MAX_BODY: usize = 32 * 1024 * 1024;
+
 /// An HTTP answer: status and JSON body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {
@@ -45,13 +48,20 @@ enum Endpoint<'a> {
     RegionalShipmentTypes(&'a str, String),
     Integrations(&'a str),
     Prepay(&'a str),
+    BatchQuote(&'a str),
+    Quote(&'a str),
 }
 
 impl Endpoint<'_> {
     /// The methods the path answers, for the 405 message.
     fn allowed(&self) -> &'static str {
         match self {
-            Endpoint::Customers | Endpoint::ConnectCustomer | Endpoint::PaymentMethod(_) | Endpoint::Integrations(_) => "POST",
+            Endpoint::Customers
+            | Endpoint::ConnectCustomer
+            | Endpoint::PaymentMethod(_)
+            | Endpoint::Integrations(_)
+            | Endpoint::BatchQuote(_)
+            | Endpoint::Quote(_) => "POST",
             Endpoint::Services(_) | Endpoint::RegionalShipmentTypes(..) | Endpoint::Prepay(_) => "GET",
             Endpoint::QuotingOptions(_) => "GET or PUT",
             Endpoint::ProviderAccounts(_) => "GET",
@@ -102,6 +112,8 @@ fn route<'a>(segments: &[&'a str]) -> Option<Endpoint<'a>> {
             ["regionalShipmentTypes", code] => RegionalShipmentTypes(id, decode(code)),
             ["integrations"] => Integrations(id),
             ["prepay"] => Prepay(id),
+            ["batch-quote"] => BatchQuote(id),
+            ["quote"] => Quote(id),
             _ => return None,
         },
         _ => return None,
@@ -130,6 +142,12 @@ impl Shipping {
     }
 
     fn dispatch(&self, method: &str, path: &str, body: &str) -> Result<Response> {
+        if body.len() > MAX_BODY {
+            return Err(Error::new(
+                ErrorCategory::LimitExceeded,
+                format!("The request body is {} bytes; at most {MAX_BODY} are accepted.", body.len()),
+            ));
+        }
         let path = path.split_once('?').map_or(path, |(p, _)| p);
         let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
         let endpoint = route(&segments).ok_or_else(|| Error::new(ErrorCategory::NotFound, format!("No operation is served at {path}.")))?;
@@ -148,6 +166,8 @@ impl Shipping {
             (RegionalShipmentTypes(id, code), "GET") => Response::json(200, &self.regional_shipment_types(id, code)?),
             (Integrations(id), "POST") => Response::json(201, &self.create_integration(id, &parse_body(body)?)?),
             (Prepay(id), "GET") => Response::json(200, &self.prepay(id)?),
+            (BatchQuote(id), "POST") => Response::json(200, &self.batch_quote_json(id, body)?),
+            (Quote(id), "POST") => Response::json(200, &self.quote(id, &parse_body(body)?)?),
             _ => {
                 return Err(Error::new(
                     ErrorCategory::MethodNotAllowed,

@@ -10,7 +10,9 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 use crate::catalog::{Catalog, Profile};
 use crate::clock::{Clock, SystemClock};
 use crate::customers::{self, Customer};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCategory, Result};
+use crate::quoting::{self, Context, ToStore, MAX_BATCH};
+use crate::rating::{PieceInput, RateBook};
 use crate::{accounts, ledger, store, wire};
 
 /// The shipping service on one SQLite database.
@@ -21,6 +23,7 @@ pub struct Shipping {
     conn: Mutex<Connection>,
     clock: Arc<dyn Clock>,
     catalog: RwLock<Arc<Catalog>>,
+    rates: RwLock<Arc<RateBook>>,
 }
 
 impl std::fmt::Debug for Shipping {
@@ -117,7 +120,8 @@ impl Shipping {
             tx.commit()?;
             catalog
         };
-        Ok(Shipping { conn: Mutex::new(conn), clock, catalog: RwLock::new(Arc::new(catalog)) })
+        let rates = RateBook::load(&conn).map_err(|e| Error::internal(format!("the stored rate book does not load: {e}")))?;
+        Ok(Shipping { conn: Mutex::new(conn), clock, catalog: RwLock::new(Arc::new(catalog)), rates: RwLock::new(Arc::new(rates)) })
     }
 
     /// The clock this service reads.
@@ -128,6 +132,11 @@ impl Shipping {
     /// The catalog in force.
     pub fn catalog(&self) -> Arc<Catalog> {
         self.catalog.read().map(|c| Arc::clone(&c)).unwrap_or_else(|p| Arc::clone(&p.into_inner()))
+    }
+
+    /// The rate book in force.
+    pub fn rate_book(&self) -> Arc<RateBook> {
+        self.rates.read().map(|r| Arc::clone(&r)).unwrap_or_else(|p| Arc::clone(&p.into_inner()))
     }
 
     /// Replaces the catalog with `json` (the format of `core/data/catalog.json`).
@@ -332,4 +341,159 @@ impl Shipping {
             ledger::prepay(conn, customer_id)
         })
     }
+
+    /// Batch quote (4.1), `POST .../batch-quote`, for Rust callers with typed shipments.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `LIMIT_EXCEEDED` for more than 500
+    /// shipments. Everything about one shipment is in its result instead.
+    pub fn batch_quote(&self, customer_id: &str, shipments: &[wire::QuoteShipment]) -> Result<wire::BatchQuoteResponse> {
+        check_batch_size(shipments.len())?;
+        let items = shipments.iter().map(|s| wire::to_json(s).map(|json| (std::borrow::Cow::Borrowed(s), json))).collect();
+        self.quote_items(customer_id, items)
+    }
+
+    /// Batch quote from the request body as sent; a shipment whose JSON does not fit the
+    /// shipment shape fails alone.
+    pub(crate) fn batch_quote_json(&self, customer_id: &str, body: &str) -> Result<wire::BatchQuoteResponse> {
+        let req: wire::BatchQuoteRequest = wire::parse_body(body)?;
+        check_batch_size(req.shipments.len())?;
+        let items = req
+            .shipments
+            .iter()
+            .map(|raw| wire::parse_body::<wire::QuoteShipment>(raw.get()).map(|s| (std::borrow::Cow::Owned(s), raw.get().to_string())))
+            .collect();
+        self.quote_items(customer_id, items)
+    }
+
+    fn quote_items(
+        &self,
+        customer_id: &str,
+        items: Vec<Result<(std::borrow::Cow<'_, wire::QuoteShipment>, String)>>,
+    ) -> Result<wire::BatchQuoteResponse> {
+        let (customer, catalog, provider_accounts) = self.read(|conn| {
+            let (customer, catalog) = self.customer(conn, customer_id)?;
+            let accounts = accounts::provider_account_ids(conn, customer_id)?;
+            Ok((customer, catalog, accounts))
+        })?;
+        let profile = Self::profile(&catalog, &customer)?;
+        let rates = self.rate_book();
+        let ctx = Context { catalog: &catalog, rates: &rates, profile, today: self.clock.today(), provider_accounts: &provider_accounts };
+        let mut buf: Vec<PieceInput> = Vec::new();
+        let mut priced: Vec<(Result<quoting::Priced>, String)> = items
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let outcome = item
+                    .and_then(|(s, json)| {
+                        let valid = quoting::validate(&ctx, &s)?;
+                        Ok((quoting::price(&ctx, &valid, profile.markup_percent, &mut buf)?, json))
+                    })
+                    .map_err(|e| e.within(&format!("shipments[{i}]")));
+                match outcome {
+                    Ok((p, json)) => (Ok(p), json),
+                    Err(e) => (Err(e), String::new()),
+                }
+            })
+            .collect();
+        let now = self.clock.now();
+        self.write(|tx| {
+            let batches = priced
+                .iter_mut()
+                .filter_map(|(p, json)| p.as_mut().ok().map(|p| ToStore { shipment_json: json.as_str(), quotes: &mut p.quotes }))
+                .collect();
+            quoting::persist(tx, customer_id, now, batches)
+        })?;
+        let results = priced
+            .into_iter()
+            .enumerate()
+            .map(|(i, (p, _))| match p {
+                Ok(p) => wire::ShipmentQuotes {
+                    shipment_index: i,
+                    status: "success".into(),
+                    quotes: Some(p.quotes),
+                    quote_errors: Some(p.errors),
+                    error: None,
+                    error_category: None,
+                    details: None,
+                },
+                Err(e) => wire::ShipmentQuotes {
+                    shipment_index: i,
+                    status: "error".into(),
+                    quotes: None,
+                    quote_errors: None,
+                    error: Some(e.message().to_string()),
+                    error_category: Some(e.category().code().to_string()),
+                    details: (!e.details().is_empty()).then(|| e.details().to_vec()),
+                },
+            })
+            .collect();
+        Ok(wire::BatchQuoteResponse { results })
+    }
+
+    /// Single-shipment quote (DECISIONS 9), `POST .../quote`: one quote when carrier,
+    /// service and package type are all named, else the quotes and quote errors.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; the shipment's error (with field paths) when
+    /// it cannot be quoted at all; when all three are named, the reason that one service
+    /// could not be quoted.
+    pub fn quote(&self, customer_id: &str, shipment: &wire::QuoteShipment) -> Result<wire::QuoteAnswer> {
+        let json = wire::to_json(shipment)?;
+        let mut response = self.quote_items(customer_id, vec![Ok((std::borrow::Cow::Borrowed(shipment), json))])?;
+        let result = response.results.pop().ok_or_else(|| Error::internal("a quote request produced no result"))?;
+        if let (Some(error), Some(category)) = (result.error, result.error_category) {
+            let category = crate::error::category_from_code(&category);
+            let details: Vec<crate::FieldError> = result
+                .details
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| crate::FieldError {
+                    field: d.field.strip_prefix("shipments[0].").unwrap_or(&d.field).to_string(),
+                    message: d.message,
+                })
+                .collect();
+            return Err(if details.is_empty() {
+                Error::new(category, error.replace("shipments[0].", ""))
+            } else {
+                Error::fields(category, details)
+            });
+        }
+        let mut quotes = result.quotes.unwrap_or_default();
+        let errors = result.quote_errors.unwrap_or_default();
+        let all_named = shipment.carrier_code.is_some() && shipment.service_code.is_some() && shipment.package_type_code.is_some();
+        if all_named {
+            if let Some(q) = quotes.pop() {
+                return Ok(wire::QuoteAnswer::One(Box::new(q)));
+            }
+            let e = errors
+                .into_iter()
+                .next()
+                .ok_or_else(|| Error::new(ErrorCategory::ServiceNotAvailable, "The named service could not be quoted."))?;
+            return Err(Error::new(crate::error::category_from_code(&e.error_category), e.error));
+        }
+        Ok(wire::QuoteAnswer::Many(wire::QuotesResponse { quotes, quote_errors: errors }))
+    }
+
+    /// A quote of the customer by id, with the shipment it was made for.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer, or a quote that is unknown or another
+    /// customer's.
+    pub fn stored_quote(&self, customer_id: &str, quote_id: i64) -> Result<quoting::StoredQuote> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            quoting::find(conn, customer_id, quote_id)?.ok_or_else(|| Error::not_found("quote", &quote_id.to_string()))
+        })
+    }
+}
+
+fn check_batch_size(n: usize) -> Result<()> {
+    if n > MAX_BATCH {
+        return Err(Error::fields(
+            ErrorCategory::LimitExceeded,
+            vec![crate::FieldError { field: "shipments".into(), message: format!("at most {MAX_BATCH} shipments per request, found {n}") }],
+        ));
+    }
+    Ok(())
 }

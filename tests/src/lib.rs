@@ -1,6 +1,8 @@
 //! Support for the conformance suite: a service on a fixed clock, request builders, and
 //! assertions on the error body of DECISIONS 2.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test support: a failed setup should stop the test loudly
+
 use std::sync::Arc;
 
 use consign::{FixedClock, Shipping};
@@ -142,4 +144,78 @@ pub fn without(mut value: Value, pointer: &str) -> Value {
         }
     }
     value
+}
+
+/// A date `days` after [`TODAY`], as `YYYY-MM-DD`.
+pub fn days_ahead(days: i64) -> String {
+    let today = chrono::NaiveDate::parse_from_str(TODAY, "%Y-%m-%d").expect("TODAY is a date");
+    (today + chrono::Duration::days(days)).to_string()
+}
+
+/// A domestic shipment to quote: Philadelphia to Los Angeles, one 2 lb box 10x8x6 in.
+pub fn quote_shipment() -> Value {
+    json!({
+        "shipmentDate": days_ahead(2), "shipmentReference": "INV-1001", "contentDescription": "ceramics",
+        "sender": us_address(),
+        "receiver": {"name": "Bo Kim", "company": "", "address1": "9 Elm St", "address2": "", "city": "Los Angeles",
+            "state": "CA", "zip": "90012", "country": "US", "phone": "213-555-0199", "email": ""},
+        "residential": false, "signatureOptionCode": null, "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
+        "pieces": [{"weight": "2", "length": "10", "width": "8", "height": "6", "insuranceAmount": null, "declaredValue": null}]
+    })
+}
+
+/// An international shipment to quote: Philadelphia to London, one 1.2 kg box 30x20x10 cm.
+pub fn intl_shipment() -> Value {
+    json!({
+        "shipmentDate": days_ahead(2), "shipmentReference": "INV-2001", "contentDescription": "ceramics",
+        "sender": us_address(),
+        "receiver": {"name": "Jo Smith", "company": "Smith & Co", "address1": "1 High St", "address2": "", "city": "London",
+            "state": "", "zip": "SW1A 1AA", "country": "GB", "phone": "+44 20 7946 0958"},
+        "weightUnit": "kg", "dimUnit": "cm", "currency": "USD",
+        "pieces": [{"weight": "1.2", "length": "30", "width": "20", "height": "10", "insuranceAmount": null, "declaredValue": "80"}]
+    })
+}
+
+/// A commercial invoice with one item of `weight` (in the shipment's unit).
+pub fn invoice(weight: &str) -> Value {
+    json!({
+        "sendElectronically": true, "ftrNumber": null, "itnNumber": null, "aesNumber": null, "termsOfTrade": "DAP",
+        "receiverTaxId": "GB123", "senderVatTaxId": "12-3456789", "packageMarks": "1/1",
+        "items": [{"description": "Stoneware mug", "quantity": 4, "unitValue": "20.00", "weight": weight, "htsNumber": "6912.00", "countryOfOrigin": "US"}]
+    })
+}
+
+impl Harness {
+    /// Batch quote of `shipments` for customer `id`.
+    pub fn batch_quote(&self, id: &str, shipments: Vec<Value>) -> Answer {
+        self.call("POST", &Self::path(id, "/batch-quote"), &json!({ "shipments": shipments }))
+    }
+
+    /// The one result of a batch quote of `shipment` (asserting 200).
+    #[track_caller]
+    pub fn quote_one(&self, id: &str, shipment: Value) -> Value {
+        let a = self.batch_quote(id, vec![shipment]);
+        a.expect(200)["results"][0].clone()
+    }
+}
+
+/// Asserts a shipment result is an error of `category` naming `field`.
+#[track_caller]
+pub fn assert_shipment_error(result: &Value, category: &str, field: &str) {
+    assert_eq!(result["status"], "error", "{result}");
+    assert_eq!(result["errorCategory"], category, "{result}");
+    assert!(result["error"].as_str().is_some_and(|e| !e.is_empty()), "{result}");
+    assert!(result.get("quotes").is_none() && result.get("quoteErrors").is_none(), "an error result carries no quotes: {result}");
+    let fields: Vec<&str> = result["details"].as_array().into_iter().flatten().filter_map(|d| d["field"].as_str()).collect();
+    assert!(fields.contains(&field), "expected {field} in {fields:?}: {result}");
+}
+
+/// The quote errors of a result for services of `carrier`.
+pub fn quote_errors_of<'a>(result: &'a Value, carrier: &str) -> Vec<&'a Value> {
+    result["quoteErrors"].as_array().into_iter().flatten().filter(|e| e["carrierCode"] == carrier).collect()
+}
+
+/// The quotes of a result for services of `carrier`.
+pub fn quotes_of<'a>(result: &'a Value, carrier: &str) -> Vec<&'a Value> {
+    result["quotes"].as_array().into_iter().flatten().filter(|q| q["carrierCode"] == carrier).collect()
 }

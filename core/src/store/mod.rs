@@ -8,8 +8,23 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use crate::error::{Error, ErrorCategory, Result};
 
+/// One schema step: SQL, and data to write once the tables exist.
+struct Migration {
+    sql: &'static str,
+    seed: Option<fn(&Transaction) -> Result<()>>,
+}
+
 /// The migrations in order; migration `i` brings the schema to version `i + 1`.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/0001_foundation.sql")];
+const MIGRATIONS: &[Migration] = &[
+    Migration { sql: include_str!("../../migrations/0001_foundation.sql"), seed: None },
+    // The rate tables belong to the rating module; the default rate book is written once.
+    Migration { sql: crate::rating::SCHEMA_SQL, seed: Some(seed_rates) },
+    Migration { sql: include_str!("../../migrations/0003_quotes.sql"), seed: None },
+];
+
+fn seed_rates(tx: &Transaction) -> Result<()> {
+    crate::rating::seed_defaults(tx).map_err(|e| Error::internal(format!("could not write the default rate book: {e}")))
+}
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
@@ -39,8 +54,11 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
             format!("The database was written by a newer consign (schema {version}); this build reads schemas up to {SCHEMA_VERSION}. Upgrade consign to open it."),
         ));
     }
-    for (i, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
-        tx.execute_batch(sql).map_err(|e| Error::internal(format!("migration {} failed: {e}", i + 1)))?;
+    for (i, m) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
+        tx.execute_batch(m.sql).map_err(|e| Error::internal(format!("migration {} failed: {e}", i + 1)))?;
+        if let Some(seed) = m.seed {
+            seed(&tx)?;
+        }
     }
     if version < SCHEMA_VERSION {
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;

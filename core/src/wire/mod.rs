@@ -7,10 +7,12 @@
 mod accounts;
 mod customers;
 mod numbers;
+mod quotes;
 
 pub use accounts::*;
 pub use customers::*;
 pub use numbers::{Dec, Int};
+pub use quotes::*;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -109,6 +111,13 @@ fn from_serde(path: String, e: serde_json::Error) -> Error {
 /// reported as an `INTERNAL` error rather than a panic.
 pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String, Error> {
     serde_json::to_string(value).map_err(|e| Error::internal(format!("could not serialise the response: {e}")))
+}
+
+/// For "key required, value may be null": `None` when the key is absent (with
+/// `#[serde(default)]`), `Some(None)` for null (or an empty string), `Some(Some(v))` else.
+pub(crate) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    let v: Option<String> = Option::deserialize(d)?;
+    Ok(Some(v.filter(|s| !s.trim().is_empty())))
 }
 
 /// Deserialises an optional string where the empty string means absent.

@@ -1,0 +1,213 @@
+//! Shipping documents: 4x6 in labels as PDF, ZPL II or EPL2, and manifest PDFs
+//! (DECISIONS 8, interface spec 4.5 and 4.10).
+//!
+//! Everything here is pure: data in, bytes out, no I/O and no clock. The label is laid
+//! out once (in points on a 288 x 432 pt page) and drawn by each format, so all three
+//! carry the same fields:
+//!
+//! - the sender (FROM) and receiver (SHIP TO) addresses,
+//! - carrier, service, zone, shipment date, weight, piece `n OF m`,
+//! - the tracking number as a Code 128 barcode with the number printed under it,
+//! - the shipment reference and book number.
+//!
+//! PDFs use the standard Type 1 fonts Helvetica and Helvetica-Bold (no embedded font
+//! data, text extractable). Text those fonts cannot show is transliterated or replaced
+//! by `?`; text too long for its place is shrunk, then cut with `...`. A tracking number
+//! that is empty or not printable ASCII is printed without a barcode rather than with a
+//! barcode of something else. So any input renders; the errors are about the document
+//! as a whole (no labels at all, a document too large to number its objects).
+
+mod code128;
+mod epl2;
+mod layout;
+mod manifest;
+mod pdf;
+mod text;
+mod zpl;
+
+pub use manifest::render_manifest_pdf;
+
+use layout::{Element, LABEL_HEIGHT, LABEL_WIDTH};
+use pdf::{Canvas, Document};
+
+/// An address as printed on a label or a manifest. Empty fields are left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabelAddress {
+    /// Person's name.
+    pub name: String,
+    /// Company name.
+    pub company: String,
+    /// First street line.
+    pub address1: String,
+    /// Second street line.
+    pub address2: String,
+    /// City.
+    pub city: String,
+    /// State or province code.
+    pub state: String,
+    /// Postal code.
+    pub zip: String,
+    /// ISO two-letter country code.
+    pub country: String,
+    /// Phone number.
+    pub phone: String,
+}
+
+/// Everything printed on one shipping label (one piece of a shipment).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LabelData {
+    /// Carrier name as printed, e.g. `"Parcel carrier"`.
+    pub carrier_label: String,
+    /// Service name as printed, e.g. `"Ground"`.
+    pub service_label: String,
+    /// The carrier tracking number; drawn as a Code 128 barcode and printed under it.
+    pub tracking_number: String,
+    /// The shipment's book number.
+    pub book_number: String,
+    /// Sender, printed as FROM.
+    pub sender: LabelAddress,
+    /// Receiver, printed as SHIP TO.
+    pub receiver: LabelAddress,
+    /// Weight with its unit, e.g. `"2 lb"`.
+    pub weight: String,
+    /// The shipment reference (invoice number, ...).
+    pub reference: String,
+    /// Shipment date, printed `YYYY-MM-DD`.
+    pub shipment_date: chrono::NaiveDate,
+    /// This piece and the piece count, printed `n OF m`.
+    pub piece: (u32, u32),
+    /// The zone used for the price.
+    pub zone: String,
+}
+
+/// The output format of a label, the spec's `labelImageFormat`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LabelFormat {
+    /// A PDF with one 4x6 in page (288 x 432 pt).
+    Pdf,
+    /// ZPL II for Zebra-compatible printers at 203 dpi (812 x 1218 dots), UTF-8
+    /// (`^CI28`) with every non-ASCII byte written as a `^FH` hex escape, so the output
+    /// itself is plain ASCII.
+    Zpl,
+    /// EPL2 for Eltron/Zebra desktop printers at 203 dpi, plain ASCII (text outside ASCII
+    /// is transliterated).
+    Epl2,
+}
+
+impl LabelFormat {
+    /// The format for a spec `labelImageFormat` value: exactly `PDF`, `ZPL` or `EPL2`.
+    /// Which carriers allow which format (spec 4.5) is the booking's rule, not this one.
+    pub fn from_code(code: &str) -> Option<LabelFormat> {
+        match code {
+            "PDF" => Some(LabelFormat::Pdf),
+            "ZPL" => Some(LabelFormat::Zpl),
+            "EPL2" => Some(LabelFormat::Epl2),
+            _ => None,
+        }
+    }
+
+    /// The spec's spelling of the format: `PDF`, `ZPL` or `EPL2`.
+    pub fn code(self) -> &'static str {
+        match self {
+            LabelFormat::Pdf => "PDF",
+            LabelFormat::Zpl => "ZPL",
+            LabelFormat::Epl2 => "EPL2",
+        }
+    }
+}
+
+/// A shipment line of a manifest.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ManifestLine {
+    /// The shipment's book number.
+    pub book_number: String,
+    /// Its carrier tracking number.
+    pub tracking_number: String,
+    /// Service name as printed.
+    pub service_label: String,
+    /// Weight with its unit, e.g. `"2 lb"`.
+    pub weight: String,
+    /// Destination, e.g. `"Austin, TX 78701, US"`.
+    pub destination: String,
+}
+
+/// A manifest: the shipments one carrier picks up from one shipper.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ManifestData {
+    /// The manifest id; printed and drawn as a Code 128 barcode.
+    pub manifest_id: String,
+    /// Carrier name as printed.
+    pub carrier_label: String,
+    /// The day the manifest was created.
+    pub created: chrono::NaiveDate,
+    /// The shipper (the sender address of the manifest request).
+    pub shipper: LabelAddress,
+    /// One line per shipment, printed in this order.
+    pub lines: Vec<ManifestLine>,
+    /// Total weight with its unit, as printed in the totals.
+    pub total_weight: String,
+}
+
+/// Why a document could not be produced.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DocumentError {
+    /// A multi-label PDF was asked for with no labels.
+    #[error("labels: expected at least one label, found none")]
+    NoLabels,
+    /// The document would need more PDF objects than a PDF can number.
+    #[error("document: too many pages for one PDF")]
+    TooLarge,
+}
+
+/// Renders one label in `format`: PDF bytes, or ZPL II / EPL2 printer commands as ASCII
+/// bytes.
+///
+/// # Errors
+///
+/// None in practice for a single label: every input renders (see the module docs). The
+/// `Result` is kept so callers handle document errors in one way.
+pub fn render_label(format: LabelFormat, label: &LabelData) -> Result<Vec<u8>, DocumentError> {
+    match format {
+        LabelFormat::Pdf => render_labels_pdf(std::slice::from_ref(label)),
+        LabelFormat::Zpl => Ok(zpl::render(&layout::label(label)).into_bytes()),
+        LabelFormat::Epl2 => Ok(epl2::render(&layout::label(label)).into_bytes()),
+    }
+}
+
+/// Renders several labels into one PDF, one 4x6 in page per label in the given order
+/// (typically one per piece of a shipment).
+///
+/// # Errors
+///
+/// [`DocumentError::NoLabels`] when `labels` is empty; [`DocumentError::TooLarge`] past
+/// about a billion pages.
+pub fn render_labels_pdf(labels: &[LabelData]) -> Result<Vec<u8>, DocumentError> {
+    let first = labels.first().ok_or(DocumentError::NoLabels)?;
+    let number: String = first.tracking_number.chars().take(64).collect();
+    let mut doc = Document::new(&format!("Shipping label {number}"));
+    for label in labels {
+        let mut canvas = Canvas::new(LABEL_WIDTH, LABEL_HEIGHT);
+        draw(&mut canvas, &layout::label(label));
+        doc.add_page(canvas)?;
+    }
+    doc.finish()
+}
+
+/// Draws laid-out elements on a PDF page.
+fn draw(canvas: &mut Canvas, elements: &[Element]) {
+    for e in elements {
+        match e {
+            Element::Text { x, y, size, min_size, font, max_width, center, text } => {
+                canvas.text(*x, *y, *size, *min_size, *font, *max_width, *center, text);
+            }
+            Element::Rule { x, y, width, height } => canvas.rect(*x, *y, *width, *height),
+            Element::Barcode { x, y, height, max_width, data } => {
+                canvas.barcode(*x, *y, *height, *max_width, data);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,443 @@
+//! Documents are checked by reading them back: PDFs through a PDF parser, printer
+//! languages by their command structure.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use super::*;
+use chrono::NaiveDate;
+use lopdf::{Document as ParsedPdf, Object};
+
+fn address(name: &str, city: &str, state: &str, zip: &str) -> LabelAddress {
+    LabelAddress {
+        name: name.into(),
+        company: format!("{name} Inc."),
+        address1: "100 Main Street".into(),
+        address2: "Suite 5".into(),
+        city: city.into(),
+        state: state.into(),
+        zip: zip.into(),
+        country: "US".into(),
+        phone: "555-0100".into(),
+    }
+}
+
+fn label() -> LabelData {
+    LabelData {
+        carrier_label: "Parcel carrier".into(),
+        service_label: "Ground".into(),
+        tracking_number: "1Z999AA10123456784".into(),
+        book_number: "BK-000123".into(),
+        sender: address("Alice Sender", "Springfield", "IL", "62701"),
+        receiver: address("Bob Receiver", "Austin", "TX", "78701"),
+        weight: "2 lb".into(),
+        reference: "INV-42".into(),
+        shipment_date: NaiveDate::from_ymd_opt(2026, 11, 21).unwrap(),
+        piece: (1, 2),
+        zone: "5".into(),
+    }
+}
+
+fn parse(pdf: &[u8]) -> ParsedPdf {
+    assert!(pdf.starts_with(b"%PDF-"));
+    ParsedPdf::load_mem(pdf).expect("the PDF parses")
+}
+
+fn media_box(doc: &ParsedPdf, page: u32) -> Vec<f32> {
+    let id = doc.get_pages()[&page];
+    let dict = doc.get_dictionary(id).unwrap();
+    dict.get(b"MediaBox")
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| match o {
+            Object::Integer(i) => *i as f32,
+            Object::Real(r) => *r,
+            other => panic!("unexpected {other:?}"),
+        })
+        .collect()
+}
+
+fn all_text(doc: &ParsedPdf) -> String {
+    let pages: Vec<u32> = doc.get_pages().keys().copied().collect();
+    doc.extract_text(&pages).unwrap()
+}
+
+#[test]
+fn pdf_label_is_a_4x6_page_with_the_fields() {
+    let pdf = render_label(LabelFormat::Pdf, &label()).unwrap();
+    let doc = parse(&pdf);
+    assert_eq!(doc.get_pages().len(), 1);
+    assert_eq!(media_box(&doc, 1), [0.0, 0.0, 288.0, 432.0]);
+    let text = all_text(&doc);
+    for needle in [
+        "1Z999AA10123456784",
+        "Alice Sender",
+        "Bob Receiver",
+        "Springfield, IL 62701",
+        "Austin, TX 78701",
+        "Ground",
+        "Parcel carrier",
+        "WGT: 2 lb",
+        "PKG: 1 OF 2",
+        "DATE: 2026-11-21",
+        "REF: INV-42",
+        "BOOK #: BK-000123",
+        "SHIP TO:",
+        "FROM:",
+        "ZONE",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in {text}");
+    }
+    // The fonts are the standard Helvetica faces, not embedded.
+    let raw = String::from_utf8_lossy(&pdf);
+    assert!(raw.contains("/BaseFont /Helvetica"));
+    assert!(raw.contains("/WinAnsiEncoding"));
+}
+
+#[test]
+fn pdf_label_draws_the_barcode_as_rectangles() {
+    let with = render_label(LabelFormat::Pdf, &label()).unwrap();
+    let mut l = label();
+    l.tracking_number = String::new();
+    let without = render_label(LabelFormat::Pdf, &l).unwrap();
+    let count = |pdf: &[u8]| String::from_utf8_lossy(pdf).matches(" re").count();
+    // 1Z999AA10123456784 in Code 128 has 16 symbols of 3 bars plus a 4-bar stop.
+    assert_eq!(count(&with) - count(&without), 16 * 3 + 4);
+}
+
+#[test]
+fn multi_piece_pdf_has_one_page_per_label() {
+    let mut labels = vec![label(), label(), label()];
+    for (i, l) in labels.iter_mut().enumerate() {
+        l.piece = (i as u32 + 1, 3);
+    }
+    let doc = parse(&render_labels_pdf(&labels).unwrap());
+    assert_eq!(doc.get_pages().len(), 3);
+    for p in 1..=3 {
+        assert_eq!(media_box(&doc, p), [0.0, 0.0, 288.0, 432.0]);
+        assert!(doc.extract_text(&[p]).unwrap().contains(&format!("PKG: {p} OF 3")));
+    }
+    assert_eq!(render_labels_pdf(&[]), Err(DocumentError::NoLabels));
+    assert_eq!(DocumentError::NoLabels.to_string(), "labels: expected at least one label, found none");
+}
+
+#[test]
+fn non_ascii_text_renders_in_winansi_or_as_replacement() {
+    let mut l = label();
+    l.receiver.name = "Zoë Müller-Łukasiewicz".into();
+    l.receiver.city = "Zürich".into();
+    l.receiver.address1 = "東京都千代田区 1-1 (Bldg) \\ 5".into();
+    l.sender.company = "Café \"Crème\" ^~_ & Co — €".into();
+    l.tracking_number = "1Z999AA10123456784".into();
+    let doc = parse(&render_label(LabelFormat::Pdf, &l).unwrap());
+    let text = all_text(&doc);
+    assert!(text.contains("Zürich"), "{text}");
+    assert!(text.contains("Zoë Müller-Lukasiewicz"), "{text}");
+    assert!(text.contains("??????? 1-1 (Bldg) \\ 5"), "{text}");
+    assert!(text.contains("Café \"Crème\""), "{text}");
+
+    for format in [LabelFormat::Zpl, LabelFormat::Epl2] {
+        let out = render_label(format, &l).unwrap();
+        assert!(out.is_ascii(), "{format:?} output must be ASCII");
+    }
+}
+
+fn nasty_label() -> LabelData {
+    let long = "W".repeat(5_000);
+    let mut l = label();
+    l.carrier_label = long.clone();
+    l.service_label = format!("{long}😀");
+    l.tracking_number = "😀".repeat(50);
+    l.book_number = long.clone();
+    l.sender = address(&long, &long, &long, &long);
+    l.receiver = LabelAddress { name: "\u{0}\u{7}\t\r\n".into(), ..LabelAddress::default() };
+    l.weight = String::new();
+    l.reference = "ق".repeat(10_000);
+    l.zone = long;
+    l.piece = (u32::MAX, 0);
+    l
+}
+
+#[test]
+fn hostile_inputs_render_in_every_format() {
+    for l in [nasty_label(), LabelData::default()] {
+        let doc = parse(&render_label(LabelFormat::Pdf, &l).unwrap());
+        assert_eq!(media_box(&doc, 1), [0.0, 0.0, 288.0, 432.0]);
+        let zpl = String::from_utf8(render_label(LabelFormat::Zpl, &l).unwrap()).unwrap();
+        assert!(zpl.starts_with("^XA") && zpl.trim_end().ends_with("^XZ"));
+        let epl = String::from_utf8(render_label(LabelFormat::Epl2, &l).unwrap()).unwrap();
+        assert!(epl.trim_start().starts_with("N\n") && epl.ends_with("P1\n"));
+        // No barcode for a tracking number that is not printable ASCII.
+        assert!(!zpl.contains("^BC"));
+        assert!(!epl.lines().any(|line| line.starts_with('B')));
+    }
+    // Long text is cut, not overflowing: every PDF text line stays on the page.
+    let pdf = render_label(LabelFormat::Pdf, &nasty_label()).unwrap();
+    assert!(pdf.len() < 64 * 1024, "long inputs are cut, got {} bytes", pdf.len());
+    assert!(String::from_utf8_lossy(&pdf).contains("..."));
+}
+
+/// Every text position and rectangle of every page lies on the page.
+fn assert_drawing_on_page(pdf: &[u8], width: f32, height: f32) {
+    let doc = parse(pdf);
+    let num = |o: &Object| match o {
+        Object::Integer(i) => *i as f32,
+        Object::Real(r) => *r,
+        other => panic!("unexpected operand {other:?}"),
+    };
+    for (_, id) in doc.get_pages() {
+        let content = lopdf::content::Content::decode(&doc.get_page_content(id).unwrap()).unwrap();
+        for op in &content.operations {
+            let v: Vec<f32> = match op.operator.as_str() {
+                "Td" | "re" => op.operands.iter().map(num).collect(),
+                _ => continue,
+            };
+            assert!(v.iter().all(|n| n.is_finite()), "{op:?}");
+            let (x, y) = (v[0], v[1]);
+            assert!((0.0..=width).contains(&x) && (0.0..=height).contains(&y), "{} off the page: {v:?}", op.operator);
+            if op.operator == "re" {
+                assert!(x + v[2] <= width + 0.01 && y + v[3] <= height + 0.01, "rectangle off the page: {v:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn everything_is_drawn_on_the_page() {
+    for l in [label(), nasty_label(), LabelData::default()] {
+        assert_drawing_on_page(&render_label(LabelFormat::Pdf, &l).unwrap(), 288.0, 432.0);
+    }
+    for n in [0, 1, 37, 120] {
+        assert_drawing_on_page(&render_manifest_pdf(&manifest(n)).unwrap(), 612.0, 792.0);
+    }
+}
+
+#[test]
+fn a_long_ascii_tracking_number_gets_no_unscannable_barcode() {
+    let mut l = label();
+    l.tracking_number = "1234567890AB".repeat(40);
+    let pdf = render_label(LabelFormat::Pdf, &l).unwrap();
+    parse(&pdf);
+    let zpl = String::from_utf8(render_label(LabelFormat::Zpl, &l).unwrap()).unwrap();
+    assert!(!zpl.contains("^BC"));
+}
+
+#[test]
+fn zpl_structure() {
+    let zpl = String::from_utf8(render_label(LabelFormat::Zpl, &label()).unwrap()).unwrap();
+    assert!(zpl.starts_with("^XA\n"));
+    assert!(zpl.ends_with("^XZ\n"));
+    assert!(zpl.contains("^PW812") && zpl.contains("^LL1218") && zpl.contains("^CI28"));
+    let barcode = zpl.lines().find(|l| l.contains("^BC")).expect("a ^BC barcode");
+    assert!(barcode.contains("^BY3"), "{barcode}");
+    assert!(barcode.ends_with("^FD1Z999AA10123456784^FS"), "{barcode}");
+    for line in zpl.lines().filter(|l| l.contains("^FD")) {
+        assert!(line.starts_with("^FO") && line.ends_with("^FS"), "{line}");
+        assert!(line.contains("^FH^FD"), "every field is hex-escapable: {line}");
+    }
+    assert!(zpl.contains("^A0N,"));
+    assert!(zpl.contains("^FDBob Receiver^FS"));
+    assert!(zpl.contains("^FDAustin, TX 78701^FS"));
+    assert!(zpl.contains("^FDGround^FS"));
+    assert!(zpl.contains("^GB"));
+}
+
+#[test]
+fn zpl_escapes_caret_tilde_and_non_ascii() {
+    let mut l = label();
+    l.receiver.name = "A^B~C_D\\E ü".into();
+    l.tracking_number = "AB^12".into();
+    let zpl = String::from_utf8(render_label(LabelFormat::Zpl, &l).unwrap()).unwrap();
+    assert!(zpl.contains("^FDA_5EB_7EC_5FD_5CE _C3_BC^FS"), "{zpl}");
+    assert!(zpl.contains("^FDAB_5E12^FS"), "{zpl}");
+    // The only carets are commands: every ^ is followed by a command letter.
+    let data_carets = zpl.matches("^FD^").count() + zpl.matches("^^").count();
+    assert_eq!(data_carets, 0);
+}
+
+#[test]
+fn epl2_structure_and_quoting() {
+    let epl = String::from_utf8(render_label(LabelFormat::Epl2, &label()).unwrap()).unwrap();
+    let lines: Vec<&str> = epl.lines().filter(|l| !l.is_empty()).collect();
+    assert_eq!(lines[..3], ["N", "q812", "Q1218,24"]);
+    assert_eq!(lines.last(), Some(&"P1"));
+    let barcode = lines.iter().find(|l| l.starts_with('B')).expect("a B barcode line");
+    let fields: Vec<&str> = barcode[1..].split(',').collect();
+    assert_eq!(fields[2..4], ["0", "1"], "Code 128 (type 1), unrotated: {barcode}");
+    assert!(barcode.ends_with(",N,\"1Z999AA10123456784\""), "{barcode}");
+    assert!(lines.iter().any(|l| l.starts_with('A') && l.ends_with("\"Bob Receiver\"")));
+    assert!(lines.iter().any(|l| l.starts_with("LO")));
+
+    let mut l = label();
+    l.receiver.name = "Say \"hi\" \\o/ Zoë".into();
+    l.tracking_number = "AB\"12".into();
+    let epl = String::from_utf8(render_label(LabelFormat::Epl2, &l).unwrap()).unwrap();
+    assert!(epl.contains(r#",N,"Say \"hi\" \\o/ Zoe""#), "{epl}");
+    assert!(epl.contains(r#",N,"AB\"12""#), "{epl}");
+}
+
+#[test]
+fn thermal_coordinates_stay_on_the_label() {
+    for l in [label(), nasty_label()] {
+        let zpl = String::from_utf8(render_label(LabelFormat::Zpl, &l).unwrap()).unwrap();
+        for line in zpl.lines().filter(|l| l.starts_with("^FO")) {
+            let xy: Vec<u32> = line[3..].split('^').next().unwrap().split(',').map(|v| v.parse().unwrap()).collect();
+            assert!(xy[0] < 812 && xy[1] < 1218, "{line}");
+        }
+        let epl = String::from_utf8(render_label(LabelFormat::Epl2, &l).unwrap()).unwrap();
+        for line in epl.lines().filter(|l| l.starts_with('A')) {
+            let f: Vec<&str> = line[1..].splitn(8, ',').collect();
+            let x: u32 = f[0].parse().unwrap();
+            let mult: u32 = f[4].parse().unwrap();
+            let font: u32 = f[3].parse().unwrap();
+            let cell = [0, 10, 12, 14, 16][font as usize];
+            let chars = f[7].trim_matches('"').replace("\\\"", "\"").replace("\\\\", "\\").len();
+            assert!(x + chars as u32 * cell * mult <= 812, "{line}");
+        }
+    }
+}
+
+fn manifest(n: usize) -> ManifestData {
+    ManifestData {
+        manifest_id: "MF-20261121-0001".into(),
+        carrier_label: "Parcel carrier".into(),
+        created: NaiveDate::from_ymd_opt(2026, 11, 21).unwrap(),
+        shipper: address("Alice Sender", "Springfield", "IL", "62701"),
+        lines: (0..n)
+            .map(|i| ManifestLine {
+                book_number: format!("BK-{i:06}"),
+                tracking_number: crate::tracking_number::generate(crate::tracking_number::TrackingKind::Parcel, i as u64, "ACME"),
+                service_label: "Ground".into(),
+                weight: "2 lb".into(),
+                destination: "Austin, TX 78701, US".into(),
+            })
+            .collect(),
+        total_weight: format!("{} lb", 2 * n),
+    }
+}
+
+#[test]
+fn empty_manifest_has_one_page_and_zero_totals() {
+    let doc = parse(&render_manifest_pdf(&manifest(0)).unwrap());
+    assert_eq!(doc.get_pages().len(), 1);
+    assert_eq!(media_box(&doc, 1), [0.0, 0.0, 612.0, 792.0]);
+    let text = all_text(&doc);
+    for needle in [
+        "SHIPPING MANIFEST",
+        "MF-20261121-0001",
+        "No shipments.",
+        "Total shipments: 0",
+        "Total weight: 0 lb",
+        "Page 1 of 1",
+        "Alice Sender",
+        "Created: 2026-11-21",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in {text}");
+    }
+}
+
+#[test]
+fn one_line_manifest() {
+    let m = manifest(1);
+    let pdf = render_manifest_pdf(&m).unwrap();
+    let doc = parse(&pdf);
+    assert_eq!(doc.get_pages().len(), 1);
+    let text = all_text(&doc);
+    assert!(text.contains(&m.lines[0].tracking_number));
+    assert!(text.contains("BK-000000"));
+    assert!(text.contains("Austin, TX 78701, US"));
+    assert!(text.contains("Total shipments: 1"));
+    assert!(text.contains("Total weight: 2 lb"));
+    // The manifest id barcode: bars are filled rectangles.
+    assert!(String::from_utf8_lossy(&pdf).matches(" re").count() > 20);
+}
+
+#[test]
+fn long_manifest_paginates_and_lists_every_line() {
+    let m = manifest(120);
+    let doc = parse(&render_manifest_pdf(&m).unwrap());
+    let pages = doc.get_pages().len() as u32;
+    assert!(pages >= 3, "120 lines need several pages, got {pages}");
+    for p in 1..=pages {
+        assert_eq!(media_box(&doc, p), [0.0, 0.0, 612.0, 792.0]);
+        let text = doc.extract_text(&[p]).unwrap();
+        assert!(text.contains(&format!("Page {p} of {pages}")), "{text}");
+    }
+    let text = all_text(&doc);
+    for line in &m.lines {
+        assert!(text.contains(&line.tracking_number), "missing {}", line.tracking_number);
+        assert!(text.contains(&line.book_number));
+    }
+    assert!(text.contains("Total shipments: 120"));
+    assert!(text.contains("Total weight: 240 lb"));
+    let last = doc.extract_text(&[pages]).unwrap();
+    assert!(last.contains("Total shipments: 120"), "totals sit on the last page");
+}
+
+#[test]
+fn totals_get_their_own_page_when_the_last_one_is_full() {
+    for n in 0..200 {
+        let pages = manifest::paginate(n);
+        let rows: usize = pages.iter().map(|r| r.len()).sum();
+        assert_eq!(rows, n);
+        // Consecutive, in order.
+        let mut next = 0;
+        for r in &pages {
+            assert_eq!(r.start, next);
+            next = r.end;
+        }
+    }
+    let full_first = manifest::paginate(37).len();
+    assert!(full_first >= 2, "37 rows fill page 1 so the totals move on");
+    let doc = parse(&render_manifest_pdf(&manifest(37)).unwrap());
+    let last = doc.extract_text(&[doc.get_pages().len() as u32]).unwrap();
+    assert!(last.contains("Total shipments: 37"));
+}
+
+#[test]
+fn hostile_manifest_renders() {
+    let mut m = manifest(3);
+    m.manifest_id = "😀".repeat(300);
+    m.carrier_label = "W".repeat(10_000);
+    m.shipper = LabelAddress::default();
+    m.lines[1] = ManifestLine {
+        book_number: "(".repeat(500),
+        tracking_number: "\\".repeat(500),
+        service_label: "日本".into(),
+        weight: String::new(),
+        destination: "Zürich, ZH 8001, CH".into(),
+    };
+    m.total_weight = String::new();
+    let doc = parse(&render_manifest_pdf(&m).unwrap());
+    assert!(all_text(&doc).contains("Zürich, ZH 8001, CH"));
+    parse(&render_manifest_pdf(&ManifestData::default()).unwrap());
+}
+
+#[test]
+fn layout_boxes_stay_inside_the_label() {
+    for l in [label(), nasty_label()] {
+        for e in layout::label(&l) {
+            match e {
+                Element::Text { x, y, size, min_size, max_width, .. } => {
+                    assert!(x + max_width <= LABEL_WIDTH && y + size <= LABEL_HEIGHT, "{e:?}");
+                    assert!(min_size <= size && min_size >= 6, "{e:?}");
+                }
+                Element::Rule { x, y, width, height } => {
+                    assert!(x + width <= LABEL_WIDTH && y + height <= LABEL_HEIGHT, "{e:?}");
+                }
+                Element::Barcode { x, y, height, max_width, .. } => {
+                    assert!(x + max_width <= LABEL_WIDTH && y + height <= LABEL_HEIGHT, "{e:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn label_format_codes_round_trip() {
+    for f in [LabelFormat::Pdf, LabelFormat::Zpl, LabelFormat::Epl2] {
+        assert_eq!(LabelFormat::from_code(f.code()), Some(f));
+    }
+    assert_eq!(LabelFormat::from_code("pdf"), None);
+    assert_eq!(LabelFormat::from_code("EPL"), None);
+}

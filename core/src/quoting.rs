@@ -1,0 +1,439 @@
+//! Batch quote (4.1) and single quote (DECISIONS 9): validate each shipment, price it
+//! for every service and package type that can carry it, and persist the quotes.
+//!
+//! Which package types are quoted when `packageTypeCode` is open: a shipment whose
+//! pieces carry dimensions describes its own box, so the services' custom package
+//! types are quoted; a shipment without dimensions (`dimUnit` null) is quoted in the
+//! preset and envelope package types that can carry its weight. A named package type is
+//! quoted as named, and what stops it is a `quoteErrors` entry.
+//!
+//! Persistence: the quotes of one shipment are stored as one row holding the request
+//! shipment and the quote objects, with a contiguous range of quote ids; a quote is
+//! found by its id inside that range. One row per shipment instead of one per quote
+//! keeps a 500-shipment batch to 500 inserts.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use rusqlite::{Connection, OptionalExtension, Transaction};
+use rust_decimal::Decimal;
+
+use crate::address::{self, Address, AddressUse};
+use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service, ServicePackage};
+use crate::error::{Error, ErrorCategory, Problems, Result};
+use crate::rating::{self, Currency, DimUnit, PieceInput, Place, RateBook, RateError, RateInput, WeightUnit};
+use crate::shipment::{self, ValidPiece};
+use crate::wire;
+
+/// Most shipments in one batch quote (part 8).
+pub const MAX_BATCH: usize = 500;
+/// How long a quote can be booked: 30 x 24 hours (DECISIONS 3).
+pub const QUOTE_LIFETIME_SECS: i64 = 30 * 24 * 3600;
+
+/// A shipment that passed every shipment-level rule.
+#[derive(Debug, Clone)]
+pub(crate) struct ValidShipment {
+    pub carrier: Option<String>,
+    pub service: Option<String>,
+    pub package_type: Option<String>,
+    pub date: NaiveDate,
+    pub sender: Address,
+    pub receiver: Address,
+    pub residential: bool,
+    pub signature: Option<String>,
+    pub saturday: bool,
+    pub am_delivery: bool,
+    pub dangerous_goods: Option<String>,
+    pub weight_unit: WeightUnit,
+    pub dim_unit: Option<DimUnit>,
+    pub currency: Currency,
+    pub pieces: Vec<ValidPiece>,
+}
+
+/// What quoting needs beyond the shipment: the data in force and the customer's view.
+pub(crate) struct Context<'a> {
+    pub catalog: &'a Catalog,
+    pub rates: &'a RateBook,
+    pub profile: &'a Profile,
+    pub today: NaiveDate,
+    /// Ids of the customer's provider accounts.
+    pub provider_accounts: &'a [String],
+}
+
+/// Validates one shipment of a quote request (every shipment-level rule of 4.1 and 7).
+pub(crate) fn validate(ctx: &Context, s: &wire::QuoteShipment) -> Result<ValidShipment> {
+    let mut p = Problems::new();
+    let catalog = ctx.catalog;
+    let sender = address::validate(&mut p, "sender", &s.sender, AddressUse::Quote);
+    let receiver = address::validate(&mut p, "receiver", &s.receiver, AddressUse::Quote);
+    let date = shipment::shipment_date(&mut p, "shipmentDate", &s.shipment_date, ctx.today);
+    if s.shipment_reference.chars().count() > 100 {
+        p.push("shipmentReference", "must be at most 100 characters");
+    }
+    let (weight_unit, dim_unit, currency) = shipment::units(&mut p, &s.weight_unit, s.dim_unit.as_ref(), &s.currency);
+    let domestic = !sender.country.is_empty() && sender.country == receiver.country;
+    let pieces = shipment::pieces(&mut p, &s.pieces, domestic, dim_unit, matches!(s.dim_unit, Some(None)));
+
+    if let Some(c) = &s.carrier_code {
+        if catalog.carrier(c).is_none_or(|_| !catalog.services_for(ctx.profile).any(|sv| sv.carrier == *c)) {
+            p.push("carrierCode", format!("{c:?} is not a carrier offered to this customer"));
+        }
+    }
+    if let Some(code) = &s.service_code {
+        match catalog.services_for(ctx.profile).find(|sv| sv.code == *code) {
+            None => p.push("serviceCode", format!("{code:?} is not a service offered to this customer")),
+            Some(sv) if s.carrier_code.as_ref().is_some_and(|c| *c != sv.carrier) => p.push(
+                "serviceCode",
+                format!("{code:?} is a service of {}, not of {}", sv.carrier, s.carrier_code.as_deref().unwrap_or("")),
+            ),
+            Some(_) => {}
+        }
+    }
+    if let Some(code) = &s.package_type_code {
+        let known = catalog.document().carriers.iter().any(|c| c.package_types.iter().any(|pt| pt.code == *code));
+        if !known {
+            p.push("packageTypeCode", format!("{code:?} is not a package type of the catalog"));
+        }
+    }
+    if let Some(code) = &s.signature_option_code {
+        if !catalog.document().carriers.iter().any(|c| c.signature_options.iter().any(|o| o.code == *code)) {
+            p.push("signatureOptionCode", format!("{code:?} is not a signature option of any carrier; list services shows them"));
+        }
+    }
+    if let Some(id) = &s.provider_account_id {
+        if !ctx.provider_accounts.contains(id) {
+            p.push("providerAccountId", format!("{id:?} is not one of this customer's provider accounts"));
+        }
+    }
+    shipment::billing(&mut p, s.billing.as_ref());
+    if let (Some(invoice), Some(unit)) = (&s.commercial_invoice, weight_unit) {
+        let package_weight = pieces.iter().fold(Decimal::ZERO, |acc, piece| acc.checked_add(piece.weight).unwrap_or(Decimal::MAX));
+        shipment::quote_invoice(&mut p, invoice, package_weight, unit.as_str())?;
+    }
+    p.finish()?;
+    let (Some(date), Some(weight_unit), Some(currency)) = (date, weight_unit, currency) else {
+        return Err(Error::internal("a shipment passed validation without its date or units"));
+    };
+    Ok(ValidShipment {
+        carrier: s.carrier_code.clone(),
+        service: s.service_code.clone(),
+        package_type: s.package_type_code.clone(),
+        date,
+        sender,
+        receiver,
+        residential: s.residential.unwrap_or(false),
+        signature: s.signature_option_code.clone(),
+        saturday: s.saturday_delivery.unwrap_or(false),
+        am_delivery: s.postal_express_am_delivery.unwrap_or(false),
+        dangerous_goods: s.dangerous_goods_code.clone(),
+        weight_unit,
+        dim_unit,
+        currency,
+        pieces,
+    })
+}
+
+/// The quotes (ids not yet given) and quote errors of one shipment.
+#[derive(Debug, Default)]
+pub(crate) struct Priced {
+    pub quotes: Vec<wire::Quote>,
+    pub errors: Vec<wire::QuoteError>,
+}
+
+fn quote_error(service: &Service, package_type: &str, category: ErrorCategory, error: String) -> wire::QuoteError {
+    wire::QuoteError {
+        carrier_code: service.carrier.clone(),
+        service_code: service.code.clone(),
+        service_description: service.label.clone(),
+        package_type_code: package_type.to_string(),
+        error,
+        error_category: category.code().to_string(),
+    }
+}
+
+/// Why a service cannot take the shipment at all, whatever the package type.
+fn service_refusal(ctx: &Context, s: &ValidShipment, service: &Service, carrier: &Carrier) -> Option<String> {
+    if let Some(lead) = carrier.lead_days {
+        let days = (s.date - ctx.today).num_days();
+        if days > i64::from(lead) {
+            return Some(format!("{} accepts shipment dates at most {lead} days ahead; {} is {days} days ahead", carrier.label, s.date));
+        }
+    }
+    if carrier.requires_sender_full_name && s.sender.name.split_whitespace().count() < 2 {
+        return Some(format!("{} requires the sender name to include both first and last name, found {:?}", carrier.label, s.sender.name));
+    }
+    if let Some(sig) = &s.signature {
+        if !carrier.signature_options.iter().any(|o| o.code == *sig) {
+            return Some(format!("signature option {sig:?} is not offered by {}", carrier.label));
+        }
+    }
+    if s.saturday && !service.saturday_delivery {
+        return Some(format!("{} does not offer Saturday delivery", service.label));
+    }
+    if s.am_delivery && !service.am_delivery {
+        return Some(format!("{} does not offer 10:30 AM delivery", service.label));
+    }
+    if let Some(code) = &s.dangerous_goods {
+        let accepted = service.dangerous_goods_codes.as_deref().is_some_and(|list| list.split(',').any(|c| c.trim() == code));
+        if !accepted {
+            return Some(format!("{} does not accept dangerous goods code {code:?}", service.label));
+        }
+    }
+    None
+}
+
+/// Why `pt` (as offered by the service) cannot carry the shipment, if it cannot.
+fn package_refusal(s: &ValidShipment, sp: &ServicePackage, pt: &PackageType) -> Option<String> {
+    if s.pieces.len() > 1 && !sp.multipiece {
+        return Some(format!("{} does not take multipiece shipments ({} pieces given)", pt.label, s.pieces.len()));
+    }
+    if pt.is_custom() && s.pieces.iter().any(|piece| piece.dims.is_none()) {
+        return Some(format!("{} needs the length, width and height of every piece (and dimUnit)", pt.label));
+    }
+    let max = sp.max_weight.unwrap_or(pt.max_weight);
+    let unit: WeightUnit = pt.weight_unit.parse().unwrap_or(WeightUnit::Lb);
+    for (i, piece) in s.pieces.iter().enumerate() {
+        let w = rating::convert_weight(piece.weight, s.weight_unit, unit);
+        if w > max {
+            return Some(format!(
+                "pieces[{i}] weighs {} {}, above the {} {} maximum per piece of {}",
+                w.round_dp(2).normalize(),
+                unit.as_str(),
+                max.normalize(),
+                unit.as_str(),
+                pt.label
+            ));
+        }
+    }
+    None
+}
+
+/// Prices one validated shipment for every service of the profile that serves it.
+///
+/// # Errors
+/// `SERVICE_NOT_AVAILABLE` when no service serves the route and none was named.
+pub(crate) fn price(ctx: &Context, s: &ValidShipment, markup: Decimal, buf: &mut Vec<PieceInput>) -> Result<Priced> {
+    let catalog = ctx.catalog;
+    let mut out = Priced::default();
+    let mut served = false;
+    for service in catalog.services_for(ctx.profile) {
+        if s.carrier.as_ref().is_some_and(|c| *c != service.carrier) || s.service.as_ref().is_some_and(|c| *c != service.code) {
+            continue;
+        }
+        let named_package = s.package_type.as_deref();
+        if !catalog.serves(service, &s.sender.country, &s.receiver.country, &s.receiver.state) {
+            if s.service.is_some() {
+                out.errors.push(quote_error(
+                    service,
+                    named_package.unwrap_or(""),
+                    ErrorCategory::ServiceNotAvailable,
+                    format!("{} does not serve {} to {}", service.label, s.sender.country, s.receiver.country),
+                ));
+            }
+            continue;
+        }
+        if named_package.is_some_and(|code| !service.package_types.iter().any(|sp| sp.package_type == code)) {
+            // A package type of another carrier or service: not this service's concern
+            // unless the service itself was named.
+            if s.service.is_some() {
+                out.errors.push(quote_error(
+                    service,
+                    named_package.unwrap_or(""),
+                    ErrorCategory::InvalidRequest,
+                    format!("{} does not offer package type {:?}", service.label, named_package.unwrap_or("")),
+                ));
+            }
+            continue;
+        }
+        served = true;
+        let Some(carrier) = catalog.carrier(&service.carrier) else { continue };
+        if let Some(reason) = service_refusal(ctx, s, service, carrier) {
+            out.errors.push(quote_error(service, named_package.unwrap_or(""), ErrorCategory::InvalidRequest, reason));
+            continue;
+        }
+        let has_dims = s.pieces.iter().all(|piece| piece.dims.is_some());
+        let mut first_refusal: Option<(String, String)> = None;
+        let mut quoted_any = false;
+        for sp in &service.package_types {
+            let Some(pt) = carrier.package_types.iter().find(|pt| pt.code == sp.package_type) else { continue };
+            match named_package {
+                Some(code) if code != pt.code => continue,
+                None if pt.is_custom() != has_dims => continue,
+                _ => {}
+            }
+            if let Some(reason) = package_refusal(s, sp, pt) {
+                if named_package.is_some() {
+                    out.errors.push(quote_error(service, &pt.code, ErrorCategory::InvalidRequest, reason));
+                } else if first_refusal.is_none() {
+                    first_refusal = Some((pt.code.clone(), reason));
+                }
+                continue;
+            }
+            match rate_one(ctx.rates, s, service, pt, markup, buf) {
+                Ok(quote) => {
+                    quoted_any = true;
+                    out.quotes.push(quote);
+                }
+                Err((category, reason)) => out.errors.push(quote_error(service, &pt.code, category, reason)),
+            }
+        }
+        if named_package.is_none() && !quoted_any {
+            if let Some((code, reason)) = first_refusal {
+                out.errors.push(quote_error(service, &code, ErrorCategory::InvalidRequest, reason));
+            }
+        }
+    }
+    if !served && s.service.is_none() {
+        let what = s.carrier.as_deref().map_or(String::new(), |c| format!(" of carrier {c}"));
+        return Err(Error::new(
+            ErrorCategory::ServiceNotAvailable,
+            format!("No service{what} offered to this customer ships from {} to {}.", s.sender.country, s.receiver.country),
+        ));
+    }
+    Ok(out)
+}
+
+fn rate_one(
+    rates: &RateBook,
+    s: &ValidShipment,
+    service: &Service,
+    pt: &PackageType,
+    markup: Decimal,
+    buf: &mut Vec<PieceInput>,
+) -> std::result::Result<wire::Quote, (ErrorCategory, String)> {
+    let card = rates.card(&service.carrier, &service.code, &pt.code).ok_or_else(|| {
+        (ErrorCategory::ServiceNotAvailable, format!("no rate card prices {} in {}; import one", service.label, pt.label))
+    })?;
+    let (dims, dim_unit) = if pt.is_preset() {
+        (pt.preset_dims(), pt.dim_unit.as_deref().and_then(|u| u.parse().ok()).unwrap_or(DimUnit::In))
+    } else {
+        (None, s.dim_unit.unwrap_or(DimUnit::In))
+    };
+    buf.clear();
+    buf.extend(s.pieces.iter().map(|piece| PieceInput {
+        weight: piece.weight,
+        dims: if pt.is_custom() { piece.dims } else { dims },
+        insurance: piece.insurance,
+    }));
+    let input = RateInput {
+        sender: place(&s.sender),
+        receiver: place(&s.receiver),
+        residential: s.residential,
+        weight_unit: s.weight_unit,
+        dim_unit,
+        pieces: buf,
+        signature_option: s.signature.as_deref(),
+        saturday_delivery: s.saturday,
+        am_delivery: s.am_delivery,
+        dangerous_goods: s.dangerous_goods.is_some(),
+        currency: s.currency,
+        markup_percent: markup,
+    };
+    let rate = rates.rate(card, &input).map_err(|e| {
+        let category = match e {
+            RateError::RouteNotPriced { .. } | RateError::ZoneNotPriced(_) | RateError::UnknownCard => ErrorCategory::ServiceNotAvailable,
+            _ => ErrorCategory::InvalidRequest,
+        };
+        (category, e.to_string())
+    })?;
+    Ok(wire::Quote {
+        quote_id: 0,
+        carrier_code: service.carrier.clone(),
+        service_code: service.code.clone(),
+        service_description: service.label.clone(),
+        package_type_code: pt.code.clone(),
+        currency: rate.currency.as_str().to_string(),
+        total_amount: rate.total,
+        base_amount: rate.base,
+        zone: rate.zone.as_str().to_string(),
+        quoted_weight: rate.quoted_weight.normalize().to_string(),
+        quoted_weight_type: rate.weight_type.as_str().to_string(),
+        surcharges: rate
+            .surcharges
+            .iter()
+            .map(|l| wire::QuoteSurcharge { description: l.description.to_string(), amount: l.amount })
+            .collect(),
+    })
+}
+
+fn place(a: &Address) -> Place<'_> {
+    Place { country: a.country.as_str(), state: a.state.as_str(), zip: a.zip.as_deref() }
+}
+
+/// The quotes of one shipment to store: the request shipment as sent, and its quotes.
+pub(crate) struct ToStore<'a> {
+    pub shipment_json: &'a str,
+    pub quotes: &'a mut [wire::Quote],
+}
+
+/// Gives the quotes their ids and stores them, one row per shipment, in `tx`.
+pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, batches: Vec<ToStore>) -> Result<()> {
+    let total: usize = batches.iter().map(|b| b.quotes.len()).sum();
+    if total == 0 {
+        return Ok(());
+    }
+    let total_i64 = i64::try_from(total).map_err(|_| Error::internal("too many quotes"))?;
+    let last: i64 = tx.query_row(
+        "INSERT INTO id_sequences (name, last) VALUES ('quote', ?1) ON CONFLICT (name) DO UPDATE SET last = last + ?1 RETURNING last",
+        [total_i64],
+        |r| r.get(0),
+    )?;
+    let mut next = last - total_i64 + 1;
+    let created = now.timestamp();
+    let mut insert = tx.prepare_cached(
+        "INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for batch in batches {
+        if batch.quotes.is_empty() {
+            continue;
+        }
+        let first = next;
+        for q in batch.quotes.iter_mut() {
+            q.quote_id = next;
+            next += 1;
+        }
+        let quotes_json = wire::to_json(&batch.quotes)?;
+        insert.execute(rusqlite::params![
+            customer_id,
+            first,
+            batch.quotes.len() as i64,
+            batch.shipment_json,
+            quotes_json,
+            created,
+            created + QUOTE_LIFETIME_SECS
+        ])?;
+    }
+    Ok(())
+}
+
+/// A stored quote with the shipment it was made for.
+#[derive(Debug, Clone)]
+pub struct StoredQuote {
+    /// The quote as answered.
+    pub quote: wire::Quote,
+    /// The request shipment as it was sent.
+    pub shipment_json: String,
+    /// When it was made.
+    pub created_at: DateTime<Utc>,
+    /// When it stops being bookable.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// The customer's quote `quote_id`, or `None` (unknown or another customer's).
+pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Result<Option<StoredQuote>> {
+    let row: Option<(i64, i64, String, String, i64, i64)> = conn
+        .prepare_cached(
+            "SELECT first_quote_id, quote_count, shipment, quotes, created_at, expires_at FROM quoted_shipments
+             WHERE first_quote_id <= ?1 AND customer_id = ?2 ORDER BY first_quote_id DESC LIMIT 1",
+        )?
+        .query_row(rusqlite::params![quote_id, customer_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+        .optional()?;
+    let Some((first, count, shipment_json, quotes, created, expires)) = row else { return Ok(None) };
+    if quote_id >= first + count {
+        return Ok(None);
+    }
+    let quotes: Vec<wire::Quote> =
+        serde_json::from_str(&quotes).map_err(|e| Error::internal(format!("stored quotes are unreadable: {e}")))?;
+    let Some(quote) = usize::try_from(quote_id - first).ok().and_then(|i| quotes.into_iter().nth(i)) else { return Ok(None) };
+    let at = |secs: i64| DateTime::from_timestamp(secs, 0).unwrap_or_default();
+    Ok(Some(StoredQuote { quote, shipment_json, created_at: at(created), expires_at: at(expires) }))
+}

@@ -1,0 +1,847 @@
+//! Rating: zones, rate cards, billable weight, surcharges and currency.
+//!
+//! Rate data lives in SQLite (tables `rate_*`, see [`SCHEMA_SQL`]) and is loaded once
+//! into an immutable [`RateBook`]; [`RateBook::rate`] is then a pure function of the
+//! book and a [`RateInput`] (no SQL, no allocation beyond the result). After an
+//! import the caller loads a new book and swaps it in whole.
+//!
+//! How a price is made (docs/rate-cards.md has the data format):
+//! 1. **Zone** from the card's zone chart: US domestic by ZIP3 centroid distance
+//!    (zones 1-8; 9 under territory rules), other countries by country group; a
+//!    chart keys on the receiver (outbound) or the sender (inbound services).
+//! 2. **Billable weight** per piece: the actual weight in the carrier's unit,
+//!    rounded up to the carrier's step; when dimensions are known and the volume is
+//!    above the carrier's threshold, the dimensional weight (volume / divisor,
+//!    rounded up the same way) if it is larger. Flat-rate cards use actual weight.
+//! 3. **Base**: each piece is priced at the first weight break at or above its
+//!    billable weight (beyond the last break: the last price plus the card's price
+//!    per further unit); the pieces are summed; the zone's minimum charge applies to
+//!    the sum.
+//! 4. **Surcharges** in this order: residential, delivery area, additional handling,
+//!    oversize, Saturday, AM delivery, dangerous goods, fuel (percent of base plus
+//!    all the lines before it), signature, insurance (per 100 of value, or part,
+//!    with a minimum; not subject to fuel).
+//! 5. **Money**: every line is multiplied by (1 + markup/100) and the exchange rate
+//!    from the carrier's currency to the requested one, then rounded once, half away
+//!    from zero, to the cent. The total is the sum of the rounded lines.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::str::FromStr;
+
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::{Decimal, RoundingStrategy};
+
+mod book;
+mod csv;
+mod store;
+mod zones;
+
+#[cfg(test)]
+mod tests;
+
+pub use self::book::RateBookError;
+pub use self::store::{export_csv, import_csv, seed_defaults, CsvKind, ImportError, ImportSummary, RowError, SCHEMA_SQL};
+pub use self::zones::End;
+
+use self::book::{Basis, Card, Carrier, ZoneRule};
+
+/// The currencies of the interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Currency {
+    /// US dollar.
+    Usd,
+    /// Pound sterling.
+    Gbp,
+    /// Canadian dollar.
+    Cad,
+    /// Euro.
+    Eur,
+}
+
+impl Currency {
+    /// All currencies, in index order.
+    pub const ALL: [Currency; 4] = [Currency::Usd, Currency::Gbp, Currency::Cad, Currency::Eur];
+
+    /// The ISO 4217 code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Currency::Usd => "USD",
+            Currency::Gbp => "GBP",
+            Currency::Cad => "CAD",
+            Currency::Eur => "EUR",
+        }
+    }
+
+    fn idx(self) -> usize {
+        self as usize
+    }
+}
+
+/// Error of the `FromStr` impls of the unit and currency enums.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("expected one of {expected}, found {found:?}")]
+pub struct ParseEnumError {
+    expected: &'static str,
+    found: String,
+}
+
+fn parse_err(expected: &'static str, found: &str) -> ParseEnumError {
+    ParseEnumError { expected, found: found.chars().take(32).collect() }
+}
+
+impl FromStr for Currency {
+    type Err = ParseEnumError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "USD" => Currency::Usd,
+            "GBP" => Currency::Gbp,
+            "CAD" => Currency::Cad,
+            "EUR" => Currency::Eur,
+            _ => return Err(parse_err("USD, GBP, CAD, EUR", s)),
+        })
+    }
+}
+
+/// Weight units of the interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WeightUnit {
+    /// Pound.
+    Lb,
+    /// Ounce.
+    Oz,
+    /// Kilogram.
+    Kg,
+    /// Gram.
+    G,
+}
+
+impl WeightUnit {
+    /// `lb`, `oz`, `kg` or `g`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WeightUnit::Lb => "lb",
+            WeightUnit::Oz => "oz",
+            WeightUnit::Kg => "kg",
+            WeightUnit::G => "g",
+        }
+    }
+}
+
+impl FromStr for WeightUnit {
+    type Err = ParseEnumError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "lb" => WeightUnit::Lb,
+            "oz" => WeightUnit::Oz,
+            "kg" => WeightUnit::Kg,
+            "g" => WeightUnit::G,
+            _ => return Err(parse_err("lb, oz, kg, g", s)),
+        })
+    }
+}
+
+/// Length units of the interface.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DimUnit {
+    /// Inch.
+    In,
+    /// Centimetre.
+    Cm,
+}
+
+impl DimUnit {
+    /// `in` or `cm`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DimUnit::In => "in",
+            DimUnit::Cm => "cm",
+        }
+    }
+}
+
+impl FromStr for DimUnit {
+    type Err = ParseEnumError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s {
+            "in" => DimUnit::In,
+            "cm" => DimUnit::Cm,
+            _ => return Err(parse_err("in, cm", s)),
+        })
+    }
+}
+
+/// Which weight the price was based on (`quotedWeightType`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WeightType {
+    /// The actual weight.
+    Actual,
+    /// The dimensional weight (strictly larger than the actual billable weight).
+    Dimensional,
+}
+
+impl WeightType {
+    /// `Actual` or `Dimensional`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WeightType::Actual => "Actual",
+            WeightType::Dimensional => "Dimensional",
+        }
+    }
+}
+
+/// A zone code: 1 to 8 ASCII letters or digits (`"8"`, `"E"`, `"EUR1"`). Copy, no
+/// allocation.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Zone {
+    buf: [u8; 8],
+    len: u8,
+}
+
+impl Zone {
+    /// A zone from its code, if it is 1 to 8 ASCII letters or digits.
+    pub fn new(code: &str) -> Option<Zone> {
+        let b = code.as_bytes();
+        if b.is_empty() || b.len() > 8 || !b.iter().all(u8::is_ascii_alphanumeric) {
+            return None;
+        }
+        let mut buf = [0u8; 8];
+        buf[..b.len()].copy_from_slice(b);
+        Some(Zone { buf, len: b.len() as u8 })
+    }
+
+    pub(crate) fn digit(d: u8) -> Zone {
+        let mut buf = [0u8; 8];
+        buf[0] = b'0' + d % 10;
+        Zone { buf, len: 1 }
+    }
+
+    /// The zone code.
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..usize::from(self.len)]).unwrap_or("")
+    }
+}
+
+impl fmt::Display for Zone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Zone {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Zone({:?})", self.as_str())
+    }
+}
+
+/// An address as far as rating needs it. The caller has validated it: `country` is
+/// an ISO alpha-2 code in upper case, a US-domain `zip` has 5 or 9 digits (with or
+/// without the dash), a Canadian one is a postal code.
+#[derive(Clone, Copy, Debug)]
+pub struct Place<'a> {
+    /// ISO 3166-1 alpha-2, upper case.
+    pub country: &'a str,
+    /// State or province code (may be empty outside US and CA).
+    pub state: &'a str,
+    /// ZIP or postal code.
+    pub zip: Option<&'a str>,
+}
+
+/// One piece (package) of a shipment.
+#[derive(Clone, Copy, Debug)]
+pub struct PieceInput {
+    /// Weight in [`RateInput::weight_unit`].
+    pub weight: Decimal,
+    /// Length, width, height in [`RateInput::dim_unit`]; `None` when unknown (then
+    /// no dimensional weight). The caller fills preset dimensions of preset types.
+    pub dims: Option<[Decimal; 3]>,
+    /// Value to insure, in [`RateInput::currency`]; `None` or zero for none.
+    pub insurance: Option<Decimal>,
+}
+
+/// Everything a price depends on besides the rate card.
+#[derive(Clone, Copy, Debug)]
+pub struct RateInput<'a> {
+    /// Ship from.
+    pub sender: Place<'a>,
+    /// Ship to.
+    pub receiver: Place<'a>,
+    /// The receiver address is residential.
+    pub residential: bool,
+    /// Unit of the pieces' weights.
+    pub weight_unit: WeightUnit,
+    /// Unit of the pieces' dimensions.
+    pub dim_unit: DimUnit,
+    /// At least one piece.
+    pub pieces: &'a [PieceInput],
+    /// A signature option code of the carrier (catalog.json), or `None`.
+    pub signature_option: Option<&'a str>,
+    /// Saturday delivery requested.
+    pub saturday_delivery: bool,
+    /// AM delivery requested (postal express).
+    pub am_delivery: bool,
+    /// The shipment holds dangerous goods.
+    pub dangerous_goods: bool,
+    /// Currency of the result and of the pieces' insurance values.
+    pub currency: Currency,
+    /// The profile's markup on carrier cost, in percent (e.g. 15 for 15 %).
+    pub markup_percent: Decimal,
+}
+
+/// Index of a rate card inside one [`RateBook`]. Only meaningful with the book that
+/// returned it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CardId(u32);
+
+/// What a surcharge line is for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SurchargeKind {
+    /// Delivery to a residence.
+    Residential,
+    /// Delivery to a ZIP on the carrier's delivery area list.
+    DeliveryArea,
+    /// Heavy or long pieces.
+    AdditionalHandling,
+    /// Very large pieces.
+    Oversize,
+    /// Saturday delivery.
+    Saturday,
+    /// AM delivery.
+    AmDelivery,
+    /// Dangerous goods.
+    DangerousGoods,
+    /// Fuel (percentage).
+    Fuel,
+    /// A signature option.
+    Signature,
+    /// Insurance of the pieces' value.
+    Insurance,
+}
+
+impl SurchargeKind {
+    /// The `description` of the line.
+    pub fn description(self) -> &'static str {
+        match self {
+            SurchargeKind::Residential => "Residential delivery",
+            SurchargeKind::DeliveryArea => "Delivery area",
+            SurchargeKind::AdditionalHandling => "Additional handling",
+            SurchargeKind::Oversize => "Oversize",
+            SurchargeKind::Saturday => "Saturday delivery",
+            SurchargeKind::AmDelivery => "AM delivery",
+            SurchargeKind::DangerousGoods => "Dangerous goods",
+            SurchargeKind::Fuel => "Fuel surcharge",
+            SurchargeKind::Signature => "Signature",
+            SurchargeKind::Insurance => "Insurance",
+        }
+    }
+}
+
+/// One surcharge line of a [`Rate`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Surcharge {
+    /// What it is for.
+    pub kind: SurchargeKind,
+    /// Human-readable description (the wire `description`).
+    pub description: Cow<'static, str>,
+    /// Amount in [`Rate::currency`], rounded to the cent.
+    pub amount: Decimal,
+}
+
+/// A price.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rate {
+    /// Zone used.
+    pub zone: Zone,
+    /// Base charge, rounded to the cent.
+    pub base: Decimal,
+    /// Surcharge lines, in the documented order; lines of zero are left out.
+    pub surcharges: Vec<Surcharge>,
+    /// base + the surcharge amounts.
+    pub total: Decimal,
+    /// Billable weight summed over the pieces, in `quoted_weight_unit`.
+    pub quoted_weight: Decimal,
+    /// The carrier's weight unit.
+    pub quoted_weight_unit: WeightUnit,
+    /// `Dimensional` exactly when the quoted weight is larger than the sum of the
+    /// pieces' actual billable weights.
+    pub weight_type: WeightType,
+    /// Currency of all amounts.
+    pub currency: Currency,
+}
+
+/// Why a shipment could not be rated. Every message names what to change.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RateError {
+    /// The card id does not belong to this book.
+    #[error("unknown rate card; look the card up again in the current rate book")]
+    UnknownCard,
+    /// No pieces.
+    #[error("pieces: expected at least one piece, found none")]
+    NoPieces,
+    /// More pieces than a shipment may have.
+    #[error("pieces: expected at most {max} pieces, found {found}")]
+    TooManyPieces {
+        /// Limit.
+        max: usize,
+        /// Count given.
+        found: usize,
+    },
+    /// A piece field is outside the accepted range.
+    #[error("pieces[{piece}].{field}: expected {expected}, found {found}")]
+    InvalidPiece {
+        /// Piece index.
+        piece: usize,
+        /// `weight`, `dims` or `insuranceAmount`.
+        field: &'static str,
+        /// The accepted range.
+        expected: &'static str,
+        /// The value given.
+        found: Decimal,
+    },
+    /// Markup outside the accepted range.
+    #[error("markup percent: expected more than -100 and at most 10000, found {0}")]
+    InvalidMarkup(Decimal),
+    /// A US-domain address without a ZIP code.
+    #[error("{}.zip: a ZIP code is needed to find the zone", end.as_str())]
+    ZipRequired {
+        /// Which address.
+        end: End,
+    },
+    /// A US-domain ZIP that does not start with 5 digits.
+    #[error("{}.zip: expected a 5-digit ZIP code, found {zip:?}", end.as_str())]
+    InvalidZip {
+        /// Which address.
+        end: End,
+        /// The ZIP given (at most 16 characters of it).
+        zip: String,
+    },
+    /// A ZIP prefix that is not in use.
+    #[error("{}.zip: ZIP prefix {prefix:03} is not in use; check the ZIP code", end.as_str())]
+    UnknownZipPrefix {
+        /// Which address.
+        end: End,
+        /// The 3-digit prefix.
+        prefix: u16,
+    },
+    /// The card's zone chart has no zone for this origin and destination.
+    #[error("route not priced: {reason}")]
+    RouteNotPriced {
+        /// What is missing.
+        reason: Cow<'static, str>,
+    },
+    /// The card has no prices for the zone of this route.
+    #[error("route not priced: the rate card has no prices for zone {0}")]
+    ZoneNotPriced(Zone),
+    /// A piece is heavier than the card prices.
+    #[error("pieces[{piece}]: billable weight {weight} {unit} is above the {max} {unit} this rate card prices; split the shipment or choose another package type")]
+    WeightNotPriced {
+        /// Piece index.
+        piece: usize,
+        /// Its billable weight.
+        weight: Decimal,
+        /// Heaviest priced weight.
+        max: Decimal,
+        /// Carrier weight unit.
+        unit: &'static str,
+    },
+    /// An amount is too large to compute.
+    #[error("the amount is too large to price; check weights, insured values and markup")]
+    AmountTooLarge,
+    /// An option was asked for that the card does not price.
+    #[error("{0} is not offered by this service; remove it from the shipment")]
+    OptionNotPriced(Cow<'static, str>),
+}
+
+/// Largest number of pieces [`RateBook::rate`] accepts.
+pub const MAX_PIECES: usize = 10_000;
+
+/// The immutable, indexed rate data. Build it with [`RateBook::default_book`] or
+/// [`RateBook::load`]; share it behind an `Arc` and swap the whole book after an
+/// import.
+#[derive(Debug, Clone)]
+pub struct RateBook {
+    pub(crate) carriers: Vec<Carrier>,
+    pub(crate) charts: Vec<book::Chart>,
+    /// Sorted by (carrier, service, package type).
+    pub(crate) cards: Vec<Card>,
+    /// `fx[from][to]`: multiply an amount in `from` by this to get `to`.
+    pub(crate) fx: [[Decimal; 4]; 4],
+}
+
+/// Checked multiplication: rate data and inputs are bounded, but exchange rates,
+/// markup and many heavy pieces together could exceed `Decimal`'s range.
+fn mul(a: Decimal, b: Decimal) -> Result<Decimal, RateError> {
+    a.checked_mul(b).ok_or(RateError::AmountTooLarge)
+}
+
+/// The money rounding policy (DECISIONS 1): half away from zero, to the cent.
+/// Done on the mantissa (i128), which is several times faster than
+/// `round_dp_with_strategy` and gives the same result (a test checks it).
+fn round_cents(d: Decimal) -> Decimal {
+    let s = d.scale();
+    if s <= 2 {
+        return d;
+    }
+    let p = POW10[(s - 2).min(28) as usize];
+    let m = d.mantissa();
+    // u64 division is a single instruction; i128 division is a library call
+    let (q, r) = match (u64::try_from(m.unsigned_abs()), u64::try_from(p)) {
+        (Ok(a), Ok(b)) => (i128::from(a / b) * m.signum(), i128::from(a % b)),
+        _ => (m / p, (m % p).abs()),
+    };
+    let q = if r * 2 >= p { q + m.signum() } else { q };
+    Decimal::try_from_i128_with_scale(q, 2).unwrap_or_else(|_| d.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero))
+}
+
+/// `a / b` rounded up to a whole number, for positive `a` and `b`, in integer
+/// arithmetic on the mantissas (falls back to `Decimal` division when the scaled
+/// mantissas would not fit an i128). `None` when not positive or above u32.
+fn ceil_ratio(a: Decimal, b: Decimal) -> Option<u32> {
+    let (ma, mb) = (a.mantissa(), b.mantissa());
+    if ma <= 0 || mb <= 0 {
+        return None;
+    }
+    let num = ma.checked_mul(POW10[b.scale().min(28) as usize]);
+    let den = mb.checked_mul(POW10[a.scale().min(28) as usize]);
+    match (num, den) {
+        (Some(n), Some(d)) => match (u64::try_from(n), u64::try_from(d)) {
+            (Ok(n), Ok(d)) => u32::try_from(n / d + u64::from(n % d != 0)).ok(),
+            _ => u32::try_from(n / d + i128::from(n % d != 0)).ok(),
+        },
+        _ => a.checked_div(b)?.ceil().to_u32(),
+    }
+}
+
+/// 10^0 ..= 10^28.
+const POW10: [i128; 29] = {
+    let mut t = [1i128; 29];
+    let mut i = 1;
+    while i < 29 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// `lo < d <= hi` for integer bounds, on the mantissa (no rescaling: this is on the
+/// hot path). `|hi|, |lo| <= 10^9`, so the products stay far inside i128.
+fn in_range(d: Decimal, lo_exclusive: i128, hi: i128) -> bool {
+    let m = d.mantissa();
+    let p = POW10[d.scale().min(28) as usize];
+    m > lo_exclusive * p && m <= hi * p
+}
+
+const KG_PER_LB: Decimal = Decimal::from_parts(45_359_237, 0, 0, false, 8);
+const CM_PER_IN: Decimal = Decimal::from_parts(254, 0, 0, false, 2);
+const MAX_WEIGHT: i128 = 1_000_000;
+const MAX_DIM: i128 = 100_000;
+const MAX_INSURANCE: i128 = 1_000_000_000;
+const HUNDRED: Decimal = Decimal::ONE_HUNDRED;
+
+/// A weight in `from` converted to `to` (only lb and kg are carrier units).
+pub(crate) fn convert_weight(w: Decimal, from: WeightUnit, to: WeightUnit) -> Decimal {
+    let lb_per = |u: WeightUnit| -> Option<Decimal> {
+        match u {
+            WeightUnit::Lb => Some(Decimal::ONE),
+            WeightUnit::Oz => Some(Decimal::from_parts(625, 0, 0, false, 4)),
+            _ => None,
+        }
+    };
+    let kg_per = |u: WeightUnit| -> Decimal {
+        match u {
+            WeightUnit::Kg => Decimal::ONE,
+            WeightUnit::G => Decimal::from_parts(1, 0, 0, false, 3),
+            WeightUnit::Lb => KG_PER_LB,
+            WeightUnit::Oz => KG_PER_LB / Decimal::from(16),
+        }
+    };
+    if from == to {
+        return w;
+    }
+    match (lb_per(from), to) {
+        (Some(f), WeightUnit::Lb) => w * f,
+        (None, WeightUnit::Lb) => w * kg_per(from) / KG_PER_LB,
+        (_, WeightUnit::Oz) => w * kg_per(from) / kg_per(WeightUnit::Oz),
+        (_, _) => w * kg_per(from) / kg_per(to),
+    }
+}
+
+fn convert_len(d: Decimal, from: DimUnit, to: DimUnit) -> Decimal {
+    match (from, to) {
+        (DimUnit::In, DimUnit::Cm) => d * CM_PER_IN,
+        (DimUnit::Cm, DimUnit::In) => d / CM_PER_IN,
+        _ => d,
+    }
+}
+
+/// Billable weight of one piece, in carrier steps.
+struct PieceWeight {
+    actual_steps: u32,
+    steps: u32,
+    /// Sorted dims (longest first) in the carrier's length unit, if known.
+    dims: Option<[Decimal; 3]>,
+    /// Actual weight in the carrier's unit, unrounded.
+    actual: Decimal,
+}
+
+impl RateBook {
+    /// The rate card of a carrier, service and package type, if the book has one.
+    pub fn card(&self, carrier: &str, service: &str, package_type: &str) -> Option<CardId> {
+        self.cards
+            .binary_search_by(|c| (&*c.carrier, &*c.service, &*c.package_type).cmp(&(carrier, service, package_type)))
+            .ok()
+            .map(|i| CardId(i as u32))
+    }
+
+    /// All cards, as (carrier, service, package type, id).
+    pub fn cards(&self) -> impl Iterator<Item = (&str, &str, &str, CardId)> + '_ {
+        self.cards.iter().enumerate().map(|(i, c)| (&*c.carrier, &*c.service, &*c.package_type, CardId(i as u32)))
+    }
+
+    /// Converts an amount between currencies with the book's exchange table,
+    /// unrounded.
+    pub fn convert(&self, amount: Decimal, from: Currency, to: Currency) -> Decimal {
+        if from == to {
+            return amount;
+        }
+        amount.checked_mul(self.fx[from.idx()][to.idx()]).unwrap_or(amount)
+    }
+
+    /// Prices a shipment on a card. Pure; no SQL.
+    ///
+    /// # Errors
+    /// [`RateError`] when an input is out of range, the route has no zone or no
+    /// price on this card, a piece is heavier than the card prices, or an option is
+    /// asked for that the card does not price.
+    pub fn rate(&self, card: CardId, input: &RateInput<'_>) -> Result<Rate, RateError> {
+        let card = self.cards.get(card.0 as usize).ok_or(RateError::UnknownCard)?;
+        let carrier = self.carriers.get(usize::from(card.carrier_idx)).ok_or(RateError::UnknownCard)?;
+        if input.pieces.is_empty() {
+            return Err(RateError::NoPieces);
+        }
+        if input.pieces.len() > MAX_PIECES {
+            return Err(RateError::TooManyPieces { max: MAX_PIECES, found: input.pieces.len() });
+        }
+        if !in_range(input.markup_percent, -100, 10_000) {
+            return Err(RateError::InvalidMarkup(input.markup_percent));
+        }
+        let zone = self.zone(card, input)?;
+        let prices = card.zones.iter().find(|z| z.zone.is_none() || z.zone == Some(zone)).ok_or(RateError::ZoneNotPriced(zone))?;
+
+        let sur = &card.surcharges;
+        let mut base = Decimal::ZERO;
+        let mut handling = Decimal::ZERO;
+        let mut oversize = Decimal::ZERO;
+        let mut quoted_steps: u64 = 0;
+        let mut actual_steps: u64 = 0;
+        let mut insured = Decimal::ZERO;
+        for (i, piece) in input.pieces.iter().enumerate() {
+            let pw = piece_weight(carrier, card.flat, i, piece, input)?;
+            quoted_steps += u64::from(pw.steps);
+            actual_steps += u64::from(pw.actual_steps);
+            base += prices.price(pw.steps).ok_or_else(|| RateError::WeightNotPriced {
+                piece: i,
+                weight: Decimal::from(pw.steps) * carrier.step,
+                max: prices.max_weight(carrier.step),
+                unit: carrier.weight_unit.as_str(),
+            })?;
+            let (h, o) = sur.piece_handling(pw.actual, pw.dims);
+            handling += h;
+            oversize += o;
+            if let Some(v) = piece.insurance {
+                if !(v.is_zero() || in_range(v, 0, MAX_INSURANCE)) {
+                    return Err(RateError::InvalidPiece {
+                        piece: i,
+                        field: "insuranceAmount",
+                        expected: "a value from 0 to 1000000000",
+                        found: v,
+                    });
+                }
+                insured += v;
+            }
+        }
+        if let Some(min) = prices.minimum {
+            base = base.max(min);
+        }
+
+        let fx = self.fx[carrier.currency.idx()][input.currency.idx()];
+        let markup = input.markup_percent;
+        let factor = if markup.is_zero() {
+            fx
+        } else {
+            // markup / 100, exactly, by moving the decimal point (cheaper than `/`)
+            let mut frac = markup;
+            if frac.set_scale(markup.scale() + 2).is_err() {
+                frac = markup / HUNDRED;
+            }
+            mul(Decimal::ONE + frac, fx)?
+        };
+        let mut lines: Vec<Surcharge> = Vec::with_capacity(4);
+        // markup and currency, applied to every line before its single rounding
+        let unit_factor = factor == Decimal::ONE;
+        let scale = |raw: Decimal| if unit_factor { Ok(raw) } else { mul(raw, factor) };
+        let push = |kind: SurchargeKind, raw: Decimal, lines: &mut Vec<Surcharge>| {
+            if !raw.is_zero() {
+                lines.push(Surcharge { kind, description: Cow::Borrowed(kind.description()), amount: round_cents(scale(raw)?) });
+            }
+            Ok::<(), RateError>(())
+        };
+        // transportation lines, all subject to fuel
+        let mut transport = base;
+        let mut add = |kind, raw: Decimal, lines: &mut Vec<Surcharge>| {
+            if raw.is_zero() {
+                return Ok(());
+            }
+            transport = transport.checked_add(raw).ok_or(RateError::AmountTooLarge)?;
+            push(kind, raw, lines)
+        };
+        if input.residential {
+            if let Some(a) = sur.residential {
+                add(SurchargeKind::Residential, a, &mut lines)?;
+            }
+        }
+        if let Some(a) = sur.delivery_area(input.receiver) {
+            add(SurchargeKind::DeliveryArea, a, &mut lines)?;
+        }
+        add(SurchargeKind::AdditionalHandling, handling, &mut lines)?;
+        add(SurchargeKind::Oversize, oversize, &mut lines)?;
+        if input.saturday_delivery {
+            let a = sur.saturday.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Saturday delivery")))?;
+            add(SurchargeKind::Saturday, a, &mut lines)?;
+        }
+        if input.am_delivery {
+            let a = sur.am.ok_or(RateError::OptionNotPriced(Cow::Borrowed("AM delivery")))?;
+            add(SurchargeKind::AmDelivery, a, &mut lines)?;
+        }
+        if input.dangerous_goods {
+            let a = sur.dangerous_goods.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Shipping dangerous goods")))?;
+            add(SurchargeKind::DangerousGoods, a, &mut lines)?;
+        }
+        push(SurchargeKind::Fuel, mul(transport, sur.fuel_fraction)?, &mut lines)?;
+        if let Some(code) = input.signature_option {
+            let a = sur.signature.iter().find(|(c, _)| &**c == code).map(|(_, a)| *a).ok_or_else(|| {
+                RateError::OptionNotPriced(Cow::Owned(format!("signature option {:?}", code.chars().take(64).collect::<String>())))
+            })?;
+            push(SurchargeKind::Signature, a, &mut lines)?;
+        }
+        if insured > Decimal::ZERO {
+            let per100 = sur.insurance_per_100.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Insurance")))?;
+            let value = mul(insured, self.fx[input.currency.idx()][carrier.currency.idx()])?;
+            let units = ceil_ratio(value, HUNDRED).map_or_else(|| (value / HUNDRED).ceil(), Decimal::from);
+            push(SurchargeKind::Insurance, mul(units, per100)?.max(sur.insurance_min), &mut lines)?;
+        }
+
+        let base = round_cents(scale(base)?);
+        let total = lines.iter().try_fold(base, |t, l| t.checked_add(l.amount)).ok_or(RateError::AmountTooLarge)?;
+        Ok(Rate {
+            zone,
+            base,
+            surcharges: lines,
+            total,
+            quoted_weight: Decimal::from(quoted_steps) * carrier.step,
+            quoted_weight_unit: carrier.weight_unit,
+            weight_type: if quoted_steps > actual_steps { WeightType::Dimensional } else { WeightType::Actual },
+            currency: input.currency,
+        })
+    }
+
+    /// The zone of a route on a card's chart.
+    fn zone(&self, card: &Card, input: &RateInput<'_>) -> Result<Zone, RateError> {
+        let chart = self.charts.get(usize::from(card.chart)).ok_or(RateError::UnknownCard)?;
+        let (key, other, other_end) = match chart.basis {
+            Basis::Receiver => (input.receiver, input.sender, End::Sender),
+            Basis::Sender => (input.sender, input.receiver, End::Receiver),
+        };
+        let rule = chart.rule(key.country).ok_or_else(|| RateError::RouteNotPriced {
+            reason: Cow::Owned(format!(
+                "no zone for {} country {:?} on this service's zone chart",
+                match chart.basis {
+                    Basis::Receiver => "receiver",
+                    Basis::Sender => "sender",
+                },
+                key.country.chars().take(8).collect::<String>()
+            )),
+        })?;
+        if !zones::is_us_domain(other.country) {
+            return Err(RateError::RouteNotPriced {
+                reason: Cow::Owned(format!(
+                    "this service's rates are for shipments {} the United States, and the {} is in {:?}",
+                    match chart.basis {
+                        Basis::Receiver => "from",
+                        Basis::Sender => "to",
+                    },
+                    other_end.as_str(),
+                    other.country.chars().take(8).collect::<String>()
+                )),
+            });
+        }
+        match rule {
+            ZoneRule::Fixed(z) => Ok(z),
+            ZoneRule::Distance { territory_rules } => {
+                let (s, r) = (input.sender, input.receiver);
+                if !zones::is_us_domain(s.country) || !zones::is_us_domain(r.country) {
+                    return Err(RateError::RouteNotPriced { reason: Cow::Borrowed("distance zones need both addresses in the US") });
+                }
+                let a = zones::us_end(&s, End::Sender)?;
+                let b = zones::us_end(&r, End::Receiver)?;
+                zones::us_zone(a, b, territory_rules)
+            }
+        }
+    }
+}
+
+/// Validates a piece and computes its billable weight in carrier steps.
+fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, input: &RateInput<'_>) -> Result<PieceWeight, RateError> {
+    if !in_range(piece.weight, 0, MAX_WEIGHT) {
+        return Err(RateError::InvalidPiece {
+            piece: i,
+            field: "weight",
+            expected: "a weight above 0 and at most 1000000",
+            found: piece.weight,
+        });
+    }
+    let actual = convert_weight(piece.weight, input.weight_unit, carrier.weight_unit);
+    let actual_steps = carrier.steps(actual).ok_or(RateError::InvalidPiece {
+        piece: i,
+        field: "weight",
+        expected: "a smaller weight",
+        found: piece.weight,
+    })?;
+    let mut steps = actual_steps;
+    let mut dims = None;
+    if let Some(d) = piece.dims {
+        for v in d {
+            if !in_range(v, 0, MAX_DIM) {
+                return Err(RateError::InvalidPiece {
+                    piece: i,
+                    field: "dims",
+                    expected: "each dimension above 0 and at most 100000",
+                    found: v,
+                });
+            }
+        }
+        let mut c = d.map(|v| convert_len(v, input.dim_unit, carrier.dim_unit));
+        c.sort_unstable_by(|a, b| b.cmp(a));
+        dims = Some(c);
+        let volume = c[0] * c[1] * c[2];
+        if !flat && (carrier.dim_min_volume.is_zero() || volume > carrier.dim_min_volume) {
+            // volume per weight step, in one division
+            let dim_steps = ceil_ratio(volume, carrier.dim_volume_per_step).ok_or(RateError::InvalidPiece {
+                piece: i,
+                field: "dims",
+                expected: "smaller dimensions",
+                found: c[0],
+            })?;
+            steps = steps.max(dim_steps);
+        }
+    }
+    Ok(PieceWeight { actual_steps, steps, dims, actual })
+}
+
+impl Carrier {
+    /// `w` rounded up to whole weight steps; `None` if it does not fit a u32.
+    fn steps(&self, w: Decimal) -> Option<u32> {
+        ceil_ratio(w, self.step)
+    }
+}

@@ -1,0 +1,280 @@
+//! Validation of the parts a quote and a booking share: dates, units, pieces, billing
+//! and the commercial invoice. Every function records problems with their JSON paths
+//! and returns the validated value, so that one answer names every field at fault.
+
+use std::str::FromStr;
+
+use chrono::NaiveDate;
+use rust_decimal::Decimal;
+
+use crate::error::{Error, ErrorCategory, FieldError, Problems};
+use crate::money::MAX_AMOUNT;
+use crate::rating::{Currency, DimUnit, WeightUnit};
+use crate::refdata;
+use crate::wire;
+
+/// Most pieces one shipment may have.
+pub(crate) const MAX_PIECES: usize = 99;
+/// Heaviest piece accepted at all, in any unit (carrier limits are far lower).
+const MAX_PIECE_WEIGHT: Decimal = Decimal::from_parts(100_000, 0, 0, false, 0);
+/// Longest side accepted at all, in any unit.
+const MAX_DIMENSION: Decimal = Decimal::from_parts(10_000, 0, 0, false, 0);
+
+/// A validated piece.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ValidPiece {
+    pub weight: Decimal,
+    pub dims: Option<[Decimal; 3]>,
+    pub insurance: Option<Decimal>,
+    pub declared_value: Option<Decimal>,
+}
+
+/// `YYYY-MM-DD`, not before `today`.
+pub(crate) fn shipment_date(p: &mut Problems, field: &str, text: &str, today: NaiveDate) -> Option<NaiveDate> {
+    let date = parse_date(text);
+    match date {
+        None => p.push(field, format!("expected a date as YYYY-MM-DD, found {text:?}")),
+        Some(d) if d < today => p.push(field, format!("{d} is in the past; the earliest shipment date is today, {today}")),
+        Some(_) => {}
+    }
+    date
+}
+
+/// A strict `YYYY-MM-DD` date.
+pub(crate) fn parse_date(text: &str) -> Option<NaiveDate> {
+    let t = text.trim();
+    if t.len() != 10 {
+        return None;
+    }
+    NaiveDate::parse_from_str(t, "%Y-%m-%d").ok()
+}
+
+/// Parses an enumerated value, recording the allowed spellings on failure.
+pub(crate) fn enumerated<T: FromStr>(p: &mut Problems, field: &str, text: &str, allowed: &str) -> Option<T> {
+    let parsed = T::from_str(text.trim()).ok();
+    if parsed.is_none() {
+        p.push(field, format!("expected one of {allowed}, found {text:?}"));
+    }
+    parsed
+}
+
+/// Weight unit, dimension unit (null allowed) and currency of a shipment.
+pub(crate) fn units(
+    p: &mut Problems,
+    weight_unit: &str,
+    dim_unit: Option<&Option<String>>,
+    currency: &str,
+) -> (Option<WeightUnit>, Option<DimUnit>, Option<Currency>) {
+    let w = enumerated::<WeightUnit>(p, "weightUnit", weight_unit, "lb, oz, kg, g");
+    let d = match dim_unit {
+        None => {
+            p.push("dimUnit", "is required: in, cm, or null when the package type has preset dimensions");
+            None
+        }
+        Some(None) => None,
+        Some(Some(text)) => enumerated::<DimUnit>(p, "dimUnit", text, "in, cm or null"),
+    };
+    let c = enumerated::<Currency>(p, "currency", currency, "USD, GBP, CAD, EUR");
+    (w, d, c)
+}
+
+/// A non-negative amount of money with at most two decimals.
+pub(crate) fn amount(p: &mut Problems, field: &str, value: Decimal) -> Decimal {
+    if value < Decimal::ZERO {
+        p.push(field, format!("must be zero or more, found {value}"));
+    } else if value.normalize().scale() > 2 {
+        p.push(field, format!("must have at most 2 decimal places, found {value}"));
+    } else if value > MAX_AMOUNT {
+        p.push(field, format!("must be at most {MAX_AMOUNT}, found {value}"));
+    }
+    value
+}
+
+/// The pieces of a shipment. `domestic` forbids declared values; `dim_unit` must be set
+/// when any piece has dimensions.
+pub(crate) fn pieces(
+    p: &mut Problems,
+    pieces: &[wire::Piece],
+    domestic: bool,
+    dim_unit: Option<DimUnit>,
+    dim_unit_given: bool,
+) -> Vec<ValidPiece> {
+    if pieces.is_empty() {
+        p.push("pieces", "must hold at least one piece");
+    } else if pieces.len() > MAX_PIECES {
+        p.push("pieces", format!("must hold at most {MAX_PIECES} pieces, found {}", pieces.len()));
+        return Vec::new();
+    }
+    let mut any_dims = false;
+    let valid = pieces
+        .iter()
+        .enumerate()
+        .map(|(i, piece)| {
+            let at = |f: &str| format!("pieces[{i}].{f}");
+            let weight = piece.weight.0;
+            if weight <= Decimal::ZERO {
+                p.push(at("weight"), format!("must be more than 0, found {weight}"));
+            } else if weight > MAX_PIECE_WEIGHT {
+                p.push(at("weight"), format!("must be at most {MAX_PIECE_WEIGHT}, found {weight}"));
+            }
+            let given = [("length", piece.length), ("width", piece.width), ("height", piece.height)];
+            let dims = match given {
+                [(_, Some(l)), (_, Some(w)), (_, Some(h))] => {
+                    for (name, d) in [("length", l.0), ("width", w.0), ("height", h.0)] {
+                        if d <= Decimal::ZERO || d > MAX_DIMENSION {
+                            p.push(at(name), format!("must be more than 0 and at most {MAX_DIMENSION}, found {d}"));
+                        }
+                    }
+                    any_dims = true;
+                    Some([l.0, w.0, h.0])
+                }
+                [(_, None), (_, None), (_, None)] => None,
+                _ => {
+                    for (name, d) in given {
+                        if d.is_none() {
+                            p.push(at(name), "is required when the other dimensions are given");
+                        }
+                    }
+                    None
+                }
+            };
+            let insurance = piece.insurance_amount.map(|d| amount(p, &at("insuranceAmount"), d.0));
+            let declared_value = piece.declared_value.map(|d| amount(p, &at("declaredValue"), d.0));
+            if domestic && declared_value.is_some() {
+                p.push(at("declaredValue"), "must be null for a domestic shipment");
+            }
+            for (j, item) in piece.line_items.iter().flatten().enumerate() {
+                let at = |f: &str| format!("pieces[{i}].lineItems[{j}].{f}");
+                if item.product_name.trim().is_empty() {
+                    p.push(at("productName"), "must not be empty");
+                }
+                if item.quantity.0 < 1 || item.quantity.0 > 1_000_000 {
+                    p.push(at("quantity"), format!("must be from 1 to 1000000, found {}", item.quantity.0));
+                }
+            }
+            ValidPiece { weight, dims, insurance, declared_value }
+        })
+        .collect();
+    if any_dims && dim_unit.is_none() && dim_unit_given {
+        p.push("dimUnit", "must be in or cm when pieces have dimensions");
+    }
+    valid
+}
+
+/// Billing (2.3): party, and an account for receiver and third-party billing.
+pub(crate) fn billing(p: &mut Problems, billing: Option<&wire::Billing>) {
+    let Some(b) = billing else { return };
+    const PARTIES: [&str; 3] = ["sender", "receiver", "third_party"];
+    if let Some(party) = b.party.as_deref() {
+        if !PARTIES.contains(&party) {
+            p.push("billing.party", format!("expected one of sender, receiver, third_party, found {party:?}"));
+        } else if party != "sender" && b.account.is_none() {
+            p.push("billing.account", format!("is required when billing party is {party}"));
+        }
+    }
+    if let Some(country) = b.country.as_deref() {
+        if refdata::country(&country.to_ascii_uppercase()).is_none() {
+            p.push("billing.country", format!("expected an ISO 3166-1 two-letter country code, found {country:?}"));
+        }
+    }
+    if let Some(d) = &b.dutiable_party {
+        match d.duty_payment_type.as_deref() {
+            None => {}
+            Some(t) if !PARTIES.contains(&t) => {
+                p.push("billing.dutiableParty.dutyPaymentType", format!("expected one of sender, receiver, third_party, found {t:?}"))
+            }
+            Some(t) if t != "sender" && d.duty_payment_account_number.is_none() => {
+                p.push("billing.dutiableParty.dutyPaymentAccountNumber", format!("is required when dutyPaymentType is {t}"))
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// The incoterms of `termsOfTrade`.
+pub(crate) const TERMS_OF_TRADE: [&str; 7] = ["CIP", "CPT", "DAP", "DAT", "DDP", "EXW", "FCA"];
+const TAX_ID_TYPES: [&str; 6] = ["EOR", "VAT", "FTZ", "CNP", "EIN", "FED"];
+const SENDER_TAX_ID_TYPES: [&str; 3] = ["ein", "dns", "fgn"];
+
+/// The commercial invoice rules a quote checks (4.1 rule 1, the tax-id rows): item
+/// weights against the package weight, `senderTaxIdNumberType`, `dhlTaxIds`.
+///
+/// # Errors
+/// `LIMIT_EXCEEDED` for more than two `dhlTaxIds` (returned at once, it is a limit).
+pub(crate) fn quote_invoice(p: &mut Problems, invoice: &wire::CommercialInvoice, package_weight: Decimal, unit: &str) -> Result<(), Error> {
+    const AT: &str = "commercialInvoice";
+    if let Some(ids) = &invoice.dhl_tax_ids {
+        if ids.len() > 2 {
+            return Err(Error::fields(
+                ErrorCategory::LimitExceeded,
+                vec![FieldError {
+                    field: format!("{AT}.dhlTaxIds"),
+                    message: format!("at most 2 tax ids are allowed, found {}", ids.len()),
+                }],
+            ));
+        }
+        for (i, id) in ids.iter().enumerate() {
+            if id.number.as_deref().is_none_or(|n| n.trim().is_empty()) {
+                p.push(format!("{AT}.dhlTaxIds[{i}].number"), "must not be empty");
+            }
+            match id.kind.as_deref() {
+                Some(t) if TAX_ID_TYPES.contains(&t) => {}
+                Some(t) => {
+                    p.push(format!("{AT}.dhlTaxIds[{i}].type"), format!("expected one of EOR, VAT, FTZ, CNP, EIN, FED, found {t:?}"))
+                }
+                None => p.push(format!("{AT}.dhlTaxIds[{i}].type"), "is required: one of EOR, VAT, FTZ, CNP, EIN, FED"),
+            }
+            if let Some(c) = id.issuer_country.as_deref() {
+                if c.len() != 2 || refdata::country(c).is_none() {
+                    p.push(
+                        format!("{AT}.dhlTaxIds[{i}].issuerCountry"),
+                        format!("expected an ISO 3166-1 two-letter country code, found {c:?}"),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(t) = invoice.sender_tax_id_number_type.as_deref() {
+        if !SENDER_TAX_ID_TYPES.contains(&t) {
+            p.push(format!("{AT}.senderTaxIdNumberType"), format!("expected one of ein, dns, fgn, found {t:?}"));
+        }
+    }
+    if let Some(t) = invoice.terms_of_trade.as_deref() {
+        if !TERMS_OF_TRADE.contains(&t) {
+            p.push(format!("{AT}.termsOfTrade"), format!("expected one of {}, found {t:?}", TERMS_OF_TRADE.join(", ")));
+        }
+    }
+    let mut item_weight = Decimal::ZERO;
+    for (i, item) in invoice.items.iter().flatten().enumerate() {
+        if let Some(w) = item.weight {
+            if w.0 < Decimal::ZERO {
+                p.push(format!("{AT}.items[{i}].weight"), format!("must be zero or more, found {}", w.0));
+            }
+            item_weight = item_weight.checked_add(w.0).unwrap_or(Decimal::MAX);
+        }
+        if let Some(q) = item.quantity {
+            if q.0 < 1 {
+                p.push(format!("{AT}.items[{i}].quantity"), format!("must be at least 1, found {}", q.0));
+            }
+        }
+        if let Some(v) = item.unit_value {
+            amount(p, &format!("{AT}.items[{i}].unitValue"), v.0);
+        }
+        if let Some(c) = item.country_of_origin.as_deref() {
+            if refdata::country(&c.to_ascii_uppercase()).is_none() {
+                p.push(format!("{AT}.items[{i}].countryOfOrigin"), format!("expected an ISO 3166-1 two-letter country code, found {c:?}"));
+            }
+        }
+    }
+    if item_weight > package_weight {
+        p.push(
+            format!("{AT}.items"),
+            format!(
+                "the item weights total {} {unit}, more than the package weight of {} {unit}",
+                item_weight.normalize(),
+                package_weight.normalize()
+            ),
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,334 @@
+//! Batch quote (4.1), single quote (DECISIONS 9) and the quote object (2.5).
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use super::numbers::{opt_dec, Dec, Int};
+use super::WireAddress;
+
+/// Body of `POST .../batch-quote`. Shipments stay raw so that one malformed shipment
+/// fails alone (DECISIONS 2).
+#[derive(Debug, Deserialize)]
+pub struct BatchQuoteRequest {
+    /// The shipments, at most 500.
+    pub shipments: Vec<Box<RawValue>>,
+}
+
+/// One shipment to quote (4.1; addresses, pieces and billing as in the booking payload).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuoteShipment {
+    /// Carrier to quote; empty or absent for all.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub carrier_code: Option<String>,
+    /// Service to quote; empty or absent for all.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub service_code: Option<String>,
+    /// Package type to quote; empty or absent for all that fit.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub package_type_code: Option<String>,
+    /// `YYYY-MM-DD`, today or later.
+    pub shipment_date: String,
+    /// Customer-provided reference.
+    pub shipment_reference: String,
+    /// What the shipment holds.
+    #[serde(default)]
+    pub content_description: Option<String>,
+    /// Ship from.
+    pub sender: WireAddress,
+    /// Ship to.
+    pub receiver: WireAddress,
+    /// The receiver address is residential.
+    #[serde(default)]
+    pub residential: Option<bool>,
+    /// Signature option code, null for none.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub signature_option_code: Option<String>,
+    /// Saturday delivery (as in the booking payload).
+    #[serde(default)]
+    pub saturday_delivery: Option<bool>,
+    /// 10:30 AM delivery of the postal carrier (as in the booking payload).
+    #[serde(default, alias = "<postal>ExpressAmDelivery")]
+    pub postal_express_am_delivery: Option<bool>,
+    /// Dangerous goods code (as in the booking payload).
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub dangerous_goods_code: Option<String>,
+    /// `lb`, `oz`, `kg` or `g`.
+    pub weight_unit: String,
+    /// `in`, `cm`, or null for preset package types. The key is required.
+    #[serde(default, deserialize_with = "super::present")]
+    pub dim_unit: Option<Option<String>>,
+    /// `USD`, `GBP`, `CAD` or `EUR`.
+    pub currency: String,
+    /// The packages.
+    pub pieces: Vec<Piece>,
+    /// Who pays.
+    #[serde(default)]
+    pub billing: Option<Billing>,
+    /// A provider account of the customer.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub provider_account_id: Option<String>,
+    /// Commercial invoice for international shipments.
+    #[serde(default)]
+    pub commercial_invoice: Option<CommercialInvoice>,
+}
+
+/// A package (2.2).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Piece {
+    /// Weight in the shipment's `weightUnit`.
+    pub weight: Dec,
+    /// Length in `dimUnit`; null for preset package types.
+    #[serde(default, deserialize_with = "opt_dec")]
+    pub length: Option<Dec>,
+    /// Width.
+    #[serde(default, deserialize_with = "opt_dec")]
+    pub width: Option<Dec>,
+    /// Height.
+    #[serde(default, deserialize_with = "opt_dec")]
+    pub height: Option<Dec>,
+    /// Value to insure; null for none.
+    #[serde(default, deserialize_with = "opt_dec")]
+    pub insurance_amount: Option<Dec>,
+    /// Declared value; null when domestic.
+    #[serde(default, deserialize_with = "opt_dec")]
+    pub declared_value: Option<Dec>,
+    /// Line items (batch quote), order and duplicates kept.
+    #[serde(default)]
+    pub line_items: Option<Vec<LineItem>>,
+}
+
+/// A line item of a piece.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LineItem {
+    /// SKU; may be empty.
+    pub sku: String,
+    /// Product name.
+    pub product_name: String,
+    /// Quantity.
+    pub quantity: Int,
+}
+
+/// Billing (2.3).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Billing {
+    /// `sender`, `receiver` or `third_party`.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub party: Option<String>,
+    /// Billing account number.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub account: Option<String>,
+    /// Billing country.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub country: Option<String>,
+    /// Billing zip.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub zip: Option<String>,
+    /// Who pays duties.
+    #[serde(default)]
+    pub dutiable_party: Option<DutiableParty>,
+}
+
+/// Duty payment of a shipment.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DutiableParty {
+    /// `sender`, `receiver` or `third_party`.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub duty_payment_type: Option<String>,
+    /// Account paying duties (required for receiver and third_party).
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub duty_payment_account_number: Option<String>,
+}
+
+/// Commercial invoice (4.5; the batch quote adds the tax fields).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommercialInvoice {
+    /// Submit electronically.
+    #[serde(default)]
+    pub send_electronically: Option<bool>,
+    /// FTR exemption; null when another is present.
+    #[serde(default, deserialize_with = "super::present")]
+    pub ftr_number: Option<Option<String>>,
+    /// ITN; null when another is present.
+    #[serde(default, deserialize_with = "super::present")]
+    pub itn_number: Option<Option<String>>,
+    /// AES number; must be null.
+    #[serde(default, deserialize_with = "super::present")]
+    pub aes_number: Option<Option<String>>,
+    /// Incoterm.
+    #[serde(default)]
+    pub terms_of_trade: Option<String>,
+    /// Receiver's tax id.
+    #[serde(default)]
+    pub receiver_tax_id: Option<String>,
+    /// Sender's VAT/tax id.
+    #[serde(default)]
+    pub sender_vat_tax_id: Option<String>,
+    /// Package marks.
+    #[serde(default)]
+    pub package_marks: Option<String>,
+    /// Invoice items.
+    #[serde(default)]
+    pub items: Option<Vec<InvoiceItem>>,
+    /// Type of `senderVatTaxId`: `ein`, `dns` or `fgn` (default `ein`).
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub sender_tax_id_number_type: Option<String>,
+    /// Tax ids for carrier C (at most two).
+    #[serde(default)]
+    pub dhl_tax_ids: Option<Vec<TaxId>>,
+}
+
+/// An invoice item.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InvoiceItem {
+    /// Description.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// Quantity.
+    #[serde(default)]
+    pub quantity: Option<Int>,
+    /// Per-unit value.
+    #[serde(default, deserialize_with = "opt_dec")]
+    pub unit_value: Option<Dec>,
+    /// Weight of the line, in the shipment's `weightUnit`.
+    #[serde(default, deserialize_with = "opt_dec")]
+    pub weight: Option<Dec>,
+    /// Harmonized Tariff Schedule number.
+    #[serde(default)]
+    pub hts_number: Option<String>,
+    /// Country of origin.
+    #[serde(default)]
+    pub country_of_origin: Option<String>,
+}
+
+/// A carrier C tax id.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaxId {
+    /// The number; non-empty.
+    #[serde(default)]
+    pub number: Option<String>,
+    /// `EOR`, `VAT`, `FTZ`, `CNP`, `EIN` or `FED`.
+    #[serde(default, rename = "type")]
+    pub kind: Option<String>,
+    /// Issuer country.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub issuer_country: Option<String>,
+}
+
+/// A priced, bookable result (2.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Quote {
+    /// Id to book or batch it with.
+    pub quote_id: i64,
+    /// Carrier code.
+    pub carrier_code: String,
+    /// Service code.
+    pub service_code: String,
+    /// Service name.
+    pub service_description: String,
+    /// Package type code.
+    pub package_type_code: String,
+    /// Currency of the amounts.
+    pub currency: String,
+    /// Total including surcharges.
+    pub total_amount: Decimal,
+    /// Base charge.
+    pub base_amount: Decimal,
+    /// Zone used.
+    pub zone: String,
+    /// Weight used for quoting.
+    pub quoted_weight: String,
+    /// `Actual` or `Dimensional`.
+    pub quoted_weight_type: String,
+    /// Surcharge lines.
+    pub surcharges: Vec<QuoteSurcharge>,
+}
+
+/// A surcharge line of a quote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuoteSurcharge {
+    /// What it is for.
+    pub description: String,
+    /// Amount.
+    pub amount: Decimal,
+}
+
+/// A service that could not be quoted for an otherwise processed shipment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuoteError {
+    /// Carrier code.
+    pub carrier_code: String,
+    /// Service code.
+    pub service_code: String,
+    /// Service name.
+    pub service_description: String,
+    /// Package type code (empty when no package type applied).
+    pub package_type_code: String,
+    /// Reason.
+    pub error: String,
+    /// Error category code.
+    pub error_category: String,
+}
+
+/// Answer of batch quote.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct BatchQuoteResponse {
+    /// One result per request shipment, in order.
+    pub results: Vec<ShipmentQuotes>,
+}
+
+/// The result of one shipment of a batch quote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShipmentQuotes {
+    /// Zero-based index into the request's shipments.
+    pub shipment_index: usize,
+    /// `success` or `error`.
+    pub status: String,
+    /// Quotes (success only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub quotes: Option<Vec<Quote>>,
+    /// Services that could not be quoted (success only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub quote_errors: Option<Vec<QuoteError>>,
+    /// Reason (error only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error: Option<String>,
+    /// Error category (error only).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub error_category: Option<String>,
+    /// The fields at fault (error only; an extension naming them like the error body).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub details: Option<Vec<crate::FieldError>>,
+}
+
+/// Answer of the single-shipment quote when carrier, service or package type is open.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QuotesResponse {
+    /// Quotes.
+    pub quotes: Vec<Quote>,
+    /// Services that could not be quoted.
+    pub quote_errors: Vec<QuoteError>,
+}
+
+/// Answer of the single-shipment quote: one quote when carrier, service and package
+/// type were all named, else the list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum QuoteAnswer {
+    /// The one quote asked for.
+    One(Box<Quote>),
+    /// Quotes and quote errors.
+    Many(QuotesResponse),
+}
