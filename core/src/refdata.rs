@@ -13,12 +13,14 @@ const US_ZIP3_CSV: &str = include_str!("../data/us-zip3.csv");
 /// A country of ISO 3166-1 (plus XK, which carriers use).
 #[derive(Debug, Clone)]
 pub(crate) struct Country {
+    #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     pub name: String,
 }
 
 /// A US state, district, territory, freely associated state or military code.
 #[derive(Debug, Clone)]
 pub(crate) struct UsState {
+    #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     pub kind: String,
 }
 

@@ -1,6 +1,8 @@
 //! Support for the conformance suite: a service on a fixed clock, request builders, and
 //! assertions on the error body of DECISIONS 2.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
+
 use std::sync::Arc;
 
 use consign::{FixedClock, Shipping};

@@ -319,7 +319,7 @@ impl Catalog {
 
     /// The services a profile offers, in catalog order.
     pub fn services_for<'a>(&'a self, profile: &'a Profile) -> impl Iterator<Item = &'a Service> + 'a {
-        self.doc.services.iter().filter(move |s| profile.services.as_ref().is_none_or(|list| list.iter().any(|c| *c == s.code)))
+        self.doc.services.iter().filter(move |s| profile.services.as_ref().is_none_or(|list| list.contains(&s.code)))
     }
 
     /// True if `service` carries a shipment from `sender` to `receiver` (countries
