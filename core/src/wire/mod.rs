@@ -7,6 +7,7 @@
 mod accounts;
 mod customers;
 mod numbers;
+mod strict;
 
 pub use accounts::*;
 pub use customers::*;
@@ -68,7 +69,8 @@ pub fn parse_body<T: DeserializeOwned>(body: &str) -> Result<T, Error> {
         return Err(Error::new(ErrorCategory::InvalidRequest, format!("The request body must be a JSON object, found {found}.")));
     }
     let mut de = serde_json::Deserializer::from_str(body);
-    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| from_serde(e.path().to_string(), e.into_inner()))?;
+    let value: T =
+        serde_path_to_error::deserialize(strict::Strict(&mut de)).map_err(|e| from_serde(e.path().to_string(), e.into_inner()))?;
     de.end().map_err(|e| from_serde(String::new(), e))?;
     Ok(value)
 }
