@@ -3,3 +3,15 @@
 
 #[path = "conformance/customers.rs"]
 mod customers;
+#[path = "conformance/payment_method.rs"]
+mod payment_method;
+#[path = "conformance/provider_accounts.rs"]
+mod provider_accounts;
+#[path = "conformance/quoting_options.rs"]
+mod quoting_options;
+#[path = "conformance/regional.rs"]
+mod regional;
+#[path = "conformance/router.rs"]
+mod router;
+#[path = "conformance/services.rs"]
+mod services;
