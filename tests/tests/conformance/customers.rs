@@ -107,6 +107,9 @@ rejected! {
     a_us_phone_of_nine_digits_is_refused: "/mailingAddress/phone" = json!("215-555-014") => "mailingAddress.phone";
     a_us_phone_of_eleven_digits_without_plus_one_is_refused: "/mailingAddress/phone" = json!("1-215-555-0142") => "mailingAddress.phone";
     a_us_phone_with_letters_is_refused: "/mailingAddress/phone" = json!("215-555-CALL") => "mailingAddress.phone";
+    a_blank_name_is_refused: "/mailingAddress/name" = json!("   ") => "mailingAddress.name";
+    a_name_over_one_hundred_characters_is_refused: "/billingAddress/name" = json!("n".repeat(101)) => "billingAddress.name";
+    a_prepay_amount_beyond_the_largest_amount_is_refused: "/prepaySettings/rechargeAmount" = json!("1000000000000") => "prepaySettings.rechargeAmount";
     an_address_email_of_the_wrong_shape_is_refused: "/mailingAddress/email" = json!("ann-at-leeceramics") => "mailingAddress.email";
 }
 
@@ -135,6 +138,8 @@ accepted! {
         "address2": "", "city": "Dubai", "state": "", "zip": "", "country": "AE", "phone": "+971 4 123 4567"});
     an_address_email_may_be_omitted: "/mailingAddress/email" = json!(null);
     unknown_fields_are_ignored: "/favouriteColour" = json!({"deep": [1, 2, {"x": null}]});
+    trailing_zeros_beyond_two_decimals_are_accepted: "/prepaySettings/minimumBalance" = json!("10.000");
+    a_name_of_one_hundred_characters_is_accepted: "/billingAddress/name" = json!("n".repeat(100));
     optional_fields_may_be_empty_strings: "/salesRep" = json!("");
 }
 
@@ -176,6 +181,13 @@ fn a_registered_email_in_another_case_is_a_conflict() {
     let h = Harness::new();
     h.create_customer("ann@example.com");
     create(&h, &customer_body("ANN@Example.COM")).assert_error(409, "CONFLICT", Some("email"));
+}
+
+#[test]
+fn a_registered_email_with_surrounding_spaces_is_a_conflict() {
+    let h = Harness::new();
+    h.create_customer("ann@example.com");
+    create(&h, &customer_body(" ann@example.com ")).assert_error(409, "CONFLICT", Some("email"));
 }
 
 #[test]

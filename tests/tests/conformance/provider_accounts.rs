@@ -82,6 +82,14 @@ fn carrier_d_accounts_take_the_fields_of_the_spec() {
 }
 
 #[test]
+fn unknown_fields_beside_account_fields_are_ignored() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let body = with(parcel_account("1X2Y3Z"), "/nickname", json!("main"));
+    assert_eq!(put(&h, &id, "parcel", &body).expect(201)["accountFields"], masked_parcel_fields());
+}
+
+#[test]
 fn a_field_the_provider_does_not_have_is_refused() {
     let h = Harness::new();
     let id = h.create_customer("ann@example.com");

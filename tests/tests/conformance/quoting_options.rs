@@ -78,6 +78,14 @@ fn the_options_of_one_customer_are_not_another_s() {
 }
 
 #[test]
+fn unknown_fields_of_an_option_are_ignored() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    put(&h, &id, json!([with(ground(), "/colour", json!("blue"))])).expect(200);
+    assert_eq!(listed(&h, &id), json!([ground()]));
+}
+
+#[test]
 fn an_unknown_carrier_is_refused() {
     let h = Harness::new();
     let id = h.create_customer("ann@example.com");

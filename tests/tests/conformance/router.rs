@@ -103,6 +103,15 @@ fn a_query_string_does_not_change_the_route() {
 }
 
 #[test]
+fn a_body_sent_with_get_is_ignored() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let plain = h.get(&Harness::path(&id, "/services"));
+    let with_body = h.raw("GET", &Harness::path(&id, "/services"), "not json at all");
+    assert_eq!(plain.expect(200), with_body.expect(200));
+}
+
+#[test]
 fn methods_are_matched_without_regard_to_case() {
     let h = Harness::new();
     let id = h.create_customer("ann@example.com");
@@ -221,4 +230,19 @@ fn an_integration_name_of_the_wrong_type_is_refused() {
     let h = Harness::new();
     let id = h.create_customer("ann@example.com");
     h.call("POST", &Harness::path(&id, "/integrations"), &json!({"name": ["Web shop"]})).assert_error(400, "INVALID_REQUEST", Some("name"));
+}
+
+#[test]
+fn an_integration_name_over_one_hundred_characters_is_refused() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let name = "n".repeat(101);
+    h.call("POST", &Harness::path(&id, "/integrations"), &json!({ "name": name })).assert_error(400, "INVALID_REQUEST", Some("name"));
+}
+
+#[test]
+fn an_integration_of_an_unknown_customer_is_not_found() {
+    let h = Harness::new();
+    h.call("POST", &Harness::path("C9999999", "/integrations"), &json!({"name": "Web shop"}))
+        .assert_error_without_details(404, "NOT_FOUND");
 }
