@@ -96,10 +96,12 @@ fn from_serde(path: String, e: serde_json::Error) -> Error {
         }
         Category::Data => {
             let path = if path == "." { String::new() } else { path };
-            // serde reports a missing field at its parent's path; name the field itself.
-            if let Some(name) = message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
-                let field = crate::error::join_path(&path, name);
-                return Error::fields(ErrorCategory::InvalidRequest, vec![FieldError { field, message: "is required".into() }]);
+            // serde reports a missing or repeated field at its parent's path; name the field itself.
+            for (prefix, problem) in [("missing field `", "is required"), ("duplicate field `", "is given more than once")] {
+                if let Some(name) = message.strip_prefix(prefix).and_then(|m| m.strip_suffix('`')) {
+                    let field = crate::error::join_path(&path, name);
+                    return Error::fields(ErrorCategory::InvalidRequest, vec![FieldError { field, message: problem.into() }]);
+                }
             }
             let field = if path.is_empty() { "body".to_string() } else { path };
             Error::fields(ErrorCategory::InvalidRequest, vec![FieldError { field, message }])
@@ -142,6 +144,8 @@ mod tests {
         let e = parse_body::<Outer>(r#"{"items":[{"name":"a"}]}"#).unwrap_err();
         assert_eq!(e.details()[0].field, "items[0].qty");
         assert_eq!(e.details()[0].message, "is required");
+        let e = parse_body::<Outer>(r#"{"items":[{"name":"a","qty":1,"qty":2}]}"#).unwrap_err();
+        assert_eq!(e.details()[0].field, "items[0].qty");
     }
 
     #[test]
