@@ -233,6 +233,14 @@ fn an_empty_body_is_an_invalid_request() {
 }
 
 #[test]
+fn a_field_given_twice_is_named() {
+    let h = Harness::new();
+    let text = valid().to_string();
+    let body = format!("{{\"password\": \"other-password\", {}", &text[1..]);
+    h.raw("POST", CREATE, &body).assert_error(400, "INVALID_REQUEST", Some("password"));
+}
+
+#[test]
 fn trailing_text_after_the_object_is_an_invalid_request() {
     let h = Harness::new();
     h.raw("POST", CREATE, &format!("{} x", valid())).assert_error_without_details(400, "INVALID_REQUEST");
