@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use consign_conformance::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 fn default_services() -> Vec<Value> {
     let h = Harness::new();
@@ -201,4 +201,17 @@ fn every_carrier_of_the_spec_offers_enough_services() {
         let n = services.iter().filter(|s| s["carrierCode"] == carrier).count();
         assert!(n >= least, "{carrier} has {n} services, expected at least {least}");
     }
+}
+
+#[test]
+fn a_catalog_import_that_drops_a_profile_in_use_is_refused() {
+    let h = Harness::new();
+    let id = h.create_customer_of_profile("gus@example.com", "GroundSaver");
+    let before = h.services(&id);
+    let mut doc: Value = serde_json::from_str(&h.shipping.export_catalog().unwrap()).unwrap();
+    doc["profiles"] = json!(doc["profiles"].as_array().unwrap().iter().filter(|p| p["code"] != "GroundSaver").collect::<Vec<_>>());
+    let e = h.shipping.import_catalog(&doc.to_string()).unwrap_err();
+    assert_eq!(e.category(), consign::ErrorCategory::InvalidRequest);
+    assert_eq!(e.details().first().map(|d| d.field.as_str()), Some("profiles"));
+    assert_eq!(h.services(&id), before);
 }
