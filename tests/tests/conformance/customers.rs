@@ -83,6 +83,11 @@ rejected! {
     an_email_without_dotted_domain_is_refused: "/email" = json!("ann@example") => "email";
     an_email_with_spaces_is_refused: "/email" = json!("ann lee@example.com") => "email";
     an_empty_password_is_refused: "/password" = json!("") => "password";
+    a_password_of_seven_characters_is_refused: "/password" = json!("glazing") => "password";
+    a_monthly_volume_that_is_not_a_string_is_refused: "/monthlyVolume" = json!(500) => "monthlyVolume";
+    a_utm_value_that_is_not_a_string_is_refused: "/utm" = json!({"source": 7}) => "utm.source";
+    a_sales_rep_over_one_hundred_characters_is_refused: "/salesRep" = json!("r".repeat(101)) => "salesRep";
+    a_franchise_with_punctuation_is_refused: "/franchiseId" = json!("P-H") => "franchiseId";
     a_two_character_franchise_is_refused: "/franchiseId" = json!("PH") => "franchiseId";
     a_four_character_franchise_is_refused: "/franchiseId" = json!("PHLA") => "franchiseId";
     a_negative_minimum_balance_is_refused: "/prepaySettings/minimumBalance" = json!("-1.00") => "prepaySettings.minimumBalance";
@@ -140,6 +145,8 @@ accepted! {
     unknown_fields_are_ignored: "/favouriteColour" = json!({"deep": [1, 2, {"x": null}]});
     trailing_zeros_beyond_two_decimals_are_accepted: "/prepaySettings/minimumBalance" = json!("10.000");
     a_name_of_one_hundred_characters_is_accepted: "/billingAddress/name" = json!("n".repeat(100));
+    a_password_of_eight_characters_is_accepted: "/password" = json!("glazings");
+    a_profile_other_than_default_is_accepted: "/profileCode" = json!("Retail");
     optional_fields_may_be_empty_strings: "/salesRep" = json!("");
 }
 
