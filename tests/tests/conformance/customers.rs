@@ -328,6 +328,27 @@ fn connect_customer_without_a_password_names_the_field() {
     h.call("POST", CONNECT, &json!({"username": "ann@example.com"})).assert_error(400, "INVALID_REQUEST", Some("password"));
 }
 
+#[test]
+fn the_password_is_stored_only_as_an_argon2id_hash() {
+    let dir = std::env::temp_dir().join(format!("consign-conformance-{}-password", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("shop.db");
+    let shipping = consign::Shipping::open(&db).unwrap();
+    let created = shipping.handle("POST", CREATE, &valid().to_string());
+    assert_eq!(created.status, 201, "{}", created.body);
+    // Read the database and its write-ahead log while the service is open.
+    let mut bytes = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        bytes.extend(std::fs::read(entry.unwrap().path()).unwrap());
+    }
+    drop(shipping);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let contains = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
+    assert!(contains(b"ann@example.com"), "the customer was written to the files read");
+    assert!(!contains(b"glaze-and-fire"), "the password is stored in clear");
+    assert!(contains(b"$argon2id$"), "no argon2id hash stored");
+}
+
 // ---- the prepay ledger opens with one recharge -----------------------------------------
 
 fn prepay(h: &Harness, id: &str) -> Value {
