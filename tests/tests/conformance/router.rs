@@ -68,7 +68,7 @@ fn the_405_message_names_the_allowed_methods() {
     let h = Harness::new();
     let a = h.get("/restapi/v1/customers");
     a.assert_error(405, "METHOD_NOT_ALLOWED", None);
-    assert!(a.body["error"].as_str().is_some_and(|e| e.contains("POST")), "{}", a.body);
+    assert_eq!(a.body["error"], "GET is not allowed on /restapi/v1/customers; use POST.");
 }
 
 #[test]
@@ -80,6 +80,12 @@ fn every_customer_scoped_path_is_not_found_for_an_unknown_customer() {
         assert_eq!(a.status, 404, "{method} {path}: {}", a.body);
         a.assert_error_without_details(404, "NOT_FOUND");
     }
+}
+
+#[test]
+fn the_404_message_names_the_unknown_customer() {
+    let h = Harness::new();
+    assert_eq!(h.get(&Harness::path("C9999999", "/services")).body["error"], r#"No customer "C9999999" was found."#);
 }
 
 #[test]
