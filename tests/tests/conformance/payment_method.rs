@@ -60,6 +60,7 @@ refused! {
     a_nineteen_digit_card_number_is_refused: "/paymentMethod/processorCardTokenId" = json!("6011000990139424009") => "paymentMethod.processorCardTokenId";
     an_empty_token_is_refused: "/paymentMethod/processorCardTokenId" = json!("") => "paymentMethod.processorCardTokenId";
     a_token_of_the_wrong_type_is_refused: "/paymentMethod/processorCardTokenId" = json!(12345) => "paymentMethod.processorCardTokenId";
+    a_payment_method_that_is_not_an_object_is_refused: "/paymentMethod" = json!(TOKEN) => "paymentMethod";
     a_billing_state_that_does_not_exist_is_refused: "/billingAddress/state" = json!("XY") => "billingAddress.state";
     a_billing_zip_of_the_wrong_shape_is_refused: "/billingAddress/zip" = json!("191") => "billingAddress.zip";
     a_billing_country_that_is_not_iso_is_refused: "/billingAddress/country" = json!("XX") => "billingAddress.country";

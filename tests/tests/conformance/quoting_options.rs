@@ -173,6 +173,17 @@ fn a_missing_field_of_an_option_is_named() {
 }
 
 #[test]
+fn a_field_of_the_wrong_type_names_its_path() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    put(&h, &id, json!([ground(), with(flat_rate(), "/name", json!(5))])).assert_error(
+        400,
+        "INVALID_REQUEST",
+        Some("integratedQuotingOptions[1].name"),
+    );
+}
+
+#[test]
 fn a_body_without_the_list_is_refused() {
     let h = Harness::new();
     let id = h.create_customer("ann@example.com");
