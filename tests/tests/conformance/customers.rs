@@ -198,6 +198,17 @@ fn a_registered_email_with_surrounding_spaces_is_a_conflict() {
 }
 
 #[test]
+fn simultaneous_registrations_of_one_email_make_one_customer_and_conflicts() {
+    let h = Harness::new();
+    let statuses: Vec<u16> = std::thread::scope(|s| {
+        let threads: Vec<_> = (0..4).map(|_| s.spawn(|| create(&h, &valid()).status)).collect();
+        threads.into_iter().map(|t| t.join().unwrap()).collect()
+    });
+    assert_eq!(statuses.iter().filter(|&&s| s == 201).count(), 1, "{statuses:?}");
+    assert_eq!(statuses.iter().filter(|&&s| s == 409).count(), 3, "{statuses:?}");
+}
+
+#[test]
 fn a_refused_customer_does_not_take_its_email() {
     let h = Harness::new();
     create(&h, &with(valid(), "/profileCode", json!("Platinum"))).assert_error(400, "INVALID_REQUEST", Some("profileCode"));

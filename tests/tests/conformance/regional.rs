@@ -89,6 +89,17 @@ fn an_alaska_zip_excludes_services_that_exclude_alaska() {
 }
 
 #[test]
+fn a_hawaii_zip_excludes_services_that_exclude_hawaii() {
+    let (h, id) = customer();
+    let got = types(&h, &id, "96813");
+    assert!(got.iter().any(|s| s == "parcel_next_day_air"), "{got:?}");
+    assert!(!got.iter().any(|s| s == "parcel_3_day_select"), "{got:?}");
+    for s in &got {
+        assert!(!excluded_states(&h, s).iter().any(|st| st == "HI"), "{s} excludes HI but was returned");
+    }
+}
+
+#[test]
 fn a_military_zip_gives_only_services_that_serve_it() {
     let (h, id) = customer();
     let got = types(&h, &id, "09001");
