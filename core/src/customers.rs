@@ -20,7 +20,9 @@ use crate::wire;
 pub(crate) struct Customer {
     pub id: String,
     pub profile_code: String,
+    #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     pub minimum_balance_cents: i64,
+    #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     pub recharge_amount_cents: i64,
 }
 
@@ -146,10 +148,22 @@ pub(crate) fn connect(conn: &Connection, req: &wire::ConnectCustomerRequest) -> 
         })
         .optional()?;
     let refused = || Error::new(ErrorCategory::Unauthorized, "The e-mail and password do not match a customer.");
-    let Some((id, hash)) = row else { return Err(refused()) };
+    let Some((id, hash)) = row else {
+        // Spend the work of a wrong password, so that timing does not reveal who is registered.
+        if let Some(dummy) = dummy_hash().and_then(|h| PasswordHash::new(h).ok()) {
+            let _ = Argon2::default().verify_password(req.password.as_bytes(), &dummy);
+        }
+        return Err(refused());
+    };
     let parsed = PasswordHash::new(&hash).map_err(|e| Error::internal(format!("stored password hash is unreadable: {e}")))?;
     Argon2::default().verify_password(req.password.as_bytes(), &parsed).map_err(|_| refused())?;
     Ok(wire::CustomerIdResponse { customer_id: id })
+}
+
+/// A hash that matches no password, checked against when the e-mail is unknown.
+fn dummy_hash() -> Option<&'static str> {
+    static DUMMY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    DUMMY.get_or_init(|| hash_password("no customer has this password").ok()).as_deref()
 }
 
 /// The token type of 4.12, under its neutral name and the spec's bracketed spelling.

@@ -142,10 +142,17 @@ impl Shipping {
     /// Replaces the catalog with `json` (the format of `core/data/catalog.json`).
     ///
     /// # Errors
-    /// `INVALID_REQUEST` naming what is inconsistent; the old catalog stays in force.
+    /// `INVALID_REQUEST` naming what is inconsistent, or a profile that customers use and
+    /// the new catalog lacks; the old catalog stays in force.
     pub fn import_catalog(&self, json: &str) -> Result<()> {
         let catalog = Catalog::from_json(json)?;
         self.write(|tx| {
+            let mut used = tx.prepare("SELECT DISTINCT profile_code FROM customers ORDER BY profile_code")?;
+            let used = used.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+            let missing: Vec<&str> = used.iter().map(String::as_str).filter(|code| catalog.profile(code).is_none()).collect();
+            if !missing.is_empty() {
+                return Err(Error::invalid("profiles", format!("customers use profiles the catalog lacks: {}", missing.join(", "))));
+            }
             tx.execute("UPDATE catalog SET document = ?1, updated_at = ?2 WHERE id = 1", [json, &ledger::timestamp(self.clock.now())])?;
             Ok(())
         })?;

@@ -1,7 +1,7 @@
 //! Support for the conformance suite: a service on a fixed clock, request builders, and
 //! assertions on the error body of DECISIONS 2.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // test support: a failed setup should stop the test loudly
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
 use std::sync::Arc;
 
@@ -41,6 +41,18 @@ impl Answer {
             let fields: Vec<&str> = self.body["details"].as_array().into_iter().flatten().filter_map(|d| d["field"].as_str()).collect();
             assert!(fields.contains(&field), "expected a detail for {field}, found {fields:?} in {}", self.body);
         }
+    }
+
+    /// Asserts an error body without `details`: the failure is not about a field.
+    #[track_caller]
+    pub fn assert_error_without_details(&self, status: u16, category: &str) {
+        self.assert_error(status, category, None);
+        assert!(self.body.get("details").is_none(), "no details expected in {}", self.body);
+    }
+
+    /// The field paths named in `details`.
+    pub fn fields(&self) -> Vec<String> {
+        self.body["details"].as_array().into_iter().flatten().filter_map(|d| d["field"].as_str()).map(str::to_string).collect()
     }
 
     /// Asserts the status and returns the body.
@@ -91,6 +103,29 @@ impl Harness {
         self.create_customer_with(&customer_body(email))
     }
 
+    /// `GET` without a body.
+    pub fn get(&self, path: &str) -> Answer {
+        self.raw("GET", path, "")
+    }
+
+    /// `DELETE` without a body.
+    pub fn delete(&self, path: &str) -> Answer {
+        self.raw("DELETE", path, "")
+    }
+
+    /// Creates a customer of profile `profile` for `email`.
+    #[track_caller]
+    pub fn create_customer_of_profile(&self, email: &str, profile: &str) -> String {
+        self.create_customer_with(&with(customer_body(email), "/profileCode", json!(profile)))
+    }
+
+    /// `GET .../services` of `id`, as the `services` array (asserting 200).
+    #[track_caller]
+    pub fn services(&self, id: &str) -> Vec<Value> {
+        let a = self.get(&Harness::path(id, "/services"));
+        a.expect(200)["services"].as_array().expect("services is an array").clone()
+    }
+
     /// `/restapi/v1/customers/{id}{tail}`.
     pub fn path(id: &str, tail: &str) -> String {
         format!("/restapi/v1/customers/{id}{tail}")
@@ -102,6 +137,18 @@ pub fn us_address() -> Value {
     json!({"name": "Ann Lee", "company": "Lee Ceramics", "address1": "200 Market St", "address2": "Suite 4",
         "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US", "phone": "(215) 555-0142",
         "email": "ann@leeceramics.example"})
+}
+
+/// A complete Canadian address (Ontario, Ottawa).
+pub fn ca_address() -> Value {
+    json!({"name": "Luc Roy", "company": "", "address1": "111 Wellington St", "address2": "",
+        "city": "Ottawa", "state": "ON", "zip": "K1A 0A9", "country": "CA", "phone": "613-555-0199"})
+}
+
+/// A complete address outside North America (London).
+pub fn gb_address() -> Value {
+    json!({"name": "Ada Byron", "company": "Engines Ltd", "address1": "10 Downing St", "address2": "",
+        "city": "London", "state": "", "zip": "SW1A 2AA", "country": "GB", "phone": "+44 20 7946 0958"})
 }
 
 /// A valid create-customer body for `email`.
@@ -218,4 +265,14 @@ pub fn quote_errors_of<'a>(result: &'a Value, carrier: &str) -> Vec<&'a Value> {
 /// The quotes of a result for services of `carrier`.
 pub fn quotes_of<'a>(result: &'a Value, carrier: &str) -> Vec<&'a Value> {
     result["quotes"].as_array().into_iter().flatten().filter(|q| q["carrierCode"] == carrier).collect()
+}
+
+/// The account fields of a carrier A (`parcel`) provider account, as in 2.11.
+pub fn parcel_account(account_number: &str) -> Value {
+    json!({"accountFields": {"accountNumber": account_number, "userId": "lee-shipping", "password": "s3cret-pass", "accessLicenceNumber": "AB12CD34EF56"}})
+}
+
+/// One integrated quoting option (4.8).
+pub fn quoting_option(name: &str, carrier: &str, service: &str, package_type: &str) -> Value {
+    json!({"name": name, "carrierCode": carrier, "serviceCode": service, "packageTypeCode": package_type})
 }

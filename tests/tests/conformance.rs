@@ -7,3 +7,15 @@
 mod customers;
 #[path = "conformance/quotes.rs"]
 mod quotes;
+#[path = "conformance/payment_method.rs"]
+mod payment_method;
+#[path = "conformance/provider_accounts.rs"]
+mod provider_accounts;
+#[path = "conformance/quoting_options.rs"]
+mod quoting_options;
+#[path = "conformance/regional.rs"]
+mod regional;
+#[path = "conformance/router.rs"]
+mod router;
+#[path = "conformance/services.rs"]
+mod services;

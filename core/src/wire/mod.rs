@@ -8,6 +8,7 @@ mod accounts;
 mod customers;
 mod numbers;
 mod quotes;
+mod strict;
 
 pub use accounts::*;
 pub use customers::*;
@@ -70,7 +71,8 @@ pub fn parse_body<T: DeserializeOwned>(body: &str) -> Result<T, Error> {
         return Err(Error::new(ErrorCategory::InvalidRequest, format!("The request body must be a JSON object, found {found}.")));
     }
     let mut de = serde_json::Deserializer::from_str(body);
-    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| from_serde(e.path().to_string(), e.into_inner()))?;
+    let value: T =
+        serde_path_to_error::deserialize(strict::Strict(&mut de)).map_err(|e| from_serde(e.path().to_string(), e.into_inner()))?;
     de.end().map_err(|e| from_serde(String::new(), e))?;
     Ok(value)
 }
@@ -96,10 +98,12 @@ fn from_serde(path: String, e: serde_json::Error) -> Error {
         }
         Category::Data => {
             let path = if path == "." { String::new() } else { path };
-            // serde reports a missing field at its parent's path; name the field itself.
-            if let Some(name) = message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')) {
-                let field = crate::error::join_path(&path, name);
-                return Error::fields(ErrorCategory::InvalidRequest, vec![FieldError { field, message: "is required".into() }]);
+            // serde reports a missing or repeated field at its parent's path; name the field itself.
+            for (prefix, problem) in [("missing field `", "is required"), ("duplicate field `", "is given more than once")] {
+                if let Some(name) = message.strip_prefix(prefix).and_then(|m| m.strip_suffix('`')) {
+                    let field = crate::error::join_path(&path, name);
+                    return Error::fields(ErrorCategory::InvalidRequest, vec![FieldError { field, message: problem.into() }]);
+                }
             }
             let field = if path.is_empty() { "body".to_string() } else { path };
             Error::fields(ErrorCategory::InvalidRequest, vec![FieldError { field, message }])
@@ -149,6 +153,8 @@ mod tests {
         let e = parse_body::<Outer>(r#"{"items":[{"name":"a"}]}"#).unwrap_err();
         assert_eq!(e.details()[0].field, "items[0].qty");
         assert_eq!(e.details()[0].message, "is required");
+        let e = parse_body::<Outer>(r#"{"items":[{"name":"a","qty":1,"qty":2}]}"#).unwrap_err();
+        assert_eq!(e.details()[0].field, "items[0].qty");
     }
 
     #[test]
