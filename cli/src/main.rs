@@ -8,6 +8,7 @@
 mod demo;
 mod table;
 
+use std::io::Write;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
@@ -68,7 +69,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let pretty = serde_json::from_str::<serde_json::Value>(&response.body)
                 .and_then(|v| serde_json::to_string_pretty(&v))
                 .unwrap_or(response.body);
-            println!("{pretty}");
+            // A closed pipe (`consign call ... | head`) is not an error of the call.
+            let _ = writeln!(std::io::stdout().lock(), "{pretty}");
             eprintln!("HTTP {}", response.status);
             Ok(if response.status < 400 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }

@@ -106,7 +106,6 @@ pub(crate) fn delete_provider_account(tx: &Transaction, customer_id: &str, id: &
 }
 
 /// The carrier of the customer's provider account `id`, if the customer has it.
-#[allow(dead_code)] // used by booking (issue 4), which lands next
 pub(crate) fn provider_account_carrier(conn: &Connection, customer_id: &str, id: &str) -> Result<Option<String>> {
     Ok(conn
         .query_row("SELECT provider_code FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", [id, customer_id], |r| r.get(0))
@@ -143,7 +142,6 @@ pub(crate) fn create_integration(
 }
 
 /// True if the customer owns integration `id`.
-#[allow(dead_code)] // used by booking (issue 4), which lands next
 pub(crate) fn owns_integration(conn: &Connection, customer_id: &str, id: &str) -> Result<bool> {
     Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM integrations WHERE id = ?1 AND customer_id = ?2)", [id, customer_id], |r| r.get(0))?)
 }

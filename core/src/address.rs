@@ -8,7 +8,6 @@ use crate::wire::WireAddress;
 
 /// Which endpoint an address belongs to; decides which fields are required.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(dead_code)] // used by booking (issue 4), which lands next
 pub(crate) enum AddressUse {
     /// Create customer (4.9): every field required, phone included.
     Customer,

@@ -16,7 +16,6 @@ use crate::wire;
 
 /// What other operations need to know of a customer.
 #[derive(Debug, Clone)]
-#[allow(dead_code)] // used by booking (issue 4), which lands next
 pub(crate) struct Customer {
     pub id: String,
     pub profile_code: String,
@@ -203,7 +202,6 @@ pub(crate) fn update_payment_method(
 }
 
 /// True if the customer has a payment method on file.
-#[allow(dead_code)] // used by booking (issue 4), which lands next
 pub(crate) fn has_payment_method(conn: &Connection, customer_id: &str) -> Result<bool> {
     Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM payment_methods WHERE customer_id = ?1)", [customer_id], |r| r.get(0))?)
 }

@@ -36,6 +36,7 @@
 
 mod accounts;
 mod address;
+mod booking;
 pub mod catalog;
 mod clock;
 mod customers;
@@ -50,6 +51,7 @@ mod router;
 mod shipment;
 mod shipping;
 mod store;
+mod tracking;
 pub mod tracking_number;
 pub mod wire;
 
@@ -64,3 +66,4 @@ pub use quoting::{StoredQuote, MAX_BATCH, QUOTE_LIFETIME_SECS};
 pub use router::Response;
 pub use shipping::{Shipping, ShippingBuilder};
 pub use store::SCHEMA_VERSION;
+pub use tracking::EVENT_STATUSES;

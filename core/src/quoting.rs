@@ -150,7 +150,7 @@ fn quote_error(service: &Service, package_type: &str, category: ErrorCategory, e
 }
 
 /// Why a service cannot take the shipment at all, whatever the package type.
-fn service_refusal(ctx: &Context, s: &ValidShipment, service: &Service, carrier: &Carrier) -> Option<String> {
+pub(crate) fn service_refusal(ctx: &Context, s: &ValidShipment, service: &Service, carrier: &Carrier) -> Option<String> {
     if let Some(lead) = carrier.lead_days {
         let days = (s.date - ctx.today).num_days();
         if days > i64::from(lead) {
@@ -181,7 +181,7 @@ fn service_refusal(ctx: &Context, s: &ValidShipment, service: &Service, carrier:
 }
 
 /// Why `pt` (as offered by the service) cannot carry the shipment, if it cannot.
-fn package_refusal(s: &ValidShipment, sp: &ServicePackage, pt: &PackageType) -> Option<String> {
+pub(crate) fn package_refusal(s: &ValidShipment, sp: &ServicePackage, pt: &PackageType) -> Option<String> {
     if s.pieces.len() > 1 && !sp.multipiece {
         return Some(format!("{} does not take multipiece shipments ({} pieces given)", pt.label, s.pieces.len()));
     }
@@ -291,7 +291,7 @@ pub(crate) fn price(ctx: &Context, s: &ValidShipment, markup: Decimal, buf: &mut
     Ok(out)
 }
 
-fn rate_one(
+pub(crate) fn rate_one(
     rates: &RateBook,
     s: &ValidShipment,
     service: &Service,

@@ -50,6 +50,9 @@ enum Endpoint<'a> {
     Prepay(&'a str),
     BatchQuote(&'a str),
     Quote(&'a str),
+    Shipments(&'a str),
+    Shipment(&'a str, &'a str),
+    Label(&'a str, &'a str, &'a str),
 }
 
 impl Endpoint<'_> {
@@ -66,6 +69,8 @@ impl Endpoint<'_> {
             Endpoint::QuotingOptions(_) => "GET or PUT",
             Endpoint::ProviderAccounts(_) => "GET",
             Endpoint::ProviderAccount(..) => "PUT or DELETE",
+            Endpoint::Shipments(_) | Endpoint::Shipment(..) => "GET or POST",
+            Endpoint::Label(..) => "GET",
         }
     }
 }
@@ -92,6 +97,15 @@ fn decode(segment: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The decoded value of `name` in a query string `a=1&b=2`.
+fn query_param(query: &str, name: &str) -> Option<String> {
+    query
+        .split('&')
+        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| decode(&v.replace('+', " ")))
+}
+
 fn route<'a>(segments: &[&'a str]) -> Option<Endpoint<'a>> {
     use Endpoint::*;
     let rest = match segments {
@@ -114,6 +128,9 @@ fn route<'a>(segments: &[&'a str]) -> Option<Endpoint<'a>> {
             ["prepay"] => Prepay(id),
             ["batch-quote"] => BatchQuote(id),
             ["quote"] => Quote(id),
+            ["shipments"] => Shipments(id),
+            ["shipments", book] => Shipment(id, book),
+            ["shipments", book, "label", format] => Label(id, book, format),
             _ => return None,
         },
         _ => return None,
@@ -148,7 +165,7 @@ impl Shipping {
                 format!("The request body is {} bytes; at most {MAX_BODY} are accepted.", body.len()),
             ));
         }
-        let path = path.split_once('?').map_or(path, |(p, _)| p);
+        let (path, query) = path.split_once('?').unwrap_or((path, ""));
         let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
         let endpoint = route(&segments).ok_or_else(|| Error::new(ErrorCategory::NotFound, format!("No operation is served at {path}.")))?;
         let method = method.to_ascii_uppercase();
@@ -168,6 +185,20 @@ impl Shipping {
             (Prepay(id), "GET") => Response::json(200, &self.prepay(id)?),
             (BatchQuote(id), "POST") => Response::json(200, &self.batch_quote_json(id, body)?),
             (Quote(id), "POST") => Response::json(200, &self.quote(id, &parse_body(body)?)?),
+            (Shipments(id), "POST") => Response::json(201, &self.book_shipment(id, &parse_body(body)?)?),
+            (Shipments(id), "GET") => {
+                let min = query_param(query, "minBookNumber").unwrap_or_default();
+                let limit = match query_param(query, "limit").filter(|l| !l.is_empty()) {
+                    None => 100,
+                    Some(l) => {
+                        l.parse().map_err(|_| Error::invalid("limit", format!("expected a whole number from 1 to 100, found {l:?}")))?
+                    }
+                };
+                Response::json(200, &self.shipments(id, &min, limit)?)
+            }
+            (Shipment(id, book), "GET") => Response::json(200, &self.shipment(id, book)?),
+            (Shipment(id, book), "POST") => Response::json(200, &self.void_shipment(id, book, &parse_body(body)?)?),
+            (Label(id, book, format), "GET") => Response::json(200, &self.label(id, book, format)?),
             _ => {
                 return Err(Error::new(
                     ErrorCategory::MethodNotAllowed,

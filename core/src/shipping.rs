@@ -12,8 +12,8 @@ use crate::clock::{Clock, SystemClock};
 use crate::customers::{self, Customer};
 use crate::error::{Error, ErrorCategory, Result};
 use crate::quoting::{self, Context, ToStore, MAX_BATCH};
-use crate::rating::{PieceInput, RateBook};
-use crate::{accounts, ledger, store, wire};
+use crate::rating::{self, CsvKind, ImportError, ImportSummary, PieceInput, RateBook};
+use crate::{accounts, booking, ledger, store, wire};
 
 /// The shipping service on one SQLite database.
 ///
@@ -137,6 +137,43 @@ impl Shipping {
     /// The rate book in force.
     pub fn rate_book(&self) -> Arc<RateBook> {
         self.rates.read().map(|r| Arc::clone(&r)).unwrap_or_else(|p| Arc::clone(&p.into_inner()))
+    }
+
+    /// Imports rate data of `kind` from CSV (the format of `docs/rate-cards.md`): every
+    /// row is checked (errors carry line numbers), the cards and charts it names are
+    /// replaced in one transaction, and the new rate book is swapped in whole.
+    ///
+    /// # Errors
+    /// `INVALID_REQUEST` with a detail per invalid line (`line 12`), or naming what
+    /// would be inconsistent; nothing is written then and the old book stays in force.
+    pub fn import_rates(&self, kind: CsvKind, csv: &str) -> Result<ImportSummary> {
+        let (summary, book) = self.write(|tx| {
+            let summary = rating::import_csv(tx, kind, csv).map_err(|e| match e {
+                ImportError::Rows(rows) => Error::fields(
+                    ErrorCategory::InvalidRequest,
+                    rows.into_iter().map(|r| crate::FieldError { field: format!("line {}", r.line), message: r.message }).collect(),
+                ),
+                ImportError::Sql(e) => Error::from(e),
+                other => Error::new(ErrorCategory::InvalidRequest, other.to_string()),
+            })?;
+            // The whole book must still load: a card naming a missing chart is refused here.
+            let book = RateBook::load(tx)
+                .map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The import would leave the rate book unusable: {e}")))?;
+            Ok((summary, book))
+        })?;
+        match self.rates.write() {
+            Ok(mut r) => *r = Arc::new(book),
+            Err(p) => *p.into_inner() = Arc::new(book),
+        }
+        Ok(summary)
+    }
+
+    /// Exports the rate data of `kind` as CSV, in the import format.
+    ///
+    /// # Errors
+    /// Only on a storage failure.
+    pub fn export_rates(&self, kind: CsvKind) -> Result<String> {
+        self.read(|conn| rating::export_csv(conn, kind).map_err(|e| Error::internal(format!("could not export {}: {e}", kind.as_str()))))
     }
 
     /// Replaces the catalog with `json` (the format of `core/data/catalog.json`).
@@ -491,6 +528,79 @@ impl Shipping {
         self.read(|conn| {
             customers::find(conn, customer_id)?;
             quoting::find(conn, customer_id, quote_id)?.ok_or_else(|| Error::not_found("quote", &quote_id.to_string()))
+        })
+    }
+
+    /// Book shipment (4.5), `POST .../shipments`: one transaction for the shipment, its
+    /// ledger entries, its first tracking event and its idempotency record.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or quote; `INVALID_REQUEST` naming each field
+    /// at fault; `SERVICE_NOT_AVAILABLE` off the service's route; `QUOTE_EXPIRED`;
+    /// `INSUFFICIENT_FUNDS` (nothing is written then); `CONFLICT` for an idempotency key
+    /// reused with another payload.
+    pub fn book_shipment(&self, customer_id: &str, req: &wire::BookShipmentRequest) -> Result<wire::BookShipmentResponse> {
+        let catalog = self.catalog();
+        let rates = self.rate_book();
+        let (today, now) = (self.clock.today(), self.clock.now());
+        self.write(|tx| {
+            let customer = customers::find(tx, customer_id)?;
+            let profile = Self::profile(&catalog, &customer)?;
+            let ctx = booking::Context { catalog: &catalog, rates: &rates, profile, customer: &customer, today, now };
+            booking::book(tx, &ctx, req)
+        })
+    }
+
+    /// Void shipment, `POST .../shipments/:bookNumber` `{"voided": true}`: refunds its
+    /// prepay charge to the ledger.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment (or another customer's);
+    /// `CONFLICT` when it is already voided.
+    pub fn void_shipment(&self, customer_id: &str, book_number: &str, req: &wire::VoidRequest) -> Result<wire::VoidResponse> {
+        let now = self.clock.now();
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            booking::void(tx, customer_id, book_number, req, now)
+        })
+    }
+
+    /// Retrieve shipment, `GET .../shipments/:bookNumber` (fields as a search result).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment (or another customer's).
+    pub fn shipment(&self, customer_id: &str, book_number: &str) -> Result<wire::ShipmentView> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            Ok(booking::find(conn, customer_id, book_number)?.view)
+        })
+    }
+
+    /// List shipments, `GET .../shipments?minBookNumber=&limit=`: by book number from
+    /// `min_book_number` (inclusive), at most `limit` (1 to 100).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a limit outside 1-100.
+    pub fn shipments(&self, customer_id: &str, min_book_number: &str, limit: i64) -> Result<wire::ShipmentsResponse> {
+        if !(1..=100).contains(&limit) {
+            return Err(Error::invalid("limit", format!("expected a whole number from 1 to 100, found {limit}")));
+        }
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            booking::list(conn, customer_id, min_book_number, limit)
+        })
+    }
+
+    /// Retrieve label, `GET .../shipments/:bookNumber/label/:labelImageFormat`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment; `INVALID_REQUEST` for a format
+    /// the carrier does not print.
+    pub fn label(&self, customer_id: &str, book_number: &str, format: &str) -> Result<wire::LabelResponse> {
+        let catalog = self.catalog();
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            booking::label(conn, &catalog, customer_id, book_number, format)
         })
     }
 }

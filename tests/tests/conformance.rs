@@ -5,12 +5,12 @@
 
 #[path = "conformance/customers.rs"]
 mod customers;
-#[path = "conformance/quotes.rs"]
-mod quotes;
 #[path = "conformance/payment_method.rs"]
 mod payment_method;
 #[path = "conformance/provider_accounts.rs"]
 mod provider_accounts;
+#[path = "conformance/quotes.rs"]
+mod quotes;
 #[path = "conformance/quoting_options.rs"]
 mod quoting_options;
 #[path = "conformance/regional.rs"]

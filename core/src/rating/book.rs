@@ -93,7 +93,7 @@ impl ZonePrices {
             return Some(b.1);
         }
         let (last, price) = *self.breaks.last()?;
-        Some(price + self.extra_per_step? * Decimal::from(steps - last))
+        price.checked_add(self.extra_per_step?.checked_mul(Decimal::from(steps - last))?)
     }
 
     pub(crate) fn max_weight(&self, step: Decimal) -> Decimal {

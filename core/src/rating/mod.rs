@@ -600,7 +600,8 @@ impl RateBook {
     }
 
     /// Converts an amount between currencies with the book's exchange table,
-    /// unrounded.
+    /// unrounded. (An amount so large that the product would overflow `Decimal`,
+    /// about 7.9e28, is returned unconverted rather than panicking.)
     pub fn convert(&self, amount: Decimal, from: Currency, to: Currency) -> Decimal {
         if from == to {
             return amount;
@@ -640,12 +641,13 @@ impl RateBook {
             let pw = piece_weight(carrier, card.flat, i, piece, input)?;
             quoted_steps += u64::from(pw.steps);
             actual_steps += u64::from(pw.actual_steps);
-            base += prices.price(pw.steps).ok_or_else(|| RateError::WeightNotPriced {
+            let price = prices.price(pw.steps).ok_or_else(|| RateError::WeightNotPriced {
                 piece: i,
                 weight: Decimal::from(pw.steps) * carrier.step,
                 max: prices.max_weight(carrier.step),
                 unit: carrier.weight_unit.as_str(),
             })?;
+            base = base.checked_add(price).ok_or(RateError::AmountTooLarge)?;
             let (h, o) = sur.piece_handling(pw.actual, pw.dims);
             handling += h;
             oversize += o;

@@ -20,6 +20,7 @@ const MIGRATIONS: &[Migration] = &[
     // The rate tables belong to the rating module; the default rate book is written once.
     Migration { sql: crate::rating::SCHEMA_SQL, seed: Some(seed_rates) },
     Migration { sql: include_str!("../../migrations/0003_quotes.sql"), seed: None },
+    Migration { sql: include_str!("../../migrations/0004_shipments.sql"), seed: None },
 ];
 
 fn seed_rates(tx: &Transaction) -> Result<()> {

@@ -5,12 +5,14 @@
 //! number or a numeric string, as real clients of this interface send both (DECISIONS 1).
 
 mod accounts;
+mod booking;
 mod customers;
 mod numbers;
 mod quotes;
 mod strict;
 
 pub use accounts::*;
+pub use booking::*;
 pub use customers::*;
 pub use numbers::{Dec, Int};
 pub use quotes::*;

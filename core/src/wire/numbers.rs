@@ -111,6 +111,12 @@ pub(crate) fn opt_dec<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Dec>, D:
     d.deserialize_any(OptVisitor)
 }
 
+/// For "key required, value may be null" decimals: `None` when the key is absent (with
+/// `#[serde(default)]`), `Some(None)` for null or an empty string, `Some(Some(v))` else.
+pub(crate) fn present_dec<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Option<Dec>>, D::Error> {
+    opt_dec(d).map(Some)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

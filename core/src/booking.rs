@@ -1,0 +1,799 @@
+//! Book shipment (4.5): validate every rule, price it (from its quote, or now), charge
+//! the prepay ledger (with automatic recharges), give it a book number and tracking
+//! numbers, render its labels, record `Info Received`, and keep the idempotency record:
+//! all in the caller's one transaction, so that a booking happens whole or not at all.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use rusqlite::{Connection, OptionalExtension, Transaction};
+use rust_decimal::Decimal;
+
+use crate::address::{self, Address, AddressUse};
+use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service};
+use crate::customers::{self, Customer};
+use crate::documents::{self, LabelAddress, LabelData, LabelFormat};
+use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::ledger::{self, EntryKind};
+use crate::money::{format2, from_cents, round_cents, to_cents};
+use crate::quoting::{self, ValidShipment};
+use crate::rating::{self, Currency, PieceInput, RateBook, WeightUnit};
+use crate::refdata::US_POSTAL_TERRITORIES;
+use crate::shipment::{self, ValidPiece, TERMS_OF_TRADE};
+use crate::tracking_number;
+use crate::{store, wire};
+
+/// Postal endorsements carrier E accepts.
+const POSTAL_ENDORSEMENTS: [&str; 4] =
+    ["ADDRESS_SERVICE_REQUESTED", "RETURN_SERVICE_REQUESTED", "CHANGE_SERVICE_REQUESTED", "FORWARDING_SERVICE_REQUESTED"];
+/// Most recharges one booking may trigger (guards a tiny recharge amount).
+const MAX_RECHARGES: i64 = 100;
+
+/// What booking reads besides the request.
+pub(crate) struct Context<'a> {
+    pub catalog: &'a Catalog,
+    pub rates: &'a RateBook,
+    pub profile: &'a Profile,
+    pub customer: &'a Customer,
+    pub today: NaiveDate,
+    pub now: DateTime<Utc>,
+}
+
+/// A booking that passed validation.
+struct Valid<'a> {
+    service: &'a Service,
+    carrier: &'a Carrier,
+    package: &'a PackageType,
+    shipment: ValidShipment,
+    label_format: LabelFormat,
+    billed_to_prepay: bool,
+}
+
+/// True if the shipment stays in one country (for the postal carrier, the US and its
+/// territories count as one).
+fn is_domestic(carrier: &str, sender: &str, receiver: &str) -> bool {
+    let us = |c: &str| c == "US" || US_POSTAL_TERRITORIES.contains(&c);
+    sender == receiver || (carrier == "postal" && us(sender) && us(receiver))
+}
+
+fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRequest) -> Result<Valid<'a>> {
+    let mut p = Problems::new();
+    let catalog = ctx.catalog;
+    let service = catalog.services_for(ctx.profile).find(|s| s.code == req.service_code && s.carrier == req.carrier_code);
+    let carrier = catalog.carrier(&req.carrier_code);
+    if carrier.is_none() {
+        p.push("carrierCode", format!("unknown carrier {:?}", req.carrier_code));
+    } else if service.is_none() {
+        p.push("serviceCode", format!("{:?} is not a service of {} offered to this customer", req.service_code, req.carrier_code));
+    }
+    let package = service.and_then(|s| {
+        let offered = s.package_types.iter().find(|sp| sp.package_type == req.package_type_code)?;
+        catalog.package_type(&s.carrier, &offered.package_type)
+    });
+    if service.is_some() && package.is_none() {
+        p.push("packageTypeCode", format!("{:?} is not a package type of service {}", req.package_type_code, req.service_code));
+    }
+    let carrier_code = req.carrier_code.as_str();
+
+    let sender = address::validate(&mut p, "sender", &req.sender, AddressUse::Booking);
+    let receiver = address::validate(&mut p, "receiver", &req.receiver, AddressUse::Booking);
+    if let Some(r) = &req.return_to {
+        address::validate(&mut p, "returnTo", r, AddressUse::ReturnTo);
+    }
+    let date = shipment::shipment_date(&mut p, "shipmentDate", &req.shipment_date, ctx.today);
+    let (weight_unit, dim_unit, currency) = shipment::units(&mut p, &req.weight_unit, req.dim_unit.as_ref(), &req.currency);
+    if let Some(c) = &req.customs_currency {
+        shipment::enumerated::<Currency>(&mut p, "customsCurrency", c, "USD, GBP, CAD, EUR");
+    }
+    for (field, value) in [
+        ("shipmentReference", &req.shipment_reference),
+        ("shipmentReference2", &req.shipment_reference2),
+        ("contentDescription", &req.content_description),
+        ("contentType", &req.content_type),
+        ("orderNumber", &req.order_number),
+    ] {
+        if value.as_ref().is_some_and(|v| v.chars().count() > 100) {
+            p.push(field, "must be at most 100 characters");
+        }
+    }
+    if let Some(pt) = package {
+        if !pt.is_preset() && matches!(req.dim_unit, Some(None)) {
+            p.push("dimUnit", format!("may be null only for package types with preset dimensions; {} is {}", pt.code, pt.dim_type));
+        }
+    }
+
+    // Pieces: all six keys present; then the shared rules.
+    let domestic = is_domestic(carrier_code, &sender.country, &receiver.country);
+    let mut wire_pieces = Vec::with_capacity(req.pieces.len());
+    for (i, piece) in req.pieces.iter().enumerate() {
+        for (name, value) in [
+            ("length", &piece.length),
+            ("width", &piece.width),
+            ("height", &piece.height),
+            ("insuranceAmount", &piece.insurance_amount),
+            ("declaredValue", &piece.declared_value),
+        ] {
+            if value.is_none() {
+                p.push(format!("pieces[{i}].{name}"), "is required (null when it does not apply)");
+            }
+        }
+        wire_pieces.push(wire::Piece {
+            weight: piece.weight,
+            length: piece.length.flatten(),
+            width: piece.width.flatten(),
+            height: piece.height.flatten(),
+            insurance_amount: piece.insurance_amount.flatten(),
+            declared_value: piece.declared_value.flatten(),
+            line_items: None,
+        });
+    }
+    let pieces = shipment::pieces(&mut p, &wire_pieces, domestic, dim_unit, matches!(req.dim_unit, Some(None)));
+
+    // Options that only some carriers have.
+    let label_format = match req.label_image_format.as_deref() {
+        None => Some(LabelFormat::Pdf),
+        Some(code) => {
+            match LabelFormat::from_code(code) {
+                None => {
+                    p.push("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {code:?}"));
+                    None
+                }
+                Some(f) => {
+                    let allowed = match f {
+                        LabelFormat::Pdf => true,
+                        LabelFormat::Epl2 => carrier_code == "expressground",
+                        LabelFormat::Zpl => matches!(carrier_code, "expressground" | "parcel" | "postal"),
+                    };
+                    if !allowed || carrier.is_some_and(|c| !c.label_formats.iter().any(|l| l == code)) {
+                        p.push("labelImageFormat", format!("{code} labels are not available for carrier {carrier_code}: EPL2 is carrier D only, ZPL carriers A, B and D"));
+                    }
+                    Some(f)
+                }
+            }
+        }
+    };
+    if req.scan_based_return_label == Some(true) && carrier_code != "postal" {
+        p.push("scanBasedReturnLabel", format!("is available for the postal carrier only, not {carrier_code}"));
+    }
+    if req.postal_express_am_delivery == Some(true) && carrier_code != "postal" {
+        p.push("postalExpressAmDelivery", format!("is available for the postal carrier only, not {carrier_code}"));
+    }
+    if req.dangerous_goods_code.is_some() && carrier_code != "ecommerce" {
+        p.push("dangerousGoodsCode", format!("is available for the e-commerce carrier only, not {carrier_code}"));
+    }
+    if let Some(e) = &req.postal_endorsement {
+        if carrier_code != "ecommerce" {
+            p.push("postalEndorsement", format!("is available for the e-commerce carrier only, not {carrier_code}"));
+        } else if !POSTAL_ENDORSEMENTS.contains(&e.as_str()) {
+            p.push("postalEndorsement", format!("expected one of {}, found {e:?}", POSTAL_ENDORSEMENTS.join(", ")));
+        }
+    }
+
+    if let Some(invoice) = &req.commercial_invoice {
+        booking_invoice(&mut p, invoice);
+    }
+    shipment::billing(&mut p, req.billing.as_ref());
+    if let Some(id) = &req.provider_account_id {
+        let owner_carrier = crate::accounts::provider_account_carrier(conn, &ctx.customer.id, id)?;
+        if owner_carrier.as_deref() != Some(carrier_code) {
+            p.push("providerAccountId", format!("{id:?} is not one of this customer's {carrier_code} accounts"));
+        }
+    }
+    if let Some(f) = &req.fulfillment {
+        if f.order_id.trim().is_empty() {
+            p.push("fulfillment.orderId", "must not be empty");
+        }
+        if !crate::accounts::owns_integration(conn, &ctx.customer.id, &f.integration_id)? {
+            p.push("fulfillment.integrationId", format!("{:?} is not one of this customer's integrations", f.integration_id));
+        }
+        for (i, item) in f.items.iter().enumerate() {
+            if item.quantity.0 < 1 {
+                p.push(format!("fulfillment.items[{i}].quantity"), "must be at least 1");
+            }
+        }
+    }
+    p.finish()?;
+
+    let (Some(service), Some(carrier), Some(package), Some(date), Some(weight_unit), Some(currency), Some(label_format)) =
+        (service, carrier, package, date, weight_unit, currency, label_format)
+    else {
+        return Err(Error::internal("a booking passed validation without its service, date or units"));
+    };
+    let shipment = ValidShipment {
+        carrier: Some(carrier.code.clone()),
+        service: Some(service.code.clone()),
+        package_type: Some(package.code.clone()),
+        date,
+        sender,
+        receiver,
+        residential: req.residential.unwrap_or(false),
+        signature: req.signature_option_code.clone(),
+        saturday: req.saturday_delivery.unwrap_or(false),
+        am_delivery: req.postal_express_am_delivery.unwrap_or(false),
+        dangerous_goods: req.dangerous_goods_code.clone(),
+        weight_unit,
+        dim_unit,
+        currency,
+        pieces,
+    };
+
+    // The rules that a quote reports per service are errors of the booking.
+    if !catalog.serves(service, &shipment.sender.country, &shipment.receiver.country, &shipment.receiver.state) {
+        return Err(Error::fields(
+            ErrorCategory::ServiceNotAvailable,
+            vec![FieldError {
+                field: "serviceCode".into(),
+                message: format!("{} does not serve {} to {}", service.label, shipment.sender.country, shipment.receiver.country),
+            }],
+        ));
+    }
+    if let Some(reason) = quoting::service_refusal(&quoting_context(ctx), &shipment, service, carrier) {
+        return Err(Error::invalid(refusal_field(&reason), reason));
+    }
+    let offered = service.package_types.iter().find(|sp| sp.package_type == package.code);
+    if let Some(reason) = offered.and_then(|sp| quoting::package_refusal(&shipment, sp, package)) {
+        return Err(Error::invalid("pieces", reason));
+    }
+    let billed_to_prepay = req.billing.as_ref().and_then(|b| b.party.as_deref()).is_none_or(|party| party == "sender");
+    Ok(Valid { service, carrier, package, shipment, label_format, billed_to_prepay })
+}
+
+/// The field a per-service refusal is about, for the error's details.
+fn refusal_field(reason: &str) -> &'static str {
+    if reason.contains("days ahead") {
+        "shipmentDate"
+    } else if reason.contains("first and last name") {
+        "sender.name"
+    } else if reason.contains("signature") {
+        "signatureOptionCode"
+    } else if reason.contains("Saturday") {
+        "saturdayDelivery"
+    } else if reason.contains("AM delivery") {
+        "postalExpressAmDelivery"
+    } else {
+        "dangerousGoodsCode"
+    }
+}
+
+fn quoting_context<'a>(ctx: &'a Context<'a>) -> quoting::Context<'a> {
+    quoting::Context { catalog: ctx.catalog, rates: ctx.rates, profile: ctx.profile, today: ctx.today, provider_accounts: &[] }
+}
+
+/// The commercial invoice rules of booking (4.5 and part 7).
+fn booking_invoice(p: &mut Problems, invoice: &wire::CommercialInvoice) {
+    const AT: &str = "commercialInvoice";
+    let given = |v: &Option<Option<String>>| matches!(v, Some(Some(_)));
+    for (name, value) in [("ftrNumber", &invoice.ftr_number), ("itnNumber", &invoice.itn_number), ("aesNumber", &invoice.aes_number)] {
+        if value.is_none() {
+            p.push(format!("{AT}.{name}"), "is required (null when it does not apply)");
+        }
+    }
+    if given(&invoice.aes_number) {
+        p.push(format!("{AT}.aesNumber"), "must be null: AES numbers are not accepted");
+    }
+    if given(&invoice.ftr_number) && (given(&invoice.itn_number) || given(&invoice.aes_number)) {
+        p.push(format!("{AT}.ftrNumber"), "must be null when itnNumber or aesNumber is present");
+    }
+    if given(&invoice.itn_number) && (given(&invoice.ftr_number) || given(&invoice.aes_number)) {
+        p.push(format!("{AT}.itnNumber"), "must be null when ftrNumber or aesNumber is present");
+    }
+    match invoice.terms_of_trade.as_deref() {
+        None => p.push(format!("{AT}.termsOfTrade"), format!("is required: one of {}", TERMS_OF_TRADE.join(", "))),
+        Some(t) if !TERMS_OF_TRADE.contains(&t) => {
+            p.push(format!("{AT}.termsOfTrade"), format!("expected one of {}, found {t:?}", TERMS_OF_TRADE.join(", ")))
+        }
+        Some(_) => {}
+    }
+    for (name, value) in [
+        ("receiverTaxId", &invoice.receiver_tax_id),
+        ("senderVatTaxId", &invoice.sender_vat_tax_id),
+        ("packageMarks", &invoice.package_marks),
+    ] {
+        if value.is_none() {
+            p.push(format!("{AT}.{name}"), "is required");
+        }
+    }
+    for (i, item) in invoice.items.iter().flatten().enumerate() {
+        let at = |f: &str| format!("{AT}.items[{i}].{f}");
+        if item.description.as_deref().is_none_or(|d| d.trim().is_empty()) {
+            p.push(at("description"), "is required");
+        }
+        match item.quantity {
+            None => p.push(at("quantity"), "is required"),
+            Some(q) if q.0 < 1 => p.push(at("quantity"), format!("must be at least 1, found {}", q.0)),
+            Some(_) => {}
+        }
+        match item.unit_value {
+            None => p.push(at("unitValue"), "is required"),
+            Some(v) => {
+                shipment::amount(p, &at("unitValue"), v.0);
+            }
+        }
+        if item.hts_number.as_deref().is_none_or(|h| h.trim().is_empty()) {
+            p.push(at("htsNumber"), "is required");
+        }
+        match item.country_of_origin.as_deref() {
+            None => p.push(at("countryOfOrigin"), "is required"),
+            Some(c) if c.len() != 2 || crate::refdata::country(c).is_none() => {
+                p.push(at("countryOfOrigin"), format!("expected an ISO 3166-1 two-letter country code, found {c:?}"))
+            }
+            Some(_) => {}
+        }
+        if let Some(w) = item.weight {
+            if w.0 < Decimal::ZERO {
+                p.push(at("weight"), "must be zero or more");
+            }
+        }
+    }
+}
+
+/// The price of a booking: from its quote, or rated now.
+struct Priced {
+    total: Decimal,
+    currency: Currency,
+    zone: String,
+    quote_id: Option<i64>,
+}
+
+fn price(conn: &Connection, ctx: &Context, v: &Valid, quote_id: Option<i64>) -> Result<Priced> {
+    if let Some(id) = quote_id {
+        let stored = quoting::find(conn, &ctx.customer.id, id)?.ok_or_else(|| Error::not_found("quote", &id.to_string()))?;
+        if ctx.now >= stored.expires_at {
+            return Err(Error::new(
+                ErrorCategory::QuoteExpired,
+                format!("Quote {id} expired on {}; quote the shipment again.", stored.expires_at.date_naive()),
+            ));
+        }
+        let q = &stored.quote;
+        if q.carrier_code != v.carrier.code || q.service_code != v.service.code || q.package_type_code != v.package.code {
+            return Err(Error::invalid(
+                "quoteId",
+                format!(
+                    "quote {id} is for {}/{}/{}, not {}/{}/{}",
+                    q.carrier_code, q.service_code, q.package_type_code, v.carrier.code, v.service.code, v.package.code
+                ),
+            ));
+        }
+        let currency = q.currency.parse().map_err(|_| Error::internal(format!("quote {id} has currency {:?}", q.currency)))?;
+        return Ok(Priced { total: q.total_amount, currency, zone: q.zone.clone(), quote_id: Some(id) });
+    }
+    let mut buf: Vec<PieceInput> = Vec::new();
+    let quote = quoting::rate_one(ctx.rates, &v.shipment, v.service, v.package, ctx.profile.markup_percent, &mut buf)
+        .map_err(|(category, reason)| Error::fields(category, vec![FieldError { field: "serviceCode".into(), message: reason }]))?;
+    Ok(Priced { total: quote.total_amount, currency: v.shipment.currency, zone: quote.zone, quote_id: None })
+}
+
+/// Charges `cost_cents` (USD) to the customer's prepay balance, recharging first when
+/// asked to and needed (DECISIONS 7). Returns the balance after.
+fn charge(
+    tx: &Transaction,
+    customer: &Customer,
+    cost_cents: i64,
+    approve_recharge: bool,
+    reference: &str,
+    now: DateTime<Utc>,
+) -> Result<i64> {
+    let balance = ledger::balance_cents(tx, &customer.id)?;
+    let shortfall = customer.minimum_balance_cents + cost_cents - balance;
+    if approve_recharge && shortfall > 0 {
+        let recharge = customer.recharge_amount_cents;
+        let possible = recharge > 0 && customers::has_payment_method(tx, &customer.id)?;
+        if possible {
+            let times = (shortfall + recharge - 1) / recharge;
+            if times > MAX_RECHARGES {
+                return Err(Error::new(
+                    ErrorCategory::InsufficientFunds,
+                    format!(
+                        "Covering {} USD would take {times} recharges of {} USD; raise the recharge amount.",
+                        format2(from_cents(cost_cents)),
+                        format2(from_cents(recharge))
+                    ),
+                ));
+            }
+            for _ in 0..times {
+                ledger::append(tx, &customer.id, EntryKind::Recharge, recharge, &format!("automatic recharge for {reference}"), now)?;
+            }
+        } else if cost_cents > balance {
+            let why = if recharge == 0 { "the recharge amount is zero" } else { "no payment method is on file" };
+            return Err(Error::new(
+                ErrorCategory::InsufficientFunds,
+                format!(
+                    "The prepay balance of {} USD does not cover {} USD and it cannot be recharged: {why}.",
+                    format2(from_cents(balance)),
+                    format2(from_cents(cost_cents))
+                ),
+            ));
+        }
+    }
+    ledger::append(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
+}
+
+/// Book shipment (4.5) in `tx`. `canonical` is the request as JSON, for idempotency.
+pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequest) -> Result<wire::BookShipmentResponse> {
+    let canonical = wire::to_json(req)?;
+    if let Some(key) = &req.idempotency_key {
+        if key.chars().count() > 200 {
+            return Err(Error::invalid("idempotencyKey", "must be at most 200 characters"));
+        }
+        let seen: Option<(String, String)> = tx
+            .prepare_cached("SELECT request, response FROM idempotency_keys WHERE customer_id = ?1 AND key = ?2")?
+            .query_row([&ctx.customer.id, key], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        if let Some((request, response)) = seen {
+            if request != canonical {
+                return Err(Error::fields(
+                    ErrorCategory::Conflict,
+                    vec![FieldError { field: "idempotencyKey".into(), message: format!("{key:?} was used for another booking") }],
+                ));
+            }
+            return serde_json::from_str(&response).map_err(|e| Error::internal(format!("stored idempotent answer is unreadable: {e}")));
+        }
+    }
+    let v = validate(tx, ctx, req)?;
+    let priced = price(tx, ctx, &v, req.quote_id.map(|q| q.0))?;
+
+    let seq = store::next_id(tx, "book_number")?;
+    let book_number = format!("{}", 1_000_000_000 + seq);
+    let cost_usd = round_cents(ctx.rates.convert(priced.total, priced.currency, Currency::Usd));
+    let cost_cents = to_cents(cost_usd).ok_or_else(|| Error::invalid("pieces", "the shipment costs more than can be charged"))?;
+    let balance = if v.billed_to_prepay {
+        charge(tx, ctx.customer, cost_cents, req.approve_prepay_recharge.unwrap_or(false), &format!("shipment {book_number}"), ctx.now)?
+    } else {
+        ledger::balance_cents(tx, &ctx.customer.id)?
+    };
+
+    let kind = tracking_number::kind_for(&v.carrier.code, v.service.family == "ground")
+        .ok_or_else(|| Error::internal(format!("carrier {} has no tracking number format", v.carrier.code)))?;
+    let tracking_numbers: Vec<String> = (0..v.shipment.pieces.len())
+        .map(|_| {
+            store::next_id(tx, &format!("tracking_{}", v.carrier.code)).map(|n| tracking_number::generate(kind, n as u64, &ctx.customer.id))
+        })
+        .collect::<Result<_>>()?;
+    let first_tracking = tracking_numbers.first().cloned().unwrap_or_default();
+    let piece_costs = split_cost(priced.total, &v.shipment.pieces);
+
+    let view = view_of(&book_number, &tracking_numbers, &v, req, priced.total);
+    tx.prepare_cached(
+        "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
+            shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+    )?
+    .execute(rusqlite::params![
+        book_number,
+        ctx.customer.id,
+        v.carrier.code,
+        v.service.code,
+        v.package.code,
+        v.service.family,
+        first_tracking,
+        v.shipment.date.to_string(),
+        priced.zone,
+        priced.currency.as_str(),
+        priced.total.to_string(),
+        if v.billed_to_prepay { cost_cents } else { 0 },
+        v.label_format.code(),
+        priced.quote_id,
+        wire::to_json(&view)?,
+        ledger::timestamp(ctx.now),
+    ])?;
+    let labels = render(v.label_format, &label_data(&view, &v.carrier.label, &v.service.label, &priced.zone))?;
+    {
+        let mut piece_stmt = tx.prepare_cached(
+            "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        let mut label_stmt = tx.prepare_cached("INSERT INTO labels (book_number, piece_index, format, data) VALUES (?1, ?2, ?3, ?4)")?;
+        for (i, (tn, label)) in tracking_numbers.iter().zip(&labels).enumerate() {
+            let cost = piece_costs.get(i).copied().unwrap_or_default();
+            piece_stmt.execute(rusqlite::params![book_number, i as i64, tn, cost.to_string()])?;
+            label_stmt.execute(rusqlite::params![book_number, i as i64, v.label_format.code(), label])?;
+        }
+    }
+    crate::tracking::record_booked(tx, &book_number, &v.carrier.code, &tracking_numbers, &v.shipment.sender, ctx.now)?;
+
+    let pieces = (v.carrier.code == "postal" && tracking_numbers.len() > 1).then(|| {
+        tracking_numbers
+            .iter()
+            .zip(&piece_costs)
+            .map(|(tn, cost)| wire::BookedPiece { tracking_number: tn.clone(), shipping_cost: format2(*cost) })
+            .collect()
+    });
+    let response = wire::BookShipmentResponse {
+        book_number,
+        tracking_number: first_tracking,
+        prepay_balance: format2(from_cents(balance)),
+        zone: priced.zone,
+        pieces,
+        total_shipping_cost: priced.total,
+        currency: priced.currency.as_str().to_string(),
+        tracking_numbers,
+    };
+    if let Some(key) = &req.idempotency_key {
+        tx.prepare_cached("INSERT INTO idempotency_keys (customer_id, key, request, response, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?
+            .execute(rusqlite::params![ctx.customer.id, key, canonical, wire::to_json(&response)?, ledger::timestamp(ctx.now)])?;
+    }
+    Ok(response)
+}
+
+/// Splits `total` over the pieces in proportion to their weights, to the cent, so that
+/// the shares add up to the total exactly (the first pieces take the leftover cents).
+fn split_cost(total: Decimal, pieces: &[ValidPiece]) -> Vec<Decimal> {
+    let n = pieces.len();
+    if n <= 1 {
+        return vec![total; n];
+    }
+    let weight: Decimal = pieces.iter().map(|p| p.weight).sum();
+    let total_cents = to_cents(total).unwrap_or(0);
+    let mut shares: Vec<i64> = pieces
+        .iter()
+        .map(|p| if weight.is_zero() { 0 } else { to_cents(total * p.weight / weight).map_or(0, |c| c.min(total_cents)) })
+        .map(|c| c.max(0))
+        .collect();
+    // Round down each share, then hand out what is left one cent at a time.
+    for (share, p) in shares.iter_mut().zip(pieces) {
+        if !weight.is_zero() {
+            let exact = Decimal::from(total_cents) * p.weight / weight;
+            *share = i64::try_from(exact.floor()).unwrap_or(0);
+        }
+    }
+    let mut left = total_cents - shares.iter().sum::<i64>();
+    let mut i = 0;
+    while left > 0 && n > 0 {
+        shares[i % n] += 1;
+        left -= 1;
+        i += 1;
+    }
+    shares.into_iter().map(from_cents).collect()
+}
+
+fn label_address(a: &wire::ViewAddress) -> LabelAddress {
+    LabelAddress {
+        name: a.name.clone(),
+        company: a.company.clone(),
+        address1: a.address1.clone(),
+        address2: a.address2.clone(),
+        city: a.city.clone(),
+        state: a.state.clone(),
+        zip: a.zip.clone().unwrap_or_default(),
+        country: a.country.clone(),
+        phone: a.phone.clone(),
+    }
+}
+
+/// The label data of each piece of a booked shipment.
+fn label_data(view: &wire::ShipmentView, carrier_label: &str, service_label: &str, zone: &str) -> Vec<LabelData> {
+    let n = u32::try_from(view.tracking_numbers.len()).unwrap_or(u32::MAX);
+    let date = shipment::parse_date(&view.shipment_date).unwrap_or_default();
+    view.tracking_numbers
+        .iter()
+        .enumerate()
+        .map(|(i, tn)| LabelData {
+            carrier_label: carrier_label.to_string(),
+            service_label: service_label.to_string(),
+            tracking_number: tn.clone(),
+            book_number: view.book_number.clone(),
+            sender: label_address(&view.sender),
+            receiver: label_address(&view.receiver),
+            weight: view.pieces.get(i).map(|p| format!("{} {}", p.weight, view.weight_unit)).unwrap_or_default(),
+            reference: view.shipper_reference.clone(),
+            shipment_date: date,
+            piece: (u32::try_from(i).unwrap_or(u32::MAX).saturating_add(1), n),
+            zone: zone.to_string(),
+        })
+        .collect()
+}
+
+fn render(format: LabelFormat, labels: &[LabelData]) -> Result<Vec<Vec<u8>>> {
+    labels
+        .iter()
+        .map(|l| documents::render_label(format, l).map_err(|e| Error::internal(format!("could not render a label: {e}"))))
+        .collect()
+}
+
+/// A weight in the unit search shows: lb for lb and oz, kg for kg and g.
+fn view_weight(w: Decimal, unit: WeightUnit) -> (Decimal, WeightUnit) {
+    match unit {
+        WeightUnit::Oz => (rating::convert_weight(w, unit, WeightUnit::Lb), WeightUnit::Lb),
+        WeightUnit::G => (rating::convert_weight(w, unit, WeightUnit::Kg), WeightUnit::Kg),
+        other => (w, other),
+    }
+}
+
+fn view_address(a: &Address) -> wire::ViewAddress {
+    wire::ViewAddress {
+        name: a.name.clone(),
+        company: a.company.clone(),
+        address1: a.address1.clone(),
+        address2: a.address2.clone(),
+        city: a.city.clone(),
+        state: a.state.clone(),
+        zip: a.zip.clone(),
+        country: a.country.clone(),
+        phone: a.phone.clone(),
+        email: a.email.clone(),
+    }
+}
+
+fn view_of(
+    book_number: &str,
+    tracking_numbers: &[String],
+    v: &Valid,
+    req: &wire::BookShipmentRequest,
+    total: Decimal,
+) -> wire::ShipmentView {
+    let s = &v.shipment;
+    let num = |d: Decimal| d.normalize().to_string();
+    let reference = req.shipment_reference.clone().unwrap_or_default();
+    let unit = view_weight(Decimal::ONE, s.weight_unit).1;
+    wire::ShipmentView {
+        book_number: book_number.to_string(),
+        tracking_number: tracking_numbers.first().cloned().unwrap_or_default(),
+        tracking_numbers: tracking_numbers.to_vec(),
+        voided: false,
+        carrier_code: v.carrier.code.clone(),
+        service_code: v.service.code.clone(),
+        package_type_code: v.package.code.clone(),
+        shipment_date: s.date.to_string(),
+        shipper_reference: reference.clone(),
+        shipment_reference: reference,
+        shipper_reference2: req.shipment_reference2.clone().unwrap_or_default(),
+        content_description: req.content_description.clone().unwrap_or_default(),
+        sender: view_address(&s.sender),
+        receiver: view_address(&s.receiver),
+        residential: s.residential,
+        signature_option_code: s.signature.clone(),
+        weight_unit: unit.as_str().to_string(),
+        dim_unit: s.dim_unit.map(|d| d.as_str().to_string()),
+        currency: s.currency.as_str().to_string(),
+        customs_currency: req.customs_currency.clone(),
+        pieces: s
+            .pieces
+            .iter()
+            .map(|p| wire::ViewPiece {
+                weight: num(round_weight(view_weight(p.weight, s.weight_unit).0)),
+                length: p.dims.map(|d| num(d[0])),
+                width: p.dims.map(|d| num(d[1])),
+                height: p.dims.map(|d| num(d[2])),
+                insurance_amount: p.insurance,
+                declared_value: p.declared_value,
+            })
+            .collect(),
+        fulfillment: req.fulfillment.clone(),
+        total_shipping_cost: total,
+        order_number: req.order_number.clone().unwrap_or_default(),
+    }
+}
+
+/// Converted weights keep four decimals (an ounce is 0.0625 lb).
+fn round_weight(w: Decimal) -> Decimal {
+    w.round_dp(4)
+}
+
+/// The customer's shipment `book_number` as stored, or `NOT_FOUND`.
+pub(crate) fn find(conn: &Connection, customer_id: &str, book_number: &str) -> Result<StoredShipment> {
+    conn.prepare_cached(
+        "SELECT book_number, carrier_code, service_code, package_type_code, family, tracking_number, zone, currency, total_amount,
+                charged_cents, label_format, voided, view
+         FROM shipments WHERE book_number = ?1 AND customer_id = ?2",
+    )?
+    .query_row([book_number, customer_id], StoredShipment::from_row)
+    .optional()?
+    .ok_or_else(|| Error::not_found("shipment", book_number))
+}
+
+/// A shipment row.
+#[derive(Debug, Clone)]
+pub(crate) struct StoredShipment {
+    pub carrier_code: String,
+    pub service_code: String,
+    pub zone: String,
+    pub charged_cents: i64,
+    pub label_format: String,
+    pub voided: bool,
+    pub view: wire::ShipmentView,
+}
+
+impl StoredShipment {
+    fn from_row(r: &rusqlite::Row) -> rusqlite::Result<StoredShipment> {
+        let view: String = r.get("view")?;
+        let voided: bool = r.get("voided")?;
+        let mut view: wire::ShipmentView = serde_json::from_str(&view)
+            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?;
+        view.voided = voided;
+        Ok(StoredShipment {
+            carrier_code: r.get("carrier_code")?,
+            service_code: r.get("service_code")?,
+            zone: r.get("zone")?,
+            charged_cents: r.get("charged_cents")?,
+            label_format: r.get("label_format")?,
+            voided,
+            view,
+        })
+    }
+}
+
+/// Void shipment: marks it voided and refunds its prepay charge (once).
+pub(crate) fn void(
+    tx: &Transaction,
+    customer_id: &str,
+    book_number: &str,
+    req: &wire::VoidRequest,
+    now: DateTime<Utc>,
+) -> Result<wire::VoidResponse> {
+    if !req.voided {
+        return Err(Error::invalid("voided", "must be true: a voided shipment cannot be un-voided"));
+    }
+    let s = find(tx, customer_id, book_number)?;
+    if s.voided {
+        return Err(Error::conflict(format!("Shipment {book_number} is already voided.")));
+    }
+    tx.execute("UPDATE shipments SET voided = 1, voided_at = ?2 WHERE book_number = ?1", [book_number, &ledger::timestamp(now)])?;
+    let balance = if s.charged_cents > 0 {
+        ledger::append(tx, customer_id, EntryKind::Refund, s.charged_cents, &format!("shipment {book_number} voided"), now)?
+    } else {
+        ledger::balance_cents(tx, customer_id)?
+    };
+    Ok(wire::VoidResponse { book_number: book_number.to_string(), voided: true, prepay_balance: format2(from_cents(balance)) })
+}
+
+/// Retrieve label: the stored labels in the booked format, or rendered now in another
+/// format the carrier prints.
+pub(crate) fn label(
+    conn: &Connection,
+    catalog: &Catalog,
+    customer_id: &str,
+    book_number: &str,
+    format_code: &str,
+) -> Result<wire::LabelResponse> {
+    use base64_engine::encode;
+    let s = find(conn, customer_id, book_number)?;
+    let format = LabelFormat::from_code(format_code)
+        .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
+    let images: Vec<Vec<u8>> = if s.label_format == format.code() {
+        let mut stmt = conn.prepare_cached("SELECT data FROM labels WHERE book_number = ?1 AND format = ?2 ORDER BY piece_index")?;
+        let rows = stmt.query_map([book_number, format.code()], |r| r.get::<_, Vec<u8>>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+        rows
+    } else {
+        let carrier =
+            catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
+        if !carrier.label_formats.iter().any(|f| f == format.code()) {
+            return Err(Error::invalid(
+                "labelImageFormat",
+                format!("{} labels are not available for carrier {}", format.code(), s.carrier_code),
+            ));
+        }
+        let service_label = catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
+        render(format, &label_data(&s.view, &carrier.label, &service_label, &s.zone))?
+    };
+    Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| encode(b)).collect() })
+}
+
+/// List shipments: the customer's shipments by book number from `min`, at most `limit`.
+pub(crate) fn list(conn: &Connection, customer_id: &str, min: &str, limit: i64) -> Result<wire::ShipmentsResponse> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT book_number, carrier_code, service_code, package_type_code, family, tracking_number, zone, currency, total_amount,
+                charged_cents, label_format, voided, view
+         FROM shipments WHERE customer_id = ?1 AND book_number >= ?2 ORDER BY book_number LIMIT ?3",
+    )?;
+    let shipments = stmt
+        .query_map(rusqlite::params![customer_id, min, limit], StoredShipment::from_row)?
+        .map(|r| r.map(|s| s.view))
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(wire::ShipmentsResponse { shipments })
+}
+
+/// Standard base64 (RFC 4648, with padding), for label bytes in JSON.
+mod base64_engine {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+    pub(crate) fn encode(bytes: &[u8]) -> String {
+        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+        for chunk in bytes.chunks(3) {
+            let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
+            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+            let sextet = |shift: u32| char::from(ALPHABET[((n >> shift) & 63) as usize]);
+            out.push(sextet(18));
+            out.push(sextet(12));
+            out.push(if chunk.len() > 1 { sextet(6) } else { '=' });
+            out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
+        }
+        out
+    }
+}

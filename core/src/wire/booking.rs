@@ -1,0 +1,313 @@
+//! Book shipment (4.5), the booked shipment as search and retrieve show it (4.3), void,
+//! labels, and batches (DECISIONS 9).
+
+use rust_decimal::Decimal;
+use serde::{Deserialize, Serialize};
+
+use super::numbers::{Dec, Int};
+use super::quotes::{Billing, CommercialInvoice};
+use super::WireAddress;
+
+/// Body of `POST .../shipments` (4.5), with the extensions of DECISIONS 6.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BookShipmentRequest {
+    /// Carrier code.
+    pub carrier_code: String,
+    /// Service code.
+    pub service_code: String,
+    /// Package type code.
+    pub package_type_code: String,
+    /// `YYYY-MM-DD`.
+    pub shipment_date: String,
+    /// Reference, e.g. an invoice number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shipment_reference: Option<String>,
+    /// Second reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shipment_reference2: Option<String>,
+    /// What the shipment holds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_description: Option<String>,
+    /// Carrier-specific content type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    /// Invoice number of the order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub order_number: Option<String>,
+    /// Ship from; every field required, zip may be null.
+    pub sender: WireAddress,
+    /// Ship to; every field required, zip may be null.
+    pub receiver: WireAddress,
+    /// Where returns go; every field optional.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_to: Option<WireAddress>,
+    /// The receiver address is residential.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub residential: Option<bool>,
+    /// Signature option; null for none.
+    #[serde(default, deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
+    pub signature_option_code: Option<String>,
+    /// Dangerous goods code (carrier E only).
+    #[serde(default, deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
+    pub dangerous_goods_code: Option<String>,
+    /// 10:30 AM delivery (carrier B only).
+    #[serde(default, alias = "<postal>ExpressAmDelivery", skip_serializing_if = "Option::is_none")]
+    pub postal_express_am_delivery: Option<bool>,
+    /// Saturday delivery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub saturday_delivery: Option<bool>,
+    /// `lb`, `oz`, `kg` or `g`.
+    pub weight_unit: String,
+    /// `in`, `cm`, or null for preset package types. The key is required.
+    #[serde(default, deserialize_with = "super::present")]
+    pub dim_unit: Option<Option<String>>,
+    /// Currency of insurance, declared and customs values.
+    pub currency: String,
+    /// Currency of customs values, when it differs.
+    #[serde(default, deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
+    pub customs_currency: Option<String>,
+    /// `PDF` (default), `EPL2` (carrier D) or `ZPL` (carriers A, B, D).
+    #[serde(default, deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
+    pub label_image_format: Option<String>,
+    /// The packages; every piece carries all six keys.
+    pub pieces: Vec<BookPiece>,
+    /// Recharge the prepay balance automatically when it runs low.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approve_prepay_recharge: Option<bool>,
+    /// Scan-based return label (carrier B only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scan_based_return_label: Option<bool>,
+    /// Commercial invoice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commercial_invoice: Option<CommercialInvoice>,
+    /// Who pays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub billing: Option<Billing>,
+    /// A provider account of the customer for this carrier.
+    #[serde(default, deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
+    pub provider_account_id: Option<String>,
+    /// Postal endorsement (carrier E only).
+    #[serde(default, alias = "<postal>Endorsement", deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
+    pub postal_endorsement: Option<String>,
+    /// Extension: book this quote at its price.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quote_id: Option<Int>,
+    /// Extension: the same key and payload give the same answer, charged once.
+    #[serde(default, deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
+    pub idempotency_key: Option<String>,
+    /// Extension: the order this shipment fulfils.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fulfillment: Option<Fulfillment>,
+}
+
+/// A piece of a booking: weight, dimensions, insurance and declared value, every key
+/// present (values may be null except the weight).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BookPiece {
+    /// Weight in `weightUnit`.
+    pub weight: Dec,
+    /// Length; null for preset package types.
+    #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    pub length: Option<Option<Dec>>,
+    /// Width.
+    #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    pub width: Option<Option<Dec>>,
+    /// Height.
+    #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    pub height: Option<Option<Dec>>,
+    /// Insured value; null for none.
+    #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    pub insurance_amount: Option<Option<Dec>>,
+    /// Declared value; null when domestic.
+    #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    pub declared_value: Option<Option<Dec>>,
+}
+
+/// The order a shipment fulfils (extension; also shown by search).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Fulfillment {
+    /// The order's id.
+    pub order_id: String,
+    /// The integration the order belongs to.
+    pub integration_id: String,
+    /// What this shipment carries of the order.
+    #[serde(default)]
+    pub items: Vec<FulfillmentItem>,
+}
+
+/// An order line shipped.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FulfillmentItem {
+    /// Product id.
+    #[serde(default)]
+    pub product_id: String,
+    /// SKU.
+    #[serde(default)]
+    pub sku: String,
+    /// Order line id.
+    #[serde(default)]
+    pub line_id: String,
+    /// Quantity shipped.
+    pub quantity: Int,
+}
+
+/// Answer of book shipment (201).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BookShipmentResponse {
+    /// Unique id of the shipment.
+    pub book_number: String,
+    /// Carrier tracking number (of the first piece).
+    pub tracking_number: String,
+    /// Prepay balance after booking, 2 decimals.
+    pub prepay_balance: String,
+    /// Zone used for the cost.
+    pub zone: String,
+    /// Carrier B multipiece shipments only: tracking number and cost of each piece.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pieces: Option<Vec<BookedPiece>>,
+    /// Extension: what the shipment cost, in `currency`.
+    pub total_shipping_cost: Decimal,
+    /// Extension: currency of `totalShippingCost`.
+    pub currency: String,
+    /// Extension: every tracking number, one per piece.
+    pub tracking_numbers: Vec<String>,
+}
+
+/// A piece of a carrier B multipiece booking.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BookedPiece {
+    /// The piece's tracking number.
+    pub tracking_number: String,
+    /// The piece's share of the cost, 2 decimals.
+    pub shipping_cost: String,
+}
+
+/// A booked shipment as search (4.3) and retrieve show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShipmentView {
+    /// Unique id.
+    pub book_number: String,
+    /// Tracking number of the first piece.
+    pub tracking_number: String,
+    /// All tracking numbers.
+    pub tracking_numbers: Vec<String>,
+    /// True once voided.
+    pub voided: bool,
+    /// Carrier code.
+    pub carrier_code: String,
+    /// Service code.
+    pub service_code: String,
+    /// Package type code.
+    pub package_type_code: String,
+    /// Shipment date.
+    pub shipment_date: String,
+    /// Reference.
+    pub shipper_reference: String,
+    /// The same reference under the name of the example payload.
+    pub shipment_reference: String,
+    /// Second reference.
+    pub shipper_reference2: String,
+    /// What the shipment holds.
+    pub content_description: String,
+    /// Ship from.
+    pub sender: ViewAddress,
+    /// Ship to.
+    pub receiver: ViewAddress,
+    /// Residential delivery.
+    pub residential: bool,
+    /// Signature option.
+    pub signature_option_code: Option<String>,
+    /// `lb` or `kg` (bookings in oz or g are converted).
+    pub weight_unit: String,
+    /// `in`, `cm` or null.
+    pub dim_unit: Option<String>,
+    /// Currency of values.
+    pub currency: String,
+    /// Currency of customs values.
+    pub customs_currency: Option<String>,
+    /// The pieces, numbers as numeric strings.
+    pub pieces: Vec<ViewPiece>,
+    /// The order this shipment fulfils.
+    pub fulfillment: Option<Fulfillment>,
+    /// What the shipment cost.
+    pub total_shipping_cost: Decimal,
+    /// Extension: internal order number, as booked.
+    pub order_number: String,
+}
+
+/// An address as search shows it (with phone and e-mail, which search matches).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[allow(missing_docs)]
+pub struct ViewAddress {
+    pub name: String,
+    pub company: String,
+    pub address1: String,
+    pub address2: String,
+    pub city: String,
+    pub state: String,
+    pub zip: Option<String>,
+    pub country: String,
+    pub phone: String,
+    pub email: String,
+}
+
+/// A piece as search shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ViewPiece {
+    /// Weight in the view's `weightUnit`, numeric string.
+    pub weight: String,
+    /// Length, numeric string, or null.
+    pub length: Option<String>,
+    /// Width.
+    pub width: Option<String>,
+    /// Height.
+    pub height: Option<String>,
+    /// Insured value.
+    pub insurance_amount: Option<Decimal>,
+    /// Declared value.
+    pub declared_value: Option<Decimal>,
+}
+
+/// Body of void shipment: `{"voided": true}`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VoidRequest {
+    /// Must be true.
+    pub voided: bool,
+}
+
+/// Answer of void shipment.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct VoidResponse {
+    /// The shipment.
+    pub book_number: String,
+    /// True.
+    pub voided: bool,
+    /// Prepay balance after the refund, 2 decimals.
+    pub prepay_balance: String,
+}
+
+/// Answer of retrieve label.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LabelResponse {
+    /// `PDF`, `ZPL` or `EPL2`.
+    pub label_image_format: String,
+    /// One label per piece, base64.
+    pub base64_images: Vec<String>,
+}
+
+/// Answer of list shipments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShipmentsResponse {
+    /// Shipments by book number.
+    pub shipments: Vec<ShipmentView>,
+}
