@@ -66,6 +66,7 @@ CREATE TABLE idempotency_keys (
 CREATE TABLE batches (
     id TEXT PRIMARY KEY,
     customer_id TEXT NOT NULL REFERENCES customers(id),
+    name TEXT NOT NULL,
     status TEXT NOT NULL CHECK (status IN ('open', 'booked')),
     created_at TEXT NOT NULL
 );

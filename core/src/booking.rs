@@ -95,8 +95,12 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
         }
     }
     if let Some(pt) = package {
-        if !pt.is_preset() && matches!(req.dim_unit, Some(None)) {
-            p.push("dimUnit", format!("may be null only for package types with preset dimensions; {} is {}", pt.code, pt.dim_type));
+        // Envelopes have no dimensions to give either, so only custom packaging needs a unit.
+        if pt.is_custom() && matches!(req.dim_unit, Some(None)) {
+            p.push(
+                "dimUnit",
+                format!("may be null only for package types with preset dimensions or envelopes; {} is custom packaging", pt.code),
+            );
         }
     }
 

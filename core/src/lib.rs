@@ -36,6 +36,7 @@
 
 mod accounts;
 mod address;
+mod batches;
 mod booking;
 pub mod catalog;
 mod clock;

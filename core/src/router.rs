@@ -53,6 +53,10 @@ enum Endpoint<'a> {
     Shipments(&'a str),
     Shipment(&'a str, &'a str),
     Label(&'a str, &'a str, &'a str),
+    Batches(&'a str),
+    Batch(&'a str, &'a str),
+    BatchQuotes(&'a str, &'a str),
+    BatchBook(&'a str),
 }
 
 impl Endpoint<'_> {
@@ -71,6 +75,9 @@ impl Endpoint<'_> {
             Endpoint::ProviderAccount(..) => "PUT or DELETE",
             Endpoint::Shipments(_) | Endpoint::Shipment(..) => "GET or POST",
             Endpoint::Label(..) => "GET",
+            Endpoint::Batches(_) => "GET or POST",
+            Endpoint::Batch(..) => "GET or DELETE",
+            Endpoint::BatchQuotes(..) | Endpoint::BatchBook(_) => "POST",
         }
     }
 }
@@ -131,6 +138,10 @@ fn route<'a>(segments: &[&'a str]) -> Option<Endpoint<'a>> {
             ["shipments"] => Shipments(id),
             ["shipments", book] => Shipment(id, book),
             ["shipments", book, "label", format] => Label(id, book, format),
+            ["batch"] => Batches(id),
+            ["batch", batch] => Batch(id, batch),
+            ["batch", batch, "quotes"] => BatchQuotes(id, batch),
+            ["batch-book"] => BatchBook(id),
             _ => return None,
         },
         _ => return None,
@@ -199,6 +210,15 @@ impl Shipping {
             (Shipment(id, book), "GET") => Response::json(200, &self.shipment(id, book)?),
             (Shipment(id, book), "POST") => Response::json(200, &self.void_shipment(id, book, &parse_body(body)?)?),
             (Label(id, book, format), "GET") => Response::json(200, &self.label(id, book, format)?),
+            (Batches(id), "POST") => {
+                let req = if body.trim().is_empty() { wire::CreateBatchRequest::default() } else { parse_body(body)? };
+                Response::json(201, &self.create_batch(id, &req)?)
+            }
+            (Batches(id), "GET") => Response::json(200, &self.batches(id)?),
+            (Batch(id, batch), "GET") => Response::json(200, &self.batch(id, batch)?),
+            (Batch(id, batch), "DELETE") => Response::json(200, &self.delete_batch(id, batch)?),
+            (BatchQuotes(id, batch), "POST") => Response::json(200, &self.add_quotes_to_batch(id, batch, &parse_body(body)?)?),
+            (BatchBook(id), "POST") => Response::json(200, &self.batch_book(id, &parse_body(body)?)?),
             _ => {
                 return Err(Error::new(
                     ErrorCategory::MethodNotAllowed,

@@ -13,7 +13,7 @@ use crate::customers::{self, Customer};
 use crate::error::{Error, ErrorCategory, Result};
 use crate::quoting::{self, Context, ToStore, MAX_BATCH};
 use crate::rating::{self, CsvKind, ImportError, ImportSummary, PieceInput, RateBook};
-use crate::{accounts, booking, ledger, store, wire};
+use crate::{accounts, batches, booking, ledger, store, wire};
 
 /// The shipping service on one SQLite database.
 ///
@@ -601,6 +601,81 @@ impl Shipping {
         self.read(|conn| {
             customers::find(conn, customer_id)?;
             booking::label(conn, &catalog, customer_id, book_number, format)
+        })
+    }
+
+    /// Create batch, `POST .../batch` -> `{batchId}`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn create_batch(&self, customer_id: &str, req: &wire::CreateBatchRequest) -> Result<wire::CreateBatchResponse> {
+        let now = self.clock.now();
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            batches::create(tx, customer_id, req, now)
+        })
+    }
+
+    /// Add quotes to batch, `POST .../batch/:batchId/quotes` `{quoteIds}`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer, batch or quote (or another customer's);
+    /// `QUOTE_EXPIRED` for a quote older than 30 days; `CONFLICT` for a booked batch.
+    pub fn add_quotes_to_batch(&self, customer_id: &str, batch_id: &str, req: &wire::AddQuotesRequest) -> Result<wire::Batch> {
+        let now = self.clock.now();
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            batches::add_quotes(tx, customer_id, batch_id, req, now)
+        })
+    }
+
+    /// Get batch, `GET .../batch/:batchId`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or batch.
+    pub fn batch(&self, customer_id: &str, batch_id: &str) -> Result<wire::Batch> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            batches::get(conn, customer_id, batch_id)
+        })
+    }
+
+    /// List batches, `GET .../batch`, newest first.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn batches(&self, customer_id: &str) -> Result<wire::BatchesResponse> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            batches::list(conn, customer_id)
+        })
+    }
+
+    /// Delete batch, `DELETE .../batch/:batchId` (open batches only).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or batch; `CONFLICT` for a booked batch.
+    pub fn delete_batch(&self, customer_id: &str, batch_id: &str) -> Result<wire::OkResponse> {
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            batches::delete(tx, customer_id, batch_id)
+        })
+    }
+
+    /// Batch book, `POST .../batch-book` `{batchId}`: every quote booked at its price,
+    /// each with its own ledger entry and labels, reported one by one.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or batch; `CONFLICT` for a booked batch.
+    pub fn batch_book(&self, customer_id: &str, req: &wire::BatchBookRequest) -> Result<wire::BatchBookResponse> {
+        let catalog = self.catalog();
+        let rates = self.rate_book();
+        let (today, now) = (self.clock.today(), self.clock.now());
+        self.write(|tx| {
+            let customer = customers::find(tx, customer_id)?;
+            let profile = Self::profile(&catalog, &customer)?;
+            let ctx = booking::Context { catalog: &catalog, rates: &rates, profile, customer: &customer, today, now };
+            batches::book(tx, &ctx, req)
         })
     }
 }

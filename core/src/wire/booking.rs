@@ -311,3 +311,134 @@ pub struct ShipmentsResponse {
     /// Shipments by book number.
     pub shipments: Vec<ShipmentView>,
 }
+
+/// Body of create batch (optional).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CreateBatchRequest {
+    /// A name for people (optional).
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// Answer of create batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreateBatchResponse {
+    /// The new batch's id.
+    pub batch_id: String,
+}
+
+/// Body of add quotes to batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddQuotesRequest {
+    /// Quotes to add, from batch quote.
+    pub quote_ids: Vec<Int>,
+}
+
+/// A batch with its quotes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Batch {
+    /// Id.
+    pub batch_id: String,
+    /// Name, or empty.
+    pub name: String,
+    /// `open` or `booked`.
+    pub status: String,
+    /// When it was created.
+    pub created_at: String,
+    /// Its quotes in the order they were added, with the book number once booked.
+    pub quotes: Vec<BatchQuote>,
+}
+
+/// A quote of a batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchQuote {
+    /// The quote.
+    #[serde(flatten)]
+    pub quote: super::Quote,
+    /// Book number once booked.
+    pub book_number: Option<String>,
+}
+
+/// Answer of list batches.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchesResponse {
+    /// The customer's batches, newest first.
+    pub batches: Vec<BatchSummary>,
+}
+
+/// A batch in a list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchSummary {
+    /// Id.
+    pub batch_id: String,
+    /// Name, or empty.
+    pub name: String,
+    /// `open` or `booked`.
+    pub status: String,
+    /// When it was created.
+    pub created_at: String,
+    /// How many quotes it holds.
+    pub quote_count: usize,
+}
+
+/// Body of batch book.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchBookRequest {
+    /// The batch to book.
+    pub batch_id: String,
+    /// Label format for every shipment (PDF by default).
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub label_image_format: Option<String>,
+    /// Recharge the prepay balance automatically when it runs low.
+    #[serde(default)]
+    pub approve_prepay_recharge: Option<bool>,
+}
+
+/// Answer of batch book.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchBookResponse {
+    /// The batch.
+    pub batch_id: String,
+    /// One result per quote, in batch order.
+    pub results: Vec<BatchBookResult>,
+    /// Prepay balance after all the bookings, 2 decimals.
+    pub prepay_balance: String,
+}
+
+/// The booking of one quote of a batch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchBookResult {
+    /// The quote.
+    pub quote_id: i64,
+    /// `success` or `error`.
+    pub status: String,
+    /// Book number (success).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book_number: Option<String>,
+    /// Tracking number (success).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracking_number: Option<String>,
+    /// Zone (success).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zone: Option<String>,
+    /// What it cost (success).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_shipping_cost: Option<Decimal>,
+    /// Reason (error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Error category (error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_category: Option<String>,
+    /// Fields at fault (error).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Vec<crate::FieldError>>,
+}
