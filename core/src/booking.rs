@@ -337,23 +337,25 @@ struct Priced {
     quote_id: Option<i64>,
 }
 
-fn price(conn: &Connection, ctx: &Context, v: &Valid, quote_id: Option<i64>) -> Result<Priced> {
-    if let Some(id) = quote_id {
-        let stored = quoting::find(conn, &ctx.customer.id, id)?.ok_or_else(|| Error::not_found("quote", &id.to_string()))?;
-        if ctx.now >= stored.expires_at {
-            return Err(Error::new(
-                ErrorCategory::QuoteExpired,
-                format!("Quote {id} expired on {}; quote the shipment again.", stored.expires_at.date_naive()),
-            ));
-        }
+/// The customer's quote `id`, if it is still bookable: unknown or another customer's is
+/// `NOT_FOUND`, older than 30 days `QUOTE_EXPIRED`. Checked before anything else about
+/// the booking, as the reason that matters most.
+fn bookable_quote(conn: &Connection, ctx: &Context, id: i64) -> Result<quoting::StoredQuote> {
+    let stored = quoting::find(conn, &ctx.customer.id, id)?.ok_or_else(|| Error::not_found("quote", &id.to_string()))?;
+    if ctx.now >= stored.expires_at {
+        return Err(Error::new(ErrorCategory::QuoteExpired, format!("Quote {id} expired on {}; quote the shipment again.", stored.expires_at.date_naive())));
+    }
+    Ok(stored)
+}
+
+fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Result<Priced> {
+    if let Some(stored) = quote {
         let q = &stored.quote;
+        let id = q.quote_id;
         if q.carrier_code != v.carrier.code || q.service_code != v.service.code || q.package_type_code != v.package.code {
             return Err(Error::invalid(
                 "quoteId",
-                format!(
-                    "quote {id} is for {}/{}/{}, not {}/{}/{}",
-                    q.carrier_code, q.service_code, q.package_type_code, v.carrier.code, v.service.code, v.package.code
-                ),
+                format!("quote {id} is for {}/{}/{}, not {}/{}/{}", q.carrier_code, q.service_code, q.package_type_code, v.carrier.code, v.service.code, v.package.code),
             ));
         }
         let currency = q.currency.parse().map_err(|_| Error::internal(format!("quote {id} has currency {:?}", q.currency)))?;
@@ -431,8 +433,9 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
             return serde_json::from_str(&response).map_err(|e| Error::internal(format!("stored idempotent answer is unreadable: {e}")));
         }
     }
+    let quote = req.quote_id.map(|q| bookable_quote(tx, ctx, q.0)).transpose()?;
     let v = validate(tx, ctx, req)?;
-    let priced = price(tx, ctx, &v, req.quote_id.map(|q| q.0))?;
+    let priced = price(ctx, &v, quote)?;
 
     let seq = store::next_id(tx, "book_number")?;
     let book_number = format!("{}", 1_000_000_000 + seq);

@@ -19,3 +19,5 @@ mod regional;
 mod router;
 #[path = "conformance/services.rs"]
 mod services;
+#[path = "conformance/batches.rs"]
+mod batches;
