@@ -72,9 +72,70 @@ pub fn run(db: &str) -> Result<(), String> {
     println!("3. Services offered ({}):", rows.len());
     println!("{}", table::render(&["carrier", "service", "label", "family", "dir", ">pkgs", "countries"], &rows));
 
+    // Quote one shipment for every service, cheapest first.
+    let today = shipping.clock().today();
+    let shipment = json!({
+        "shipmentDate": (today + chrono::Duration::days(1)).to_string(), "shipmentReference": "ORDER-1042",
+        "contentDescription": "art books", "sender": address,
+        "receiver": {"name": "Bo Kim", "company": "", "address1": "9 Elm St", "address2": "", "city": "Los Angeles",
+            "state": "CA", "zip": "90012", "country": "US", "phone": "213-555-0199"},
+        "residential": true, "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
+        "pieces": [{"weight": "3.5", "length": "12", "width": "10", "height": "8", "insuranceAmount": null, "declaredValue": null}]
+    });
+    let quoted = call(&shipping, "POST", &format!("/restapi/v1/customers/{id}/batch-quote"), json!({"shipments": [shipment.clone()]}))?;
+    let mut quotes: Vec<serde_json::Value> = quoted["results"][0]["quotes"].as_array().cloned().unwrap_or_default();
+    quotes.sort_by_key(|q| cents(&q["totalAmount"]));
+    let rows: Vec<Vec<String>> = quotes
+        .iter()
+        .map(|q| {
+            let text = |k: &str| q[k].as_str().unwrap_or("").to_string();
+            let lines = q["surcharges"].as_array().map_or(0, Vec::len);
+            vec![
+                q["quoteId"].to_string(),
+                text("carrierCode"),
+                text("serviceDescription"),
+                text("zone"),
+                format!("{} {}", text("quotedWeight"), text("quotedWeightType")),
+                q["baseAmount"].to_string(),
+                lines.to_string(),
+                q["totalAmount"].to_string(),
+            ]
+        })
+        .collect();
+    println!("4. Quotes for 3.5 lb, 12x10x8 in, Philadelphia PA -> Los Angeles CA (residential), cheapest first:");
+    println!("{}", table::render(&[">quote", "carrier", "service", "zone", "weight", ">base", ">surcharges", ">total"], &rows));
+
+    // Book the cheapest quote at its price and write its label.
+    let cheapest = quotes.first().ok_or("no service quoted the demo shipment")?;
+    let mut booking = shipment.clone();
+    for key in ["carrierCode", "serviceCode", "packageTypeCode", "quoteId"] {
+        booking[key] = cheapest[key].clone();
+    }
+    booking["approvePrepayRecharge"] = json!(true);
+    let booked = call(&shipping, "POST", &format!("/restapi/v1/customers/{id}/shipments"), booking)?;
+    let book_number = booked["bookNumber"].as_str().ok_or("no bookNumber in the answer")?;
+    println!(
+        "5. Booked quote {} ({} {}): book number {book_number}, tracking number {}, zone {}, charged {} USD.",
+        cheapest["quoteId"],
+        cheapest["carrierCode"].as_str().unwrap_or(""),
+        cheapest["serviceDescription"].as_str().unwrap_or(""),
+        booked["trackingNumber"].as_str().unwrap_or(""),
+        booked["zone"].as_str().unwrap_or(""),
+        booked["totalShippingCost"]
+    );
+    let label = call(&shipping, "GET", &format!("/restapi/v1/customers/{id}/shipments/{book_number}/label/PDF"), json!(null))?;
+    let dir = std::path::Path::new(db).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    for (i, image) in label["base64Images"].as_array().into_iter().flatten().enumerate() {
+        let bytes = base64_decode(image.as_str().unwrap_or("")).ok_or("the label is not base64")?;
+        let path = dir.join(format!("label-{book_number}-{}.pdf", i + 1));
+        std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        println!("   Label written to {}", path.display());
+    }
+    println!();
+
     let prepay = shipping.prepay(&id).map_err(|e| e.to_string())?;
     println!(
-        "4. Prepay balance: {} {} (minimum {}, recharge {})",
+        "6. Prepay balance: {} {} (minimum {}, recharge {})",
         prepay.balance, prepay.currency, prepay.minimum_balance, prepay.recharge_amount
     );
     let rows: Vec<Vec<String>> = prepay
@@ -84,4 +145,39 @@ pub fn run(db: &str) -> Result<(), String> {
         .collect();
     println!("{}", table::render(&[">entry", "kind", ">amount", ">balance", "reference"], &rows));
     Ok(())
+}
+
+/// Whole cents of a JSON money amount, for sorting (no floats).
+fn cents(v: &serde_json::Value) -> i64 {
+    let text = v.to_string();
+    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let frac = format!("{frac:0<2}");
+    whole.parse::<i64>().unwrap_or(i64::MAX / 200) * 100 + frac.get(..2).and_then(|f| f.parse::<i64>().ok()).unwrap_or(0)
+}
+
+/// Decodes standard base64 (with padding), as the label endpoint sends it.
+fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| -> Option<u32> {
+        Some(match c {
+            b'A'..=b'Z' => c - b'A',
+            b'a'..=b'z' => c - b'a' + 26,
+            b'0'..=b'9' => c - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => return None,
+        } as u32)
+    };
+    let bytes = text.trim_end_matches('=').as_bytes();
+    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
+    for chunk in bytes.chunks(4) {
+        let mut n = 0u32;
+        for (i, c) in chunk.iter().enumerate() {
+            n |= value(*c)? << (18 - 6 * i);
+        }
+        let take = chunk.len().saturating_sub(1);
+        for i in 0..take {
+            out.push((n >> (16 - 8 * i)) as u8);
+        }
+    }
+    Some(out)
 }

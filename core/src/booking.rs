@@ -343,7 +343,10 @@ struct Priced {
 fn bookable_quote(conn: &Connection, ctx: &Context, id: i64) -> Result<quoting::StoredQuote> {
     let stored = quoting::find(conn, &ctx.customer.id, id)?.ok_or_else(|| Error::not_found("quote", &id.to_string()))?;
     if ctx.now >= stored.expires_at {
-        return Err(Error::new(ErrorCategory::QuoteExpired, format!("Quote {id} expired on {}; quote the shipment again.", stored.expires_at.date_naive())));
+        return Err(Error::new(
+            ErrorCategory::QuoteExpired,
+            format!("Quote {id} expired on {}; quote the shipment again.", stored.expires_at.date_naive()),
+        ));
     }
     Ok(stored)
 }
@@ -355,7 +358,10 @@ fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Resul
         if q.carrier_code != v.carrier.code || q.service_code != v.service.code || q.package_type_code != v.package.code {
             return Err(Error::invalid(
                 "quoteId",
-                format!("quote {id} is for {}/{}/{}, not {}/{}/{}", q.carrier_code, q.service_code, q.package_type_code, v.carrier.code, v.service.code, v.package.code),
+                format!(
+                    "quote {id} is for {}/{}/{}, not {}/{}/{}",
+                    q.carrier_code, q.service_code, q.package_type_code, v.carrier.code, v.service.code, v.package.code
+                ),
             ));
         }
         let currency = q.currency.parse().map_err(|_| Error::internal(format!("quote {id} has currency {:?}", q.currency)))?;

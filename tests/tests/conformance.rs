@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failure should stop the test loudly
 
+#[path = "conformance/batches.rs"]
+mod batches;
 #[path = "conformance/customers.rs"]
 mod customers;
 #[path = "conformance/payment_method.rs"]
@@ -19,5 +21,3 @@ mod regional;
 mod router;
 #[path = "conformance/services.rs"]
 mod services;
-#[path = "conformance/batches.rs"]
-mod batches;

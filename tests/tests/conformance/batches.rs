@@ -60,8 +60,11 @@ fn another_customers_quote_is_not_found() {
     let other = h.create_customer("bo@example.com");
     let foreign = quote_ids(&h, &other, 1);
     let batch = create_batch(&h, &id);
-    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({"quoteIds": foreign}))
-        .assert_error(404, "NOT_FOUND", Some("quoteIds[0]"));
+    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({"quoteIds": foreign})).assert_error(
+        404,
+        "NOT_FOUND",
+        Some("quoteIds[0]"),
+    );
 }
 
 #[test]
@@ -70,8 +73,11 @@ fn an_expired_quote_cannot_be_batched() {
     let quotes = quote_ids(&h, &id, 1);
     let batch = create_batch(&h, &id);
     h.clock.advance(chrono::Duration::days(30));
-    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({"quoteIds": quotes}))
-        .assert_error(409, "QUOTE_EXPIRED", Some("quoteIds[0]"));
+    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({"quoteIds": quotes})).assert_error(
+        409,
+        "QUOTE_EXPIRED",
+        Some("quoteIds[0]"),
+    );
 }
 
 #[test]
@@ -184,7 +190,8 @@ fn a_booked_batch_cannot_be_booked_changed_or_deleted() {
     h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({"quoteIds": [quotes[0]]})).expect(200);
     h.call("POST", &Harness::path(&id, "/batch-book"), &json!({"batchId": batch})).expect(200);
     h.call("POST", &Harness::path(&id, "/batch-book"), &json!({"batchId": batch})).assert_error(409, "CONFLICT", None);
-    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({"quoteIds": [quotes[1]]})).assert_error(409, "CONFLICT", None);
+    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({"quoteIds": [quotes[1]]}))
+        .assert_error(409, "CONFLICT", None);
     h.call("DELETE", &Harness::path(&id, &format!("/batch/{batch}")), &Value::Null).assert_error(409, "CONFLICT", None);
 }
 
