@@ -4,6 +4,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion};
 
+mod booking;
+
 mod catalog {
     use std::hint::black_box;
 
@@ -35,6 +37,7 @@ mod catalog {
 
 fn all(c: &mut Criterion) {
     catalog::define(c);
+    booking::define(c);
 }
 
 criterion_group!(benches, all);

@@ -35,6 +35,8 @@ pub(crate) struct Context<'a> {
     pub customer: &'a Customer,
     pub today: NaiveDate,
     pub now: DateTime<Utc>,
+    /// Render and store labels now (else on first retrieval).
+    pub labels_at_booking: bool,
 }
 
 /// A booking that passed validation.
@@ -487,16 +489,22 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
         wire::to_json(&view)?,
         ledger::timestamp(ctx.now),
     ])?;
-    let labels = render(v.label_format, &label_data(&view, &v.carrier.label, &v.service.label, &priced.zone))?;
+    let labels = if ctx.labels_at_booking {
+        render(v.label_format, &label_data(&view, &v.carrier.label, &v.service.label, &priced.zone))?
+    } else {
+        Vec::new()
+    };
     {
         let mut piece_stmt = tx.prepare_cached(
             "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost) VALUES (?1, ?2, ?3, ?4)",
         )?;
         let mut label_stmt = tx.prepare_cached("INSERT INTO labels (book_number, piece_index, format, data) VALUES (?1, ?2, ?3, ?4)")?;
-        for (i, (tn, label)) in tracking_numbers.iter().zip(&labels).enumerate() {
+        for (i, tn) in tracking_numbers.iter().enumerate() {
             let cost = piece_costs.get(i).copied().unwrap_or_default();
             piece_stmt.execute(rusqlite::params![book_number, i as i64, tn, cost.to_string()])?;
-            label_stmt.execute(rusqlite::params![book_number, i as i64, v.label_format.code(), label])?;
+            if let Some(label) = labels.get(i) {
+                label_stmt.execute(rusqlite::params![book_number, i as i64, v.label_format.code(), label])?;
+            }
         }
     }
     crate::tracking::record_booked(tx, &book_number, &v.carrier.code, &tracking_numbers, &v.shipment.sender, ctx.now)?;
@@ -698,7 +706,6 @@ pub(crate) struct StoredShipment {
     pub service_code: String,
     pub zone: String,
     pub charged_cents: i64,
-    pub label_format: String,
     pub voided: bool,
     pub view: wire::ShipmentView,
 }
@@ -715,7 +722,6 @@ impl StoredShipment {
             service_code: r.get("service_code")?,
             zone: r.get("zone")?,
             charged_cents: r.get("charged_cents")?,
-            label_format: r.get("label_format")?,
             voided,
             view,
         })
@@ -759,10 +765,13 @@ pub(crate) fn label(
     let s = find(conn, customer_id, book_number)?;
     let format = LabelFormat::from_code(format_code)
         .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
-    let images: Vec<Vec<u8>> = if s.label_format == format.code() {
+    let stored: Vec<Vec<u8>> = {
         let mut stmt = conn.prepare_cached("SELECT data FROM labels WHERE book_number = ?1 AND format = ?2 ORDER BY piece_index")?;
         let rows = stmt.query_map([book_number, format.code()], |r| r.get::<_, Vec<u8>>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
         rows
+    };
+    let images = if !stored.is_empty() {
+        stored
     } else {
         let carrier =
             catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;

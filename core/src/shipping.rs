@@ -24,6 +24,7 @@ pub struct Shipping {
     clock: Arc<dyn Clock>,
     catalog: RwLock<Arc<Catalog>>,
     rates: RwLock<Arc<RateBook>>,
+    labels_at_booking: bool,
 }
 
 impl std::fmt::Debug for Shipping {
@@ -37,6 +38,7 @@ impl std::fmt::Debug for Shipping {
 pub struct ShippingBuilder {
     path: Option<PathBuf>,
     clock: Option<Arc<dyn Clock>>,
+    lazy_labels: bool,
 }
 
 impl std::fmt::Debug for ShippingBuilder {
@@ -59,6 +61,14 @@ impl ShippingBuilder {
         self
     }
 
+    /// Render labels when they are first retrieved instead of at booking (default: at
+    /// booking, so that a booking that cannot print fails whole). For applications that
+    /// print later, or in bulk.
+    pub fn lazy_labels(mut self, lazy: bool) -> Self {
+        self.lazy_labels = lazy;
+        self
+    }
+
     /// Opens the database, applies pending migrations and seeds the default catalog on
     /// first open.
     ///
@@ -72,7 +82,7 @@ impl ShippingBuilder {
         }
         .map_err(|e| Error::internal(format!("could not open the database: {e}")))?;
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
-        Shipping::from_connection(conn, clock)
+        Shipping::from_connection(conn, clock, !self.lazy_labels)
     }
 }
 
@@ -98,7 +108,7 @@ impl Shipping {
         Self::builder().open()
     }
 
-    fn from_connection(mut conn: Connection, clock: Arc<dyn Clock>) -> Result<Shipping> {
+    fn from_connection(mut conn: Connection, clock: Arc<dyn Clock>, labels_at_booking: bool) -> Result<Shipping> {
         store::configure(&conn)?;
         store::migrate(&mut conn)?;
         let catalog = {
@@ -121,7 +131,13 @@ impl Shipping {
             catalog
         };
         let rates = RateBook::load(&conn).map_err(|e| Error::internal(format!("the stored rate book does not load: {e}")))?;
-        Ok(Shipping { conn: Mutex::new(conn), clock, catalog: RwLock::new(Arc::new(catalog)), rates: RwLock::new(Arc::new(rates)) })
+        Ok(Shipping {
+            conn: Mutex::new(conn),
+            clock,
+            catalog: RwLock::new(Arc::new(catalog)),
+            rates: RwLock::new(Arc::new(rates)),
+            labels_at_booking,
+        })
     }
 
     /// The clock this service reads.
@@ -546,7 +562,15 @@ impl Shipping {
         self.write(|tx| {
             let customer = customers::find(tx, customer_id)?;
             let profile = Self::profile(&catalog, &customer)?;
-            let ctx = booking::Context { catalog: &catalog, rates: &rates, profile, customer: &customer, today, now };
+            let ctx = booking::Context {
+                catalog: &catalog,
+                rates: &rates,
+                profile,
+                customer: &customer,
+                today,
+                now,
+                labels_at_booking: self.labels_at_booking,
+            };
             booking::book(tx, &ctx, req)
         })
     }
@@ -674,7 +698,15 @@ impl Shipping {
         self.write(|tx| {
             let customer = customers::find(tx, customer_id)?;
             let profile = Self::profile(&catalog, &customer)?;
-            let ctx = booking::Context { catalog: &catalog, rates: &rates, profile, customer: &customer, today, now };
+            let ctx = booking::Context {
+                catalog: &catalog,
+                rates: &rates,
+                profile,
+                customer: &customer,
+                today,
+                now,
+                labels_at_booking: self.labels_at_booking,
+            };
             batches::book(tx, &ctx, req)
         })
     }
