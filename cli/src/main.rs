@@ -13,7 +13,10 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   consign demo [--db FILE]                              run the main job on a fresh database (default: consign-demo.db)
-  consign call METHOD PATH [BODY | @FILE] [--db FILE]   one request against a database (default: consign.db)";
+  consign call METHOD PATH [BODY | @FILE] [--db FILE]   one request against a database (default: consign.db)
+  consign import KIND FILE [--db FILE]                  replace rate data or the catalog from a file
+  consign export KIND [--db FILE]                       print rate data or the catalog
+    KIND: carriers, exchange-rates, zones, rates, surcharges (CSV, docs/rate-cards.md) or catalog (JSON)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -24,6 +27,20 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// The rate data kind named on the command line.
+fn csv_kind(name: &str) -> Result<consign::rating::CsvKind, String> {
+    name.parse().map_err(|_| format!("unknown kind {name:?}\n{USAGE}"))
+}
+
+/// An error with every field detail, one per line (import errors name their lines).
+fn describe(e: &consign::Error) -> String {
+    let mut text = e.message().to_string();
+    for d in e.details() {
+        text.push_str(&format!("\n  {}: {}", d.field, d.message));
+    }
+    text
 }
 
 /// Takes `--db FILE` out of `args`.
@@ -73,6 +90,29 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let _ = writeln!(std::io::stdout().lock(), "{pretty}");
             eprintln!("HTTP {}", response.status);
             Ok(if response.status < 400 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+        }
+        "import" => {
+            let db = take_db(&mut args, "consign.db")?;
+            let [kind, file] = args.as_slice() else { return Err(USAGE.into()) };
+            let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+            let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
+            if kind == "catalog" {
+                shipping.import_catalog(&text).map_err(|e| describe(&e))?;
+                println!("imported the catalog from {file}");
+            } else {
+                let summary = shipping.import_rates(csv_kind(kind)?, &text).map_err(|e| describe(&e))?;
+                println!("imported {} rows of {kind} from {file} ({} replaced)", summary.rows, summary.replaced);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        "export" => {
+            let db = take_db(&mut args, "consign.db")?;
+            let [kind] = args.as_slice() else { return Err(USAGE.into()) };
+            let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
+            let text = if kind == "catalog" { shipping.export_catalog() } else { shipping.export_rates(csv_kind(kind)?) }
+                .map_err(|e| describe(&e))?;
+            let _ = write!(std::io::stdout().lock(), "{text}");
+            Ok(ExitCode::SUCCESS)
         }
         "-h" | "--help" | "help" => {
             println!("{USAGE}");

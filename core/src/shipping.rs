@@ -175,6 +175,23 @@ impl Shipping {
             // The whole book must still load: a card naming a missing chart is refused here.
             let book = RateBook::load(tx)
                 .map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The import would leave the rate book unusable: {e}")))?;
+            // A card for a service or package type the catalog lacks would price nothing.
+            let catalog = self.catalog();
+            let strays: Vec<crate::FieldError> = book
+                .cards()
+                .filter(|(carrier, service, package, _)| {
+                    catalog
+                        .service(service)
+                        .is_none_or(|s| s.carrier != *carrier || !s.package_types.iter().any(|p| p.package_type == *package))
+                })
+                .map(|(carrier, service, package, _)| crate::FieldError {
+                    field: "rates".into(),
+                    message: format!("card {carrier}/{service}/{package} names no service and package type of the catalog"),
+                })
+                .collect();
+            if !strays.is_empty() {
+                return Err(Error::fields(ErrorCategory::InvalidRequest, strays));
+            }
             Ok((summary, book))
         })?;
         match self.rates.write() {

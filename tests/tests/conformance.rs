@@ -15,6 +15,8 @@ mod provider_accounts;
 mod quotes;
 #[path = "conformance/quoting_options.rs"]
 mod quoting_options;
+#[path = "conformance/rate_data.rs"]
+mod rate_data;
 #[path = "conformance/regional.rs"]
 mod regional;
 #[path = "conformance/router.rs"]

@@ -147,8 +147,8 @@ fn batch_book_charges_each_quote_its_quoted_total() {
     let prepay = h.call("GET", &Harness::path(&id, "/prepay"), &Value::Null);
     let charge = prepay.body["entries"][0].clone();
     assert_eq!(charge["kind"], "charge");
-    let expected = format!("-{:.2}", q["totalAmount"].to_string().parse::<f64>().unwrap());
-    assert_eq!(charge["amount"], expected);
+    let total: rust_decimal::Decimal = q["totalAmount"].to_string().parse().unwrap();
+    assert_eq!(charge["amount"], consign::format2(-total));
 }
 
 #[test]

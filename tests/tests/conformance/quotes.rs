@@ -2,6 +2,7 @@
 //! parts 7 and 8.
 
 use consign_conformance::*;
+use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 fn setup() -> (Harness, String) {
@@ -10,32 +11,12 @@ fn setup() -> (Harness, String) {
     (h, id)
 }
 
-fn dec(v: &Value) -> rust_decimal_like::D {
-    rust_decimal_like::D::parse(v)
-}
-
-/// Exact decimal arithmetic on the JSON numbers of answers (no floats in the checks).
-mod rust_decimal_like {
-    use serde_json::Value;
-    /// A decimal as integer hundredths.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-    pub struct D(pub i128);
-    impl D {
-        pub fn parse(v: &Value) -> D {
-            let text = match v {
-                Value::Number(n) => n.to_string(),
-                Value::String(s) => s.clone(),
-                other => panic!("not a number: {other}"),
-            };
-            let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
-            assert!(frac.len() <= 2, "more than 2 decimals in {text}");
-            let neg = whole.starts_with('-');
-            let whole: i128 = whole.trim_start_matches('-').parse().expect("digits");
-            let frac: i128 = format!("{frac:0<2}").parse().expect("digits");
-            let v = whole * 100 + frac;
-            D(if neg { -v } else { v })
-        }
-    }
+/// A money amount of an answer (a JSON number), exactly.
+fn dec(v: &Value) -> Decimal {
+    assert!(v.is_number(), "money is a JSON number: {v}");
+    let d: Decimal = v.to_string().parse().unwrap();
+    assert!(d.scale() <= 2, "at most 2 decimals: {v}");
+    d
 }
 
 #[test]
@@ -264,11 +245,11 @@ fn every_quote_has_the_fields_of_2_5_and_its_total_is_the_sum_of_its_lines() {
         assert!(["Actual", "Dimensional"].contains(&q["quotedWeightType"].as_str().unwrap_or("")), "{q}");
         assert_eq!(q["currency"], "USD");
         let lines = q["surcharges"].as_array().unwrap();
-        let sum = lines.iter().fold(dec(&q["baseAmount"]).0, |acc, l| {
+        let sum = lines.iter().fold(dec(&q["baseAmount"]), |acc, l| {
             assert!(l["description"].as_str().is_some_and(|d| !d.is_empty()));
-            acc + dec(&l["amount"]).0
+            acc + dec(&l["amount"])
         });
-        assert_eq!(sum, dec(&q["totalAmount"]).0, "{q}");
+        assert_eq!(sum, dec(&q["totalAmount"]), "{q}");
     }
 }
 
@@ -473,8 +454,8 @@ fn the_profile_markup_raises_every_line() {
     let (qa, qb) = (&a["quotes"][0], &b["quotes"][0]);
     assert_eq!(qa["serviceCode"], qb["serviceCode"]);
     // 15 % on the unrounded carrier cost, rounded once: within a cent of 1.15 x the rounded plain base.
-    let (base_a, base_b) = (dec(&qa["baseAmount"]).0, dec(&qb["baseAmount"]).0);
-    assert!((base_a * 115 - base_b * 100).abs() <= 100, "{base_a} -> {base_b}");
+    let (base_a, base_b) = (dec(&qa["baseAmount"]), dec(&qb["baseAmount"]));
+    assert!((base_a * Decimal::new(115, 2) - base_b).abs() <= Decimal::new(1, 2), "{base_a} -> {base_b}");
 }
 
 #[test]

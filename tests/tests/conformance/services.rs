@@ -29,7 +29,7 @@ fn admits(s: &Value, country: &str) -> bool {
 }
 
 fn is_decimal_string(v: &Value) -> bool {
-    v.as_str().is_some_and(|s| !s.is_empty() && s.parse::<f64>().is_ok_and(|d| d > 0.0) && !s.contains('e'))
+    v.as_str().is_some_and(|s| s.parse::<rust_decimal::Decimal>().is_ok_and(|d| d > rust_decimal::Decimal::ZERO))
 }
 
 #[test]
