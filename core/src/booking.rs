@@ -537,29 +537,18 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
 /// the shares add up to the total exactly (the first pieces take the leftover cents).
 fn split_cost(total: Decimal, pieces: &[ValidPiece]) -> Vec<Decimal> {
     let n = pieces.len();
-    if n <= 1 {
-        return vec![total; n];
-    }
     let weight: Decimal = pieces.iter().map(|p| p.weight).sum();
-    let total_cents = to_cents(total).unwrap_or(0);
-    let mut shares: Vec<i64> = pieces
-        .iter()
-        .map(|p| if weight.is_zero() { 0 } else { to_cents(total * p.weight / weight).map_or(0, |c| c.min(total_cents)) })
-        .map(|c| c.max(0))
-        .collect();
-    // Round down each share, then hand out what is left one cent at a time.
-    for (share, p) in shares.iter_mut().zip(pieces) {
-        if !weight.is_zero() {
-            let exact = Decimal::from(total_cents) * p.weight / weight;
-            *share = i64::try_from(exact.floor()).unwrap_or(0);
-        }
+    if n <= 1 || weight.is_zero() {
+        // One piece takes it all (weights are validated positive, so zero cannot happen).
+        return (0..n).map(|i| if i == 0 { total } else { Decimal::ZERO }).collect();
     }
-    let mut left = total_cents - shares.iter().sum::<i64>();
-    let mut i = 0;
-    while left > 0 && n > 0 {
-        shares[i % n] += 1;
-        left -= 1;
-        i += 1;
+    let total_cents = to_cents(total).unwrap_or(0);
+    // Each share rounded down to the cent, then the leftover cents one at a time.
+    let mut shares: Vec<i64> =
+        pieces.iter().map(|p| i64::try_from((Decimal::from(total_cents) * p.weight / weight).floor()).unwrap_or(0)).collect();
+    let left = total_cents - shares.iter().sum::<i64>();
+    for share in shares.iter_mut().take(usize::try_from(left).unwrap_or(0)) {
+        *share += 1;
     }
     shares.into_iter().map(from_cents).collect()
 }
@@ -817,5 +806,24 @@ mod base64_engine {
             out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal_macros::dec;
+
+    fn pieces(weights: &[Decimal]) -> Vec<ValidPiece> {
+        weights.iter().map(|&weight| ValidPiece { weight, dims: None, insurance: None, declared_value: None }).collect()
+    }
+
+    #[test]
+    fn shares_add_up_to_the_total_exactly() {
+        let shares = split_cost(dec!(10.00), &pieces(&[dec!(1), dec!(1), dec!(1)]));
+        assert_eq!(shares, [dec!(3.34), dec!(3.33), dec!(3.33)]);
+        let shares = split_cost(dec!(37.05), &pieces(&[dec!(20), dec!(12)]));
+        assert_eq!(shares.iter().sum::<Decimal>(), dec!(37.05));
+        assert_eq!(split_cost(dec!(5.00), &pieces(&[dec!(2)])), [dec!(5.00)]);
     }
 }
