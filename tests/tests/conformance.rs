@@ -19,6 +19,8 @@ mod quoting_options;
 mod rate_data;
 #[path = "conformance/regional.rs"]
 mod regional;
+#[path = "conformance/robustness.rs"]
+mod robustness;
 #[path = "conformance/router.rs"]
 mod router;
 #[path = "conformance/services.rs"]
