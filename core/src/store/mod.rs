@@ -104,6 +104,43 @@ mod tests {
     }
 
     #[test]
+    fn a_schema_1_database_with_rows_upgrades_and_keeps_them() {
+        let dir = std::env::temp_dir().join(format!("consign-upgrade-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("v1.db");
+        let _ = std::fs::remove_file(&path);
+        {
+            // A database as schema 1 wrote it, frozen here: a customer with a ledger entry.
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(MIGRATIONS[0].sql).unwrap();
+            conn.execute_batch(
+                "INSERT INTO id_sequences (name, last) VALUES ('customer', 1);
+                 INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                     minimum_balance_cents, recharge_amount_cents, created_at)
+                 VALUES ('C0000001', 'ann@example.com', 'ann@example.com', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA',
+                     'Default', '{}', '{}', 5000, 20000, '2026-01-01T00:00:00Z');
+                 INSERT INTO ledger_entries (customer_id, kind, amount_cents, balance_after_cents, reference, created_at)
+                 VALUES ('C0000001', 'recharge', 20000, 20000, 'account opened', '2026-01-01T00:00:00Z');
+                 PRAGMA user_version = 1;",
+            )
+            .unwrap();
+        }
+        let shipping = crate::Shipping::open(&path).unwrap();
+        let prepay = shipping.prepay("C0000001").unwrap();
+        assert_eq!(prepay.balance, "200.00");
+        assert_eq!(prepay.minimum_balance, "50.00");
+        assert!(!shipping.list_services("C0000001").unwrap().services.is_empty(), "the catalog was seeded on upgrade");
+        drop(shipping);
+        let conn = Connection::open(&path).unwrap();
+        let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+        let next: i64 = conn.query_row("SELECT last FROM id_sequences WHERE name = 'customer'", [], |r| r.get(0)).unwrap();
+        assert_eq!(next, 1, "sequences carry over, so new ids do not collide");
+        drop(conn);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn sequences_count_from_one() {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate(&mut conn).unwrap();
