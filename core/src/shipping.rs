@@ -3,7 +3,7 @@
 //! commits only when the operation succeeds.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, RwLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 
@@ -130,12 +130,12 @@ impl Shipping {
             tx.commit()?;
             catalog
         };
-        let rates = RateBook::load(&conn).map_err(|e| Error::internal(format!("the stored rate book does not load: {e}")))?;
+        let rates = load_rate_book(&conn)?;
         Ok(Shipping {
             conn: Mutex::new(conn),
             clock,
             catalog: RwLock::new(Arc::new(catalog)),
-            rates: RwLock::new(Arc::new(rates)),
+            rates: RwLock::new(rates),
             labels_at_booking,
         })
     }
@@ -164,6 +164,8 @@ impl Shipping {
     /// would be inconsistent; nothing is written then and the old book stays in force.
     pub fn import_rates(&self, kind: CsvKind, csv: &str) -> Result<ImportSummary> {
         let (summary, book) = self.write(|tx| {
+            // From now on this database's rates are its own, not the embedded default.
+            store::next_id(tx, RATE_REVISION)?;
             let summary = rating::import_csv(tx, kind, csv).map_err(|e| match e {
                 ImportError::Rows(rows) => Error::fields(
                     ErrorCategory::InvalidRequest,
@@ -727,6 +729,24 @@ impl Shipping {
             batches::book(tx, &ctx, req)
         })
     }
+}
+
+/// The sequence counting rate imports: absent means the rates are the embedded default.
+const RATE_REVISION: &str = "rate_revision";
+
+/// The rate book of a database: the embedded default, built once per process and shared,
+/// while nothing was imported; else loaded from its tables.
+fn load_rate_book(conn: &Connection) -> Result<Arc<RateBook>> {
+    static DEFAULT: OnceLock<std::result::Result<Arc<RateBook>, String>> = OnceLock::new();
+    let imported: Option<i64> =
+        conn.query_row("SELECT last FROM id_sequences WHERE name = ?1", [RATE_REVISION], |r| r.get(0)).optional()?;
+    if imported.is_none() {
+        return DEFAULT
+            .get_or_init(|| RateBook::default_book().map(Arc::new).map_err(|e| e.to_string()))
+            .clone()
+            .map_err(|e| Error::internal(format!("the embedded rate book does not load: {e}")));
+    }
+    RateBook::load(conn).map(Arc::new).map_err(|e| Error::internal(format!("the stored rate book does not load: {e}")))
 }
 
 fn check_batch_size(n: usize) -> Result<()> {

@@ -465,6 +465,10 @@ pub fn import_csv(tx: &Transaction<'_>, kind: CsvKind, csv: &str) -> Result<Impo
 
 fn write_rows(conn: &Connection, kind: CsvKind, csv: &str) -> Result<ImportSummary, ImportError> {
     let rows = parse_rows(kind, csv).map_err(ImportError::Rows)?;
+    write_parsed(conn, kind, &rows)
+}
+
+fn write_parsed(conn: &Connection, kind: CsvKind, rows: &[Row]) -> Result<ImportSummary, ImportError> {
     let table = kind.table();
     let cols = kind.columns();
     // groups replaced
@@ -480,7 +484,7 @@ fn write_rows(conn: &Connection, kind: CsvKind, csv: &str) -> Result<ImportSumma
     }
     let marks = vec!["?"; cols.len()].join(", ");
     let mut ins = conn.prepare(&format!("INSERT INTO {table} ({}) VALUES ({marks})", cols.join(", ")))?;
-    for r in &rows {
+    for r in rows {
         ins.execute(params_from_iter(r.fields.iter()))?;
     }
     Ok(ImportSummary { kind, rows: rows.len(), replaced: groups.len() })
@@ -492,8 +496,18 @@ fn write_rows(conn: &Connection, kind: CsvKind, csv: &str) -> Result<ImportSumma
 /// [`RateBookError`] on a database error (the embedded data itself is checked by
 /// the tests).
 pub fn seed_defaults(tx: &Transaction<'_>) -> Result<(), RateBookError> {
-    for kind in CsvKind::ALL {
-        write_rows(tx, kind, kind.default_csv()).map_err(|e| match e {
+    // The embedded rows are parsed and checked once per process: every new database
+    // (every test, every browser tab) then only pays for the inserts.
+    static DEFAULT_ROWS: std::sync::OnceLock<Result<Vec<Vec<Row>>, String>> = std::sync::OnceLock::new();
+    let parsed = DEFAULT_ROWS.get_or_init(|| {
+        CsvKind::ALL
+            .into_iter()
+            .map(|kind| parse_rows(kind, kind.default_csv()).map_err(|rows| ImportError::Rows(rows).to_string()))
+            .collect()
+    });
+    let parsed = parsed.as_ref().map_err(|e| RateBookError::Invalid(e.clone()))?;
+    for (kind, rows) in CsvKind::ALL.into_iter().zip(parsed) {
+        write_parsed(tx, kind, rows).map_err(|e| match e {
             ImportError::Sql(e) => RateBookError::Sql(e),
             other => RateBookError::Invalid(other.to_string()),
         })?;
