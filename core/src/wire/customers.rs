@@ -27,12 +27,41 @@ pub struct CreateCustomerRequest {
     /// Optional sales rep name.
     #[serde(default, deserialize_with = "super::empty_as_none")]
     pub sales_rep: Option<String>,
-    /// Optional campaign attribution.
-    #[serde(default)]
+    /// Optional campaign attribution (an empty string counts as absent).
+    #[serde(default, deserialize_with = "utm_or_empty")]
     pub utm: Option<Utm>,
     /// Expected monthly volume, free text.
     #[serde(default, deserialize_with = "super::empty_as_none")]
     pub monthly_volume: Option<String>,
+}
+
+/// `utm` as an object, or null or `""` for none (DECISIONS 1: an empty string for an
+/// optional value means null).
+fn utm_or_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Utm>, D::Error> {
+    struct UtmVisitor;
+    impl<'de> serde::de::Visitor<'de> for UtmVisitor {
+        type Value = Option<Utm>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("an object of campaign fields, null or an empty string")
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            if v.trim().is_empty() {
+                Ok(None)
+            } else {
+                Err(E::invalid_type(serde::de::Unexpected::Str(v), &self))
+            }
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            Utm::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(Some)
+        }
+    }
+    d.deserialize_any(UtmVisitor)
 }
 
 /// `prepaySettings` of a new customer.
@@ -131,4 +160,28 @@ pub struct LedgerEntry {
     pub created_at: String,
     /// What the entry is for (a book number, `account opened`, ...).
     pub reference: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn utm(json: &str) -> Result<Option<Utm>, crate::Error> {
+        #[derive(Deserialize)]
+        struct Holder {
+            #[serde(default, deserialize_with = "utm_or_empty")]
+            utm: Option<Utm>,
+        }
+        crate::wire::parse_body::<Holder>(&format!("{{\"utm\": {json}}}")).map(|h| h.utm)
+    }
+
+    #[test]
+    fn utm_is_an_object_or_empty() {
+        assert_eq!(utm("\"\"").unwrap(), None);
+        assert_eq!(utm("null").unwrap(), None);
+        assert_eq!(utm("{\"source\": \"news\"}").unwrap().and_then(|u| u.source), Some("news".into()));
+        assert!(utm("\"newsletter\"").is_err());
+        assert!(utm("{\"source\": 5}").is_err());
+        assert!(utm("[\"a\"]").is_err());
+    }
 }

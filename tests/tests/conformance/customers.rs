@@ -404,3 +404,14 @@ fn the_prepay_view_of_an_unknown_customer_is_not_found() {
     let h = Harness::new();
     h.get(&Harness::path("C9999999", "/prepay")).assert_error_without_details(404, "NOT_FOUND");
 }
+
+#[test]
+fn an_empty_utm_string_means_no_utm() {
+    let h = Harness::new();
+    h.create_customer_with(&with(customer_body("utm@example.com"), "/utm", json!("")));
+    for (i, bad) in [json!("newsletter"), json!({"source": 5}), json!(["a"])].into_iter().enumerate() {
+        let a = h.call("POST", "/restapi/v1/customers", &with(customer_body(&format!("u{i}@example.com")), "/utm", bad));
+        a.assert_error(400, "INVALID_REQUEST", None);
+        assert!(a.fields().iter().any(|f| f.starts_with("utm")), "{}", a.body);
+    }
+}
