@@ -420,14 +420,19 @@ pub struct StoredQuote {
 
 /// The customer's quote `quote_id`, or `None` (unknown or another customer's).
 pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Result<Option<StoredQuote>> {
-    let row: Option<(i64, i64, String, String, i64, i64)> = conn
+    // The row whose id range starts at or below the quote: one step down the unique index.
+    // Its owner is checked after, so another customer's quote is simply not found.
+    let row: Option<(String, i64, i64, String, String, i64, i64)> = conn
         .prepare_cached(
-            "SELECT first_quote_id, quote_count, shipment, quotes, created_at, expires_at FROM quoted_shipments
-             WHERE first_quote_id <= ?1 AND customer_id = ?2 ORDER BY first_quote_id DESC LIMIT 1",
+            "SELECT customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at FROM quoted_shipments
+             WHERE first_quote_id <= ?1 ORDER BY first_quote_id DESC LIMIT 1",
         )?
-        .query_row(rusqlite::params![quote_id, customer_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+        .query_row([quote_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))
         .optional()?;
-    let Some((first, count, shipment_json, quotes, created, expires)) = row else { return Ok(None) };
+    let Some((owner, first, count, shipment_json, quotes, created, expires)) = row else { return Ok(None) };
+    if owner != customer_id {
+        return Ok(None);
+    }
     if quote_id >= first + count {
         return Ok(None);
     }
