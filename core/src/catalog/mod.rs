@@ -319,7 +319,12 @@ impl Catalog {
 
     /// The services a profile offers, in catalog order.
     pub fn services_for<'a>(&'a self, profile: &'a Profile) -> impl Iterator<Item = &'a Service> + 'a {
-        self.doc.services.iter().filter(move |s| profile.services.as_ref().is_none_or(|list| list.contains(&s.code)))
+        self.doc.services.iter().filter(move |s| self.offers(profile, s))
+    }
+
+    /// True if `profile` offers `service`.
+    pub fn offers(&self, profile: &Profile, service: &Service) -> bool {
+        profile.services.as_ref().is_none_or(|list| list.contains(&service.code))
     }
 
     /// True if `service` carries a shipment from `sender` to `receiver` (countries

@@ -64,6 +64,11 @@ impl OkResponse {
 /// `INVALID_REQUEST` when the body is not a JSON object, is malformed, has a field of the
 /// wrong type, or lacks a required field.
 pub fn parse_body<T: DeserializeOwned>(body: &str) -> Result<T, Error> {
+    parse_borrowed(body)
+}
+
+/// As [`parse_body`], for a `T` that may borrow from `body`.
+pub(crate) fn parse_borrowed<'de, T: Deserialize<'de>>(body: &'de str) -> Result<T, Error> {
     let trimmed = body.trim_start();
     if !trimmed.starts_with('{') {
         let found = if trimmed.is_empty() { "an empty body".to_string() } else { describe_json_start(trimmed) };
