@@ -199,18 +199,12 @@ impl PricedQuote<'_> {
 /// Field for field what `#[derive(Serialize)]` on [`wire::Quote`] writes.
 impl Serialize for PricedQuote<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        struct Normalized(Decimal);
-        impl Serialize for Normalized {
-            fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-                serializer.collect_str(&self.0.normalize())
-            }
-        }
         struct Line<'a>(&'a rating::Surcharge);
         impl Serialize for Line<'_> {
             fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
                 let mut line = serializer.serialize_struct("QuoteSurcharge", 2)?;
                 line.serialize_field("description", &*self.0.description)?;
-                line.serialize_field("amount", &self.0.amount)?;
+                line.serialize_field("amount", &wire::JsonDecimal(self.0.amount))?;
                 line.end()
             }
         }
@@ -228,10 +222,10 @@ impl Serialize for PricedQuote<'_> {
         q.serialize_field("serviceDescription", &self.service.label)?;
         q.serialize_field("packageTypeCode", self.package_type)?;
         q.serialize_field("currency", rate.currency.as_str())?;
-        q.serialize_field("totalAmount", &rate.total)?;
-        q.serialize_field("baseAmount", &rate.base)?;
+        q.serialize_field("totalAmount", &wire::JsonDecimal(rate.total))?;
+        q.serialize_field("baseAmount", &wire::JsonDecimal(rate.base))?;
         q.serialize_field("zone", rate.zone.as_str())?;
-        q.serialize_field("quotedWeight", &Normalized(rate.quoted_weight))?;
+        q.serialize_field("quotedWeight", wire::decimal_text(rate.quoted_weight.normalize()).as_str())?;
         q.serialize_field("quotedWeightType", rate.weight_type.as_str())?;
         q.serialize_field("surcharges", &Lines(&rate.surcharges))?;
         q.end()

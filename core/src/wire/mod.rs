@@ -12,6 +12,7 @@ mod quotes;
 pub use accounts::*;
 pub use customers::*;
 pub use numbers::{Dec, Int};
+pub(crate) use numbers::{decimal_text, JsonDecimal};
 pub use quotes::*;
 
 use serde::de::DeserializeOwned;
@@ -73,6 +74,12 @@ pub(crate) fn parse_borrowed<'de, T: Deserialize<'de>>(body: &'de str) -> Result
     if !trimmed.starts_with('{') {
         let found = if trimmed.is_empty() { "an empty body".to_string() } else { describe_json_start(trimmed) };
         return Err(Error::new(ErrorCategory::InvalidRequest, format!("The request body must be a JSON object, found {found}.")));
+    }
+    // Tracking the path of every field was most of the cost of parsing a batch quote;
+    // only a failed parse needs it, so that one parses again with tracking to name the
+    // field at fault.
+    if let Ok(value) = serde_json::from_str(body) {
+        return Ok(value);
     }
     let mut de = serde_json::Deserializer::from_str(body);
     let value: T = serde_path_to_error::deserialize(&mut de).map_err(|e| from_serde(e.path().to_string(), e.into_inner()))?;
