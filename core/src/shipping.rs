@@ -359,7 +359,7 @@ impl Shipping {
     /// Batch quote from the request body as sent; a shipment whose JSON does not fit the
     /// shipment shape fails alone. The answer is the JSON of [`wire::BatchQuoteResponse`],
     /// written with each shipment's quotes as stored rather than serialised again.
-    pub(crate) fn batch_quote_json(&self, customer_id: &str, body: &str) -> Result<Box<RawValue>> {
+    pub(crate) fn batch_quote_json(&self, customer_id: &str, body: &str) -> Result<BatchAnswer> {
         let req: BorrowedBatchQuoteRequest = wire::parse_borrowed(body)?;
         check_batch_size(req.shipments.len())?;
         let items = req
@@ -524,44 +524,49 @@ fn typed_answer(outcomes: Vec<Outcome<'_>>) -> Result<wire::BatchQuoteResponse> 
     Ok(wire::BatchQuoteResponse { results })
 }
 
-/// The batch answer as JSON: the same text as [`typed_answer`] serialised (a test pins
-/// this), with each shipment's quotes copied from the JSON that was stored.
-fn json_answer(outcomes: Vec<Outcome<'_>>) -> Result<Box<RawValue>> {
-    /// A successful result: [`wire::ShipmentQuotes`] with its quotes already JSON.
-    #[derive(Serialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Quoted<'a> {
-        shipment_index: usize,
-        status: &'static str,
-        quotes: &'a RawValue,
-        quote_errors: &'a [wire::QuoteError],
-    }
-    #[derive(Serialize)]
-    #[serde(untagged)]
-    enum Result_<'a> {
-        Quoted(Quoted<'a>),
-        Failed(wire::ShipmentQuotes),
-    }
-    #[derive(Serialize)]
-    struct Answer<'a> {
-        results: Vec<Result_<'a>>,
-    }
-    const NO_QUOTES: &str = "[]";
-    let no_quotes = RawValue::from_string(NO_QUOTES.to_string()).map_err(|e| Error::internal(e.to_string()))?;
+/// The batch answer as the router writes it: [`wire::BatchQuoteResponse`] with each
+/// shipment's quotes as the JSON that was stored, so they are serialised once.
+#[derive(Serialize)]
+pub(crate) struct BatchAnswer {
+    results: Vec<ShipmentAnswer>,
+}
+
+/// One result of a [`BatchAnswer`].
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ShipmentAnswer {
+    Quoted(Quoted),
+    Failed(wire::ShipmentQuotes),
+}
+
+/// A successful result: the fields of [`wire::ShipmentQuotes`] that success has.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Quoted {
+    shipment_index: usize,
+    status: &'static str,
+    quotes: Box<RawValue>,
+    quote_errors: Vec<wire::QuoteError>,
+}
+
+/// The batch answer as JSON: serialised, the same text as [`typed_answer`] (a test pins
+/// this).
+fn json_answer(outcomes: Vec<Outcome<'_>>) -> Result<BatchAnswer> {
     let results = outcomes
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(i, p)| match p {
-            Ok(p) => Result_::Quoted(Quoted {
-                shipment_index: i,
-                status: "success",
-                quotes: p.quotes_json.as_deref().unwrap_or(&no_quotes),
-                quote_errors: &p.errors,
-            }),
-            Err(e) => Result_::Failed(failed(i, e)),
+            Ok(p) => {
+                let quotes = match p.quotes_json {
+                    Some(json) => json,
+                    None => RawValue::from_string("[]".to_string()).map_err(|e| Error::internal(e.to_string()))?,
+                };
+                Ok(ShipmentAnswer::Quoted(Quoted { shipment_index: i, status: "success", quotes, quote_errors: p.errors }))
+            }
+            Err(e) => Ok(ShipmentAnswer::Failed(failed(i, &e))),
         })
-        .collect();
-    serde_json::value::to_raw_value(&Answer { results }).map_err(|e| Error::internal(format!("could not serialise the response: {e}")))
+        .collect::<Result<_>>()?;
+    Ok(BatchAnswer { results })
 }
 
 fn check_batch_size(n: usize) -> Result<()> {
