@@ -306,17 +306,20 @@ fn package_refusal(s: &ValidShipment, sp: &ServicePackage, pt: &PackageType) -> 
 /// `SERVICE_NOT_AVAILABLE` when no service serves the route and none was named.
 pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, buf: &mut Vec<PieceInput>) -> Result<Priced<'c>> {
     let catalog = ctx.catalog;
-    let mut out = Priced::default();
+    // Room for the quotes of a domestic box (up to 18 in the default catalog), so that
+    // the vector of these large values does not grow four times per shipment.
+    let mut out = Priced { quotes: Vec::with_capacity(20), ..Priced::default() };
     let mut served = false;
-    for (service, cards) in catalog.services().iter().zip(ctx.cards) {
+    for (i, (service, cards)) in catalog.services().iter().zip(ctx.cards).enumerate() {
         if !catalog.offers(ctx.profile, service) {
             continue;
         }
+        let carrier = catalog.carrier_of(i);
         if s.carrier.as_ref().is_some_and(|c| *c != service.carrier) || s.service.as_ref().is_some_and(|c| *c != service.code) {
             continue;
         }
         let named_package = s.package_type.as_deref();
-        if !catalog.serves(service, &s.sender.country, &s.receiver.country, &s.receiver.state) {
+        if !carrier.is_some_and(|c| Catalog::serves_with(c, service, &s.sender.country, &s.receiver.country, &s.receiver.state)) {
             if s.service.is_some() {
                 out.errors.push(quote_error(
                     service,
@@ -341,7 +344,7 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
             continue;
         }
         served = true;
-        let Some(carrier) = catalog.carrier(&service.carrier) else { continue };
+        let Some(carrier) = carrier else { continue };
         if let Some(reason) = service_refusal(ctx, s, service, carrier) {
             out.errors.push(quote_error(service, named_package.unwrap_or(""), ErrorCategory::InvalidRequest, reason));
             continue;
@@ -475,8 +478,8 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
             q.quote_id = next;
             next += 1;
         }
-        let quotes_json = serde_json::value::to_raw_value(quotes)
-            .map_err(|e| Error::internal(format!("could not serialise the quotes: {e}")))?;
+        let quotes_json =
+            serde_json::value::to_raw_value(quotes).map_err(|e| Error::internal(format!("could not serialise the quotes: {e}")))?;
         insert.execute(rusqlite::params![
             customer_id,
             first,
