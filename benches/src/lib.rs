@@ -321,7 +321,15 @@ impl Floor {
                 let quotes = result.quotes.as_deref().unwrap_or_default();
                 let quotes_json = serde_json::value::to_raw_value(quotes).expect("serialises");
                 insert
-                    .execute(rusqlite::params!["c1", next, quotes.len() as i64, json, quotes_json.get(), 1_800_000_000i64, 1_802_592_000i64])
+                    .execute(rusqlite::params![
+                        "c1",
+                        next,
+                        quotes.len() as i64,
+                        json,
+                        quotes_json.get(),
+                        1_800_000_000i64,
+                        1_802_592_000i64
+                    ])
                     .expect("inserts");
                 next += quotes.len() as i64;
                 stored.push(quotes_json);

@@ -68,10 +68,8 @@ fn rows(csv: &str) -> impl Iterator<Item = Vec<&str>> {
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
-        let countries =
-            rows(COUNTRIES_CSV).filter(|r| r.len() > 2).map(|r| (r[0].to_string(), Country)).collect();
-        let us_states =
-            rows(US_STATES_CSV).filter(|r| r.len() > 2).map(|r| (r[0].to_string(), UsState)).collect();
+        let countries = rows(COUNTRIES_CSV).filter(|r| r.len() > 2).map(|r| (r[0].to_string(), Country)).collect();
+        let us_states = rows(US_STATES_CSV).filter(|r| r.len() > 2).map(|r| (r[0].to_string(), UsState)).collect();
         let provinces = rows(CA_PROVINCES_CSV)
             .filter(|r| r.len() > 3)
             .map(|r| (r[0].to_string(), Province { fsa_letters: r[3].to_string() }))

@@ -413,10 +413,8 @@ impl Shipping {
             .collect();
         let now = self.clock.now();
         self.write(|tx| {
-            let batches = priced
-                .iter_mut()
-                .filter_map(|(p, json)| p.as_mut().ok().map(|priced| ToStore { shipment_json: json, priced }))
-                .collect();
+            let batches =
+                priced.iter_mut().filter_map(|(p, json)| p.as_mut().ok().map(|priced| ToStore { shipment_json: json, priced })).collect();
             quoting::persist(tx, customer_id, now, batches)
         })?;
         answer(priced.into_iter().map(|(p, _)| p).collect())
@@ -600,7 +598,8 @@ mod tests {
     }
 
     fn shipments() -> Vec<Value> {
-        let sender = json!({"name": "Ann Lee", "address1": "200 Market St", "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US"});
+        let sender =
+            json!({"name": "Ann Lee", "address1": "200 Market St", "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US"});
         let domestic = json!({"shipmentDate": "2026-11-23", "shipmentReference": "A", "sender": sender,
             "receiver": {"city": "Los Angeles", "state": "CA", "zip": "90012", "country": "US"}, "residential": true,
             "weightUnit": "lb", "dimUnit": "in", "currency": "EUR",

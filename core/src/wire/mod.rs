@@ -11,8 +11,8 @@ mod quotes;
 
 pub use accounts::*;
 pub use customers::*;
-pub use numbers::{Dec, Int};
 pub(crate) use numbers::{decimal_text, JsonDecimal};
+pub use numbers::{Dec, Int};
 pub use quotes::*;
 
 use serde::de::DeserializeOwned;

@@ -210,7 +210,8 @@ mod tests {
 
     #[test]
     fn json_decimals_are_written_as_decimal_writes_them() {
-        let values = ["0", "-0", "0.00", "12.50", "-3.1", "1000000", "0.000001", "79228162514264337593543950335", "-7.9228162514264337593543950335"];
+        let values =
+            ["0", "-0", "0.00", "12.50", "-3.1", "1000000", "0.000001", "79228162514264337593543950335", "-7.9228162514264337593543950335"];
         for text in values {
             let d = Decimal::from_str(text).unwrap();
             assert_eq!(serde_json::to_string(&JsonDecimal(d)).unwrap(), serde_json::to_string(&d).unwrap(), "{text}");
