@@ -35,8 +35,126 @@ mod catalog {
     }
 }
 
+mod quote {
+    //! Batch quote of 500 shipments through `handle`, on a file database (WAL), against
+    //! its floor. Each timed run inserts into an emptied quotes table (emptied untimed),
+    //! and its answer is checked untimed: status 200 and the quote count of the first run.
+
+    use std::hint::black_box;
+    use std::time::{Duration, Instant};
+
+    use consign_benches::{quote_ids, Floor, Service};
+    use criterion::{Criterion, Throughput};
+
+    pub fn define(c: &mut Criterion) {
+        let service = Service::open();
+        let all = service.batch_body(false);
+        let one = service.batch_body(true);
+        let (all_quotes, fewest) = service.quote(&all);
+        let (one_quotes, _) = service.quote(&one);
+        assert!(fewest >= 10, "at least 10 quotes per shipment, found {fewest}");
+        assert_eq!(one_quotes, consign_benches::BATCH, "one quote per shipment");
+        eprintln!("quote/batch500: all-services {all_quotes} quotes, one-service {one_quotes} quotes");
+
+        let mut g = c.benchmark_group("quote/batch500");
+        g.sample_size(20).measurement_time(Duration::from_secs(10));
+        for (id, body, quotes) in [("all-services", &all, all_quotes), ("one-service", &one, one_quotes)] {
+            g.throughput(Throughput::Elements(quotes as u64));
+            g.bench_function(id, |b| {
+                b.iter_custom(|iters| {
+                    let mut timed = Duration::ZERO;
+                    for _ in 0..iters {
+                        service.clear_quotes();
+                        let start = Instant::now();
+                        let r = service.answer(black_box(body));
+                        timed += start.elapsed();
+                        assert_eq!(r.status, 200);
+                        assert_eq!(quote_ids(&r.body), quotes);
+                    }
+                    timed
+                })
+            });
+        }
+
+        let mut floor = Floor::new(&service.answer(&all).body);
+        let answer_len = service.answer(&all).body.len();
+        g.throughput(Throughput::Elements(all_quotes as u64));
+        g.bench_function("floor", |b| {
+            b.iter_custom(|iters| {
+                let mut timed = Duration::ZERO;
+                for _ in 0..iters {
+                    floor.clear();
+                    let start = Instant::now();
+                    let len = floor.run(black_box(&all));
+                    timed += start.elapsed();
+                    assert_eq!(len, answer_len);
+                }
+                timed
+            })
+        });
+        g.finish();
+    }
+}
+
+mod rating {
+    //! The rating function alone: one service quote, no catalog, no SQL.
+
+    use std::hint::black_box;
+
+    use consign::rating::{Currency, DimUnit, PieceInput, Place, RateBook, RateInput, WeightUnit};
+    use criterion::Criterion;
+    use rust_decimal_macros::dec;
+
+    pub fn define(c: &mut Criterion) {
+        let book = RateBook::default_book().expect("the default rate book loads");
+        let sender = Place { country: "US", state: "PA", zip: Some("19106") };
+        let domestic_pieces = [PieceInput { weight: dec!(2), dims: Some([dec!(10), dec!(8), dec!(6)]), insurance: None }];
+        let intl_pieces = [PieceInput { weight: dec!(1.2), dims: Some([dec!(30), dec!(20), dec!(10)]), insurance: None }];
+        let input = |receiver, weight_unit, dim_unit, pieces| RateInput {
+            sender,
+            receiver,
+            residential: false,
+            weight_unit,
+            dim_unit,
+            pieces,
+            signature_option: None,
+            saturday_delivery: false,
+            am_delivery: false,
+            dangerous_goods: false,
+            currency: Currency::Usd,
+            markup_percent: dec!(0),
+        };
+        let cases = [
+            (
+                "domestic",
+                book.card("parcel", "parcel_ground", "parcel_custom").expect("a card"),
+                input(Place { country: "US", state: "CA", zip: Some("90012") }, WeightUnit::Lb, DimUnit::In, &domestic_pieces[..]),
+            ),
+            (
+                "international",
+                book.card("parcel", "parcel_worldwide_express", "parcel_custom").expect("a card"),
+                input(Place { country: "GB", state: "", zip: Some("SW1A 1AA") }, WeightUnit::Kg, DimUnit::Cm, &intl_pieces[..]),
+            ),
+        ];
+        let mut g = c.benchmark_group("rating/rate");
+        for (id, card, input) in &cases {
+            let rate = book.rate(*card, input).expect("rates");
+            assert!(rate.total > dec!(0));
+            g.bench_function(*id, |b| {
+                b.iter(|| {
+                    let rate = book.rate(black_box(*card), black_box(input)).expect("rates");
+                    rate.total
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
 fn all(c: &mut Criterion) {
     catalog::define(c);
+    rating::define(c);
+    quote::define(c);
     booking::define(c);
 }
 

@@ -1,1 +1,360 @@
-//! Inputs shared by the criterion benchmarks in `benches/`.
+//! Inputs shared by the criterion benchmarks in `benches/` and the examples beside them:
+//! the 500-shipment batch, a service on a file database in a temporary directory, and
+//! the floor of a batch quote (the same parse, inserts and serialisation without rating).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // bench support: a broken setup should stop the run
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use consign::wire::{self, BatchQuoteRequest, BatchQuoteResponse, QuoteShipment};
+use consign::Shipping;
+use rusqlite::{Connection, TransactionBehavior};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+
+/// Shipments in the batch benchmarks: the most one request may hold.
+pub const BATCH: usize = consign::MAX_BATCH;
+
+/// Service named by the domestic shipments of the one-service batch.
+pub const DOMESTIC_SERVICE: &str = "parcel_ground";
+/// Service named by the international shipments of the one-service batch.
+pub const INTERNATIONAL_SERVICE: &str = "parcel_worldwide_express";
+
+/// A directory under the system temporary directory, removed on drop.
+#[derive(Debug)]
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    /// A fresh, empty directory.
+    pub fn new() -> TempDir {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let name = format!("consign-bench-{}-{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
+        let path = std::env::temp_dir().join(name);
+        std::fs::create_dir_all(&path).expect("creates a temporary directory");
+        TempDir(path)
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Default for TempDir {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A service on a file database (WAL) with one customer, as a caller would run it.
+#[derive(Debug)]
+pub struct Service {
+    /// The service.
+    pub shipping: Shipping,
+    /// `POST` path of the customer's batch quote.
+    pub batch_path: String,
+    /// The customer's id.
+    pub customer_id: String,
+    /// A second connection to the database file, to empty the quotes table between runs.
+    side: Connection,
+    _dir: TempDir,
+}
+
+impl Service {
+    /// Opens a fresh database file and creates one customer on the Default profile.
+    pub fn open() -> Service {
+        let dir = TempDir::new();
+        let db = dir.path().join("consign.db");
+        let shipping = Shipping::open(&db).expect("opens a file database");
+        let body = json!({
+            "profileCode": "Default", "email": "bench@example.com", "password": "bench-password",
+            "mailingAddress": sender(0), "billingAddress": sender(0),
+            "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 100}
+        });
+        let r = shipping.handle("POST", "/restapi/v1/customers", &body.to_string());
+        assert_eq!(r.status, 201, "{}", r.body);
+        let id: Value = serde_json::from_str(&r.body).expect("json");
+        let customer_id = id["customerId"].as_str().expect("customerId").to_string();
+        let batch_path = format!("/restapi/v1/customers/{customer_id}/batch-quote");
+        let side = Connection::open(&db).expect("opens a second connection");
+        side.busy_timeout(std::time::Duration::from_secs(5)).expect("busy timeout");
+        Service { shipping, batch_path, customer_id, side, _dir: dir }
+    }
+
+    /// A batch quote request body of [`BATCH`] shipments (see [`batch`]).
+    pub fn batch_body(&self, one_service: bool) -> String {
+        let date = (self.shipping.clock().today() + chrono::Duration::days(1)).to_string();
+        json!({ "shipments": batch(&date, one_service) }).to_string()
+    }
+
+    /// Runs one batch quote through `handle` and returns the quote count and the fewest
+    /// quotes of one shipment, checking that every shipment was quoted (a full parse of
+    /// the answer: use it untimed).
+    pub fn quote(&self, body: &str) -> (usize, usize) {
+        let r = self.shipping.handle("POST", &self.batch_path, body);
+        assert_eq!(r.status, 200, "{}", &r.body[..r.body.len().min(500)]);
+        count_quotes(&r.body)
+    }
+
+    /// Runs one batch quote through `handle` and returns the answer.
+    pub fn answer(&self, body: &str) -> consign::Response {
+        self.shipping.handle("POST", &self.batch_path, body)
+    }
+
+    /// Empties the quotes table (untimed, between runs) so that every timed batch
+    /// inserts into a table of the same size instead of one growing by 500 rows a run.
+    pub fn clear_quotes(&self) {
+        self.side.execute("DELETE FROM quoted_shipments", []).expect("deletes");
+    }
+}
+
+/// Quote objects in an answer, counted cheaply (by their `quoteId` key) for the checks
+/// made after every timed run.
+pub fn quote_ids(body: &str) -> usize {
+    body.matches("\"quoteId\":").count()
+}
+
+/// The quotes of a batch quote answer and the fewest any shipment got; panics on a
+/// shipment that was not quoted.
+pub fn count_quotes(body: &str) -> (usize, usize) {
+    let answer: BatchQuoteResponse = serde_json::from_str(body).expect("a batch quote answer");
+    assert_eq!(answer.results.len(), BATCH);
+    let per_shipment: Vec<usize> = answer
+        .results
+        .iter()
+        .map(|r| {
+            assert_eq!(r.status, "success", "{r:?}");
+            let n = r.quotes.as_ref().map_or(0, Vec::len);
+            assert!(n > 0, "shipment {} has no quote: {:?}", r.shipment_index, r.quote_errors);
+            n
+        })
+        .collect();
+    (per_shipment.iter().sum(), per_shipment.iter().copied().min().unwrap_or(0))
+}
+
+const SENDERS: [(&str, &str, &str, &str); 3] = [
+    ("Philadelphia", "PA", "19106", "200 Market St"),
+    ("Chicago", "IL", "60601", "100 W Randolph St"),
+    ("Denver", "CO", "80202", "1700 Lincoln St"),
+];
+
+const US_RECEIVERS: [(&str, &str, &str); 16] = [
+    ("New York", "NY", "10001"),
+    ("Los Angeles", "CA", "90012"),
+    ("San Francisco", "CA", "94105"),
+    ("Miami", "FL", "33131"),
+    ("Seattle", "WA", "98101"),
+    ("Dallas", "TX", "75201"),
+    ("Atlanta", "GA", "30303"),
+    ("Boston", "MA", "02108"),
+    ("Phoenix", "AZ", "85004"),
+    ("Minneapolis", "MN", "55401"),
+    ("Portland", "OR", "97204"),
+    ("Detroit", "MI", "48226"),
+    ("New Orleans", "LA", "70112"),
+    ("Nashville", "TN", "37219"),
+    ("Salt Lake City", "UT", "84111"),
+    ("Honolulu", "HI", "96813"),
+];
+
+const ABROAD: [(&str, &str, &str, &str, &str); 8] = [
+    ("London", "", "SW1A 1AA", "GB", "+44 20 7946 0958"),
+    ("Berlin", "", "10115", "DE", "+49 30 901820"),
+    ("Paris", "", "75001", "FR", "+33 1 42 68 53 00"),
+    ("Toronto", "ON", "M5V 2T6", "CA", "416-555-0142"),
+    ("Tokyo", "", "100-0001", "JP", "+81 3 3201 3331"),
+    ("Sydney", "", "2000", "AU", "+61 2 9265 9333"),
+    ("Amsterdam", "", "1012 JS", "NL", "+31 20 552 9111"),
+    ("Mexico City", "", "06000", "MX", "+52 55 5130 1900"),
+];
+
+fn sender(i: usize) -> Value {
+    let (city, state, zip, street) = SENDERS[i % SENDERS.len()];
+    json!({"name": "Ann Lee", "company": "Lee Ceramics", "address1": street, "address2": "", "city": city,
+        "state": state, "zip": zip, "country": "US", "phone": "(215) 555-0142", "email": "ann@leeceramics.example"})
+}
+
+/// Shipment `i` of the batch: three in five are domestic US boxes with dimensions
+/// (varied weights, sizes, origins and destination ZIPs, some residential, some
+/// insured), two in five go abroad to one of eight countries in kg and cm with a
+/// declared value. Every one gets at least 10 quotes from the Default profile. With
+/// `one_service` each names one service that serves its route ([`DOMESTIC_SERVICE`] or
+/// [`INTERNATIONAL_SERVICE`]).
+pub fn shipment(i: usize, date: &str, one_service: bool) -> Value {
+    let domestic = i % 5 < 3;
+    let mut s = if domestic {
+        let (city, state, zip) = US_RECEIVERS[(i * 7) % US_RECEIVERS.len()];
+        let weight = format!("{}.{}", 1 + (i * 13) % 40, (i * 3) % 10);
+        let (l, w, h) = (8 + (i * 5) % 20, 6 + (i * 3) % 12, 4 + i % 10);
+        json!({
+            "shipmentDate": date, "shipmentReference": format!("INV-{i:05}"), "contentDescription": "ceramics",
+            "sender": sender(i),
+            "receiver": {"name": "Bo Kim", "company": "", "address1": "9 Elm St", "address2": "", "city": city,
+                "state": state, "zip": zip, "country": "US", "phone": "213-555-0199", "email": ""},
+            "residential": i % 2 == 0, "signatureOptionCode": null, "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
+            "pieces": [{"weight": weight, "length": l.to_string(), "width": w.to_string(), "height": h.to_string(),
+                "insuranceAmount": if i % 4 == 0 { json!("150") } else { Value::Null }, "declaredValue": null}]
+        })
+    } else {
+        let (city, state, zip, country, phone) = ABROAD[(i * 3) % ABROAD.len()];
+        // up to 1.7 kg: light enough for every international service of the catalog
+        let weight = format!("{}.{}", (i * 7) % 16 / 10, 2 + (i * 7) % 16 % 10 / 2);
+        let (l, w, h) = (20 + (i * 5) % 30, 15 + (i * 3) % 20, 5 + i % 15);
+        json!({
+            "shipmentDate": date, "shipmentReference": format!("INV-{i:05}"), "contentDescription": "ceramics",
+            "sender": sender(i),
+            "receiver": {"name": "Jo Smith", "company": "Smith & Co", "address1": "1 High St", "address2": "", "city": city,
+                "state": state, "zip": zip, "country": country, "phone": phone},
+            "weightUnit": "kg", "dimUnit": "cm", "currency": "USD",
+            "pieces": [{"weight": weight, "length": l.to_string(), "width": w.to_string(), "height": h.to_string(),
+                "insuranceAmount": null, "declaredValue": format!("{}", 40 + i % 200)}]
+        })
+    };
+    if one_service {
+        s["serviceCode"] = json!(if domestic { DOMESTIC_SERVICE } else { INTERNATIONAL_SERVICE });
+    }
+    s
+}
+
+/// The [`BATCH`] shipments of [`shipment`], dated `date` (`YYYY-MM-DD`).
+pub fn batch(date: &str, one_service: bool) -> Vec<Value> {
+    (0..BATCH).map(|i| shipment(i, date, one_service)).collect()
+}
+
+/// A result of the floor's answer: the shape of [`wire::ShipmentQuotes`] on success.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Quoted<'a> {
+    shipment_index: usize,
+    status: &'a str,
+    quotes: &'a RawValue,
+    quote_errors: &'a [wire::QuoteError],
+}
+
+/// The floor's answer: the shape of [`BatchQuoteResponse`].
+#[derive(Serialize)]
+struct Answer<'a> {
+    results: Vec<Quoted<'a>>,
+}
+
+/// The floor of a batch quote: what any implementation must do for the same request
+/// and answer, without validating or rating. It parses the request into the same wire
+/// types, serialises each shipment's quotes once, inserts the same rows (same columns,
+/// same sizes: the shipment as sent and its quotes) in one IMMEDIATE transaction into a
+/// table of the same schema on a file database with the same settings (WAL,
+/// `synchronous = NORMAL`, foreign keys on), and writes an answer of the same shape and
+/// size from the same quote JSON. The quotes come from a real run of the same batch made
+/// once, before timing.
+#[derive(Debug)]
+pub struct Floor {
+    conn: Connection,
+    answer: BatchQuoteResponse,
+    _dir: TempDir,
+}
+
+impl Floor {
+    /// Prepares the floor from a real answer `answer_json` to the batch.
+    pub fn new(answer_json: &str) -> Floor {
+        let dir = TempDir::new();
+        let conn = Connection::open(dir.path().join("floor.db")).expect("opens");
+        conn.busy_timeout(std::time::Duration::from_secs(5)).expect("busy timeout");
+        conn.pragma_update(None, "foreign_keys", "ON").expect("foreign keys");
+        let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0)).expect("wal");
+        conn.pragma_update(None, "synchronous", "NORMAL").expect("synchronous");
+        conn.execute_batch(
+            "CREATE TABLE customers (id TEXT PRIMARY KEY);
+             INSERT INTO customers (id) VALUES ('c1');
+             CREATE TABLE id_sequences (name TEXT PRIMARY KEY, last INTEGER NOT NULL);
+             CREATE TABLE quoted_shipments (
+                 id INTEGER PRIMARY KEY,
+                 customer_id TEXT NOT NULL REFERENCES customers(id),
+                 first_quote_id INTEGER NOT NULL UNIQUE,
+                 quote_count INTEGER NOT NULL CHECK (quote_count > 0),
+                 shipment TEXT NOT NULL,
+                 quotes TEXT NOT NULL,
+                 created_at INTEGER NOT NULL,
+                 expires_at INTEGER NOT NULL
+             );",
+        )
+        .expect("schema");
+        let answer: BatchQuoteResponse = serde_json::from_str(answer_json).expect("an answer");
+        Floor { conn, answer, _dir: dir }
+    }
+
+    /// Parses `body`, inserts one row per shipment and serialises the answer; returns
+    /// the answer's length.
+    pub fn run(&mut self, body: &str) -> usize {
+        let req: BatchQuoteRequest = wire::parse_body(body).expect("parses");
+        let items: Vec<(QuoteShipment, String)> = req
+            .shipments
+            .iter()
+            .map(|raw| (wire::parse_body::<QuoteShipment>(raw.get()).expect("a shipment"), raw.get().to_string()))
+            .collect();
+        assert_eq!(items.len(), self.answer.results.len());
+        let total: i64 = self.answer.results.iter().map(|r| r.quotes.as_ref().map_or(0, Vec::len) as i64).sum();
+        let mut stored = Vec::with_capacity(items.len());
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).expect("begins");
+        {
+            let last: i64 = tx
+                .query_row(
+                    "INSERT INTO id_sequences (name, last) VALUES ('quote', ?1) ON CONFLICT (name) DO UPDATE SET last = last + ?1 RETURNING last",
+                    [total],
+                    |r| r.get(0),
+                )
+                .expect("reserves ids");
+            let mut next = last - total + 1;
+            let mut insert = tx
+                .prepare_cached(
+                    "INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .expect("prepares");
+            for ((_, json), result) in items.iter().zip(&self.answer.results) {
+                let quotes = result.quotes.as_deref().unwrap_or_default();
+                let quotes_json = serde_json::value::to_raw_value(quotes).expect("serialises");
+                insert
+                    .execute(rusqlite::params![
+                        "c1",
+                        next,
+                        quotes.len() as i64,
+                        json,
+                        quotes_json.get(),
+                        1_800_000_000i64,
+                        1_802_592_000i64
+                    ])
+                    .expect("inserts");
+                next += quotes.len() as i64;
+                stored.push(quotes_json);
+            }
+        }
+        tx.commit().expect("commits");
+        std::hint::black_box(&items);
+        // The answer, with each shipment's quotes as stored: they are serialised once.
+        let results: Vec<Quoted> = self
+            .answer
+            .results
+            .iter()
+            .zip(&stored)
+            .map(|(r, quotes)| Quoted {
+                shipment_index: r.shipment_index,
+                status: &r.status,
+                quotes,
+                quote_errors: r.quote_errors.as_deref().unwrap_or_default(),
+            })
+            .collect();
+        serde_json::to_string(&Answer { results }).expect("serialises").len()
+    }
+
+    /// Empties the table, so that every run inserts into a table of the same size.
+    pub fn clear(&self) {
+        self.conn.execute("DELETE FROM quoted_shipments", []).expect("deletes");
+    }
+}

@@ -231,7 +231,7 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
             }],
         ));
     }
-    if let Some(reason) = quoting::service_refusal(&quoting_context(ctx), &shipment, service, carrier) {
+    if let Some(reason) = quoting::service_refusal(ctx.today, &shipment, service, carrier) {
         return Err(Error::invalid(refusal_field(&reason), reason));
     }
     let offered = service.package_types.iter().find(|sp| sp.package_type == package.code);
@@ -257,10 +257,6 @@ fn refusal_field(reason: &str) -> &'static str {
     } else {
         "dangerousGoodsCode"
     }
-}
-
-fn quoting_context<'a>(ctx: &'a Context<'a>) -> quoting::Context<'a> {
-    quoting::Context { catalog: ctx.catalog, rates: ctx.rates, profile: ctx.profile, today: ctx.today, provider_accounts: &[] }
 }
 
 /// The commercial invoice rules of booking (4.5 and part 7).
@@ -370,9 +366,10 @@ fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Resul
         return Ok(Priced { total: q.total_amount, currency, zone: q.zone.clone(), quote_id: Some(id) });
     }
     let mut buf: Vec<PieceInput> = Vec::new();
-    let quote = quoting::rate_one(ctx.rates, &v.shipment, v.service, v.package, ctx.profile.markup_percent, &mut buf)
+    let card = ctx.rates.card(&v.carrier.code, &v.service.code, &v.package.code);
+    let quote = quoting::rate_one(ctx.rates, card, &v.shipment, v.service, v.package, ctx.profile.markup_percent, &mut buf)
         .map_err(|(category, reason)| Error::fields(category, vec![FieldError { field: "serviceCode".into(), message: reason }]))?;
-    Ok(Priced { total: quote.total_amount, currency: v.shipment.currency, zone: quote.zone, quote_id: None })
+    Ok(Priced { total: quote.rate.total, currency: v.shipment.currency, zone: quote.rate.zone.as_str().to_string(), quote_id: None })
 }
 
 /// Charges `cost_cents` (USD) to the customer's prepay balance, recharging first when

@@ -15,11 +15,14 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction};
 use rust_decimal::Decimal;
+use serde::ser::{SerializeStruct, Serializer};
+use serde::Serialize;
+use serde_json::value::RawValue;
 
 use crate::address::{self, Address, AddressUse};
 use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service, ServicePackage};
 use crate::error::{Error, ErrorCategory, Problems, Result};
-use crate::rating::{self, Currency, DimUnit, PieceInput, Place, RateBook, RateError, RateInput, WeightUnit};
+use crate::rating::{self, CardId, Currency, DimUnit, PieceInput, Place, Rate, RateBook, RateError, RateInput, WeightUnit};
 use crate::shipment::{self, ValidPiece};
 use crate::wire;
 
@@ -56,6 +59,22 @@ pub(crate) struct Context<'a> {
     pub today: NaiveDate,
     /// Ids of the customer's provider accounts.
     pub provider_accounts: &'a [String],
+    /// The rate card of each service's package types, see [`card_table`].
+    pub cards: &'a CardTable,
+}
+
+/// The rate card of every (service, package type) of the catalog in `rates`:
+/// `table[service index][index in service.package_types]`. Looked up once per request
+/// rather than once per service quote (a three-string search of the book).
+pub(crate) type CardTable = Vec<Vec<Option<CardId>>>;
+
+/// Builds the [`CardTable`] of `catalog` in `rates`.
+pub(crate) fn card_table(catalog: &Catalog, rates: &RateBook) -> CardTable {
+    catalog
+        .services()
+        .iter()
+        .map(|service| service.package_types.iter().map(|sp| rates.card(&service.carrier, &service.code, &sp.package_type)).collect())
+        .collect()
 }
 
 /// Validates one shipment of a quote request (every shipment-level rule of 4.1 and 7).
@@ -131,11 +150,86 @@ pub(crate) fn validate(ctx: &Context, s: &wire::QuoteShipment) -> Result<ValidSh
     })
 }
 
-/// The quotes (ids not yet given) and quote errors of one shipment.
+/// The quotes (ids given by [`persist`]) and quote errors of one shipment.
 #[derive(Debug, Default)]
-pub(crate) struct Priced {
-    pub quotes: Vec<wire::Quote>,
+pub(crate) struct Priced<'c> {
+    pub quotes: Vec<PricedQuote<'c>>,
     pub errors: Vec<wire::QuoteError>,
+    /// The quotes as JSON, as [`persist`] stored them (`None` when there are none).
+    pub quotes_json: Option<Box<RawValue>>,
+}
+
+/// A priced quote that borrows its names from the catalog. It serialises to exactly
+/// the JSON of the [`wire::Quote`] that [`PricedQuote::to_wire`] builds (a test pins
+/// this), so the stored row and the batch answer are written from it directly, without
+/// eight `String`s per service quote that would only be serialised and dropped.
+#[derive(Debug, Clone)]
+pub(crate) struct PricedQuote<'c> {
+    pub quote_id: i64,
+    pub service: &'c Service,
+    pub package_type: &'c str,
+    pub rate: Rate,
+}
+
+impl PricedQuote<'_> {
+    /// The quote as the typed interface returns it.
+    pub fn to_wire(&self) -> wire::Quote {
+        let rate = &self.rate;
+        wire::Quote {
+            quote_id: self.quote_id,
+            carrier_code: self.service.carrier.clone(),
+            service_code: self.service.code.clone(),
+            service_description: self.service.label.clone(),
+            package_type_code: self.package_type.to_string(),
+            currency: rate.currency.as_str().to_string(),
+            total_amount: rate.total,
+            base_amount: rate.base,
+            zone: rate.zone.as_str().to_string(),
+            quoted_weight: rate.quoted_weight.normalize().to_string(),
+            quoted_weight_type: rate.weight_type.as_str().to_string(),
+            surcharges: rate
+                .surcharges
+                .iter()
+                .map(|l| wire::QuoteSurcharge { description: l.description.to_string(), amount: l.amount })
+                .collect(),
+        }
+    }
+}
+
+/// Field for field what `#[derive(Serialize)]` on [`wire::Quote`] writes.
+impl Serialize for PricedQuote<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        struct Line<'a>(&'a rating::Surcharge);
+        impl Serialize for Line<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+                let mut line = serializer.serialize_struct("QuoteSurcharge", 2)?;
+                line.serialize_field("description", &*self.0.description)?;
+                line.serialize_field("amount", &wire::JsonDecimal(self.0.amount))?;
+                line.end()
+            }
+        }
+        struct Lines<'a>(&'a [rating::Surcharge]);
+        impl Serialize for Lines<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+                serializer.collect_seq(self.0.iter().map(Line))
+            }
+        }
+        let rate = &self.rate;
+        let mut q = serializer.serialize_struct("Quote", 12)?;
+        q.serialize_field("quoteId", &self.quote_id)?;
+        q.serialize_field("carrierCode", &self.service.carrier)?;
+        q.serialize_field("serviceCode", &self.service.code)?;
+        q.serialize_field("serviceDescription", &self.service.label)?;
+        q.serialize_field("packageTypeCode", self.package_type)?;
+        q.serialize_field("currency", rate.currency.as_str())?;
+        q.serialize_field("totalAmount", &wire::JsonDecimal(rate.total))?;
+        q.serialize_field("baseAmount", &wire::JsonDecimal(rate.base))?;
+        q.serialize_field("zone", rate.zone.as_str())?;
+        q.serialize_field("quotedWeight", wire::decimal_text(rate.quoted_weight.normalize()).as_str())?;
+        q.serialize_field("quotedWeightType", rate.weight_type.as_str())?;
+        q.serialize_field("surcharges", &Lines(&rate.surcharges))?;
+        q.end()
+    }
 }
 
 fn quote_error(service: &Service, package_type: &str, category: ErrorCategory, error: String) -> wire::QuoteError {
@@ -150,9 +244,9 @@ fn quote_error(service: &Service, package_type: &str, category: ErrorCategory, e
 }
 
 /// Why a service cannot take the shipment at all, whatever the package type.
-pub(crate) fn service_refusal(ctx: &Context, s: &ValidShipment, service: &Service, carrier: &Carrier) -> Option<String> {
+pub(crate) fn service_refusal(today: NaiveDate, s: &ValidShipment, service: &Service, carrier: &Carrier) -> Option<String> {
     if let Some(lead) = carrier.lead_days {
-        let days = (s.date - ctx.today).num_days();
+        let days = (s.date - today).num_days();
         if days > i64::from(lead) {
             return Some(format!("{} accepts shipment dates at most {lead} days ahead; {} is {days} days ahead", carrier.label, s.date));
         }
@@ -210,16 +304,22 @@ pub(crate) fn package_refusal(s: &ValidShipment, sp: &ServicePackage, pt: &Packa
 ///
 /// # Errors
 /// `SERVICE_NOT_AVAILABLE` when no service serves the route and none was named.
-pub(crate) fn price(ctx: &Context, s: &ValidShipment, markup: Decimal, buf: &mut Vec<PieceInput>) -> Result<Priced> {
+pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, buf: &mut Vec<PieceInput>) -> Result<Priced<'c>> {
     let catalog = ctx.catalog;
-    let mut out = Priced::default();
+    // Room for the quotes of a domestic box (up to 18 in the default catalog), so that
+    // the vector of these large values does not grow four times per shipment.
+    let mut out = Priced { quotes: Vec::with_capacity(20), ..Priced::default() };
     let mut served = false;
-    for service in catalog.services_for(ctx.profile) {
+    for (i, (service, cards)) in catalog.services().iter().zip(ctx.cards).enumerate() {
+        if !catalog.offers(ctx.profile, service) {
+            continue;
+        }
+        let carrier = catalog.carrier_of(i);
         if s.carrier.as_ref().is_some_and(|c| *c != service.carrier) || s.service.as_ref().is_some_and(|c| *c != service.code) {
             continue;
         }
         let named_package = s.package_type.as_deref();
-        if !catalog.serves(service, &s.sender.country, &s.receiver.country, &s.receiver.state) {
+        if !carrier.is_some_and(|c| Catalog::serves_with(c, service, &s.sender.country, &s.receiver.country, &s.receiver.state)) {
             if s.service.is_some() {
                 out.errors.push(quote_error(
                     service,
@@ -244,15 +344,15 @@ pub(crate) fn price(ctx: &Context, s: &ValidShipment, markup: Decimal, buf: &mut
             continue;
         }
         served = true;
-        let Some(carrier) = catalog.carrier(&service.carrier) else { continue };
-        if let Some(reason) = service_refusal(ctx, s, service, carrier) {
+        let Some(carrier) = carrier else { continue };
+        if let Some(reason) = service_refusal(ctx.today, s, service, carrier) {
             out.errors.push(quote_error(service, named_package.unwrap_or(""), ErrorCategory::InvalidRequest, reason));
             continue;
         }
         let has_dims = s.pieces.iter().all(|piece| piece.dims.is_some());
         let mut first_refusal: Option<(String, String)> = None;
         let mut quoted_any = false;
-        for sp in &service.package_types {
+        for (sp, card) in service.package_types.iter().zip(cards) {
             let Some(pt) = carrier.package_types.iter().find(|pt| pt.code == sp.package_type) else { continue };
             match named_package {
                 Some(code) if code != pt.code => continue,
@@ -267,7 +367,7 @@ pub(crate) fn price(ctx: &Context, s: &ValidShipment, markup: Decimal, buf: &mut
                 }
                 continue;
             }
-            match rate_one(ctx.rates, s, service, pt, markup, buf) {
+            match rate_one(ctx.rates, *card, s, service, pt, markup, buf) {
                 Ok(quote) => {
                     quoted_any = true;
                     out.quotes.push(quote);
@@ -291,15 +391,16 @@ pub(crate) fn price(ctx: &Context, s: &ValidShipment, markup: Decimal, buf: &mut
     Ok(out)
 }
 
-pub(crate) fn rate_one(
+pub(crate) fn rate_one<'c>(
     rates: &RateBook,
+    card: Option<CardId>,
     s: &ValidShipment,
-    service: &Service,
-    pt: &PackageType,
+    service: &'c Service,
+    pt: &'c PackageType,
     markup: Decimal,
     buf: &mut Vec<PieceInput>,
-) -> std::result::Result<wire::Quote, (ErrorCategory, String)> {
-    let card = rates.card(&service.carrier, &service.code, &pt.code).ok_or_else(|| {
+) -> std::result::Result<PricedQuote<'c>, (ErrorCategory, String)> {
+    let card = card.ok_or_else(|| {
         (ErrorCategory::ServiceNotAvailable, format!("no rate card prices {} in {}; import one", service.label, pt.label))
     })?;
     let (dims, dim_unit) = if pt.is_preset() {
@@ -334,24 +435,7 @@ pub(crate) fn rate_one(
         };
         (category, e.to_string())
     })?;
-    Ok(wire::Quote {
-        quote_id: 0,
-        carrier_code: service.carrier.clone(),
-        service_code: service.code.clone(),
-        service_description: service.label.clone(),
-        package_type_code: pt.code.clone(),
-        currency: rate.currency.as_str().to_string(),
-        total_amount: rate.total,
-        base_amount: rate.base,
-        zone: rate.zone.as_str().to_string(),
-        quoted_weight: rate.quoted_weight.normalize().to_string(),
-        quoted_weight_type: rate.weight_type.as_str().to_string(),
-        surcharges: rate
-            .surcharges
-            .iter()
-            .map(|l| wire::QuoteSurcharge { description: l.description.to_string(), amount: l.amount })
-            .collect(),
-    })
+    Ok(PricedQuote { quote_id: 0, service, package_type: &pt.code, rate })
 }
 
 fn place(a: &Address) -> Place<'_> {
@@ -359,14 +443,16 @@ fn place(a: &Address) -> Place<'_> {
 }
 
 /// The quotes of one shipment to store: the request shipment as sent, and its quotes.
-pub(crate) struct ToStore<'a> {
+pub(crate) struct ToStore<'a, 'c> {
     pub shipment_json: &'a str,
-    pub quotes: &'a mut [wire::Quote],
+    pub priced: &'a mut Priced<'c>,
 }
 
-/// Gives the quotes their ids and stores them, one row per shipment, in `tx`.
+/// Gives the quotes their ids and stores them, one row per shipment, in `tx`. Each
+/// [`Priced`] keeps its quotes' JSON as stored, so that the answer reuses it instead of
+/// serialising the quotes a second time.
 pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, batches: Vec<ToStore>) -> Result<()> {
-    let total: usize = batches.iter().map(|b| b.quotes.len()).sum();
+    let total: usize = batches.iter().map(|b| b.priced.quotes.len()).sum();
     if total == 0 {
         return Ok(());
     }
@@ -383,24 +469,27 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
     for batch in batches {
-        if batch.quotes.is_empty() {
+        let quotes = &mut batch.priced.quotes;
+        if quotes.is_empty() {
             continue;
         }
         let first = next;
-        for q in batch.quotes.iter_mut() {
+        for q in quotes.iter_mut() {
             q.quote_id = next;
             next += 1;
         }
-        let quotes_json = wire::to_json(&batch.quotes)?;
+        let quotes_json =
+            serde_json::value::to_raw_value(quotes).map_err(|e| Error::internal(format!("could not serialise the quotes: {e}")))?;
         insert.execute(rusqlite::params![
             customer_id,
             first,
-            batch.quotes.len() as i64,
+            quotes.len() as i64,
             batch.shipment_json,
-            quotes_json,
+            quotes_json.get(),
             created,
             created + QUOTE_LIFETIME_SECS
         ])?;
+        batch.priced.quotes_json = Some(quotes_json);
     }
     Ok(())
 }

@@ -2,10 +2,13 @@
 //! method per operation. Every write of an operation is one IMMEDIATE transaction that
 //! commits only when the operation succeeds.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
+use serde::Serialize;
+use serde_json::value::RawValue;
 
 use crate::catalog::{Catalog, Profile};
 use crate::clock::{Clock, SystemClock};
@@ -428,28 +431,32 @@ impl Shipping {
     /// shipments. Everything about one shipment is in its result instead.
     pub fn batch_quote(&self, customer_id: &str, shipments: &[wire::QuoteShipment]) -> Result<wire::BatchQuoteResponse> {
         check_batch_size(shipments.len())?;
-        let items = shipments.iter().map(|s| wire::to_json(s).map(|json| (std::borrow::Cow::Borrowed(s), json))).collect();
-        self.quote_items(customer_id, items)
+        let items = shipments.iter().map(|s| wire::to_json(s).map(|json| (Cow::Borrowed(s), Cow::Owned(json)))).collect();
+        self.quote_items(customer_id, items, typed_answer)
     }
 
     /// Batch quote from the request body as sent; a shipment whose JSON does not fit the
-    /// shipment shape fails alone.
-    pub(crate) fn batch_quote_json(&self, customer_id: &str, body: &str) -> Result<wire::BatchQuoteResponse> {
-        let req: wire::BatchQuoteRequest = wire::parse_body(body)?;
+    /// shipment shape fails alone. The answer is the JSON of [`wire::BatchQuoteResponse`],
+    /// written with each shipment's quotes as stored rather than serialised again.
+    pub(crate) fn batch_quote_json(&self, customer_id: &str, body: &str) -> Result<BatchAnswer> {
+        let req: BorrowedBatchQuoteRequest = wire::parse_borrowed(body)?;
         check_batch_size(req.shipments.len())?;
         let items = req
             .shipments
             .iter()
-            .map(|raw| wire::parse_body::<wire::QuoteShipment>(raw.get()).map(|s| (std::borrow::Cow::Owned(s), raw.get().to_string())))
+            .map(|raw| wire::parse_body::<wire::QuoteShipment>(raw.get()).map(|s| (Cow::Owned(s), Cow::Borrowed(raw.get()))))
             .collect();
-        self.quote_items(customer_id, items)
+        self.quote_items(customer_id, items, json_answer)
     }
 
-    fn quote_items(
+    /// Validates, prices and stores the quotes of `items` (each a shipment and its JSON as
+    /// sent), and builds the answer with `answer` from the outcome of each shipment.
+    fn quote_items<T>(
         &self,
         customer_id: &str,
-        items: Vec<Result<(std::borrow::Cow<'_, wire::QuoteShipment>, String)>>,
-    ) -> Result<wire::BatchQuoteResponse> {
+        items: Vec<Result<(Cow<'_, wire::QuoteShipment>, Cow<'_, str>)>>,
+        answer: fn(Vec<Outcome<'_>>) -> Result<T>,
+    ) -> Result<T> {
         let (customer, catalog, provider_accounts) = self.read(|conn| {
             let (customer, catalog) = self.customer(conn, customer_id)?;
             let accounts = accounts::provider_account_ids(conn, customer_id)?;
@@ -457,9 +464,17 @@ impl Shipping {
         })?;
         let profile = Self::profile(&catalog, &customer)?;
         let rates = self.rate_book();
-        let ctx = Context { catalog: &catalog, rates: &rates, profile, today: self.clock.today(), provider_accounts: &provider_accounts };
+        let cards = quoting::card_table(&catalog, &rates);
+        let ctx = Context {
+            catalog: &catalog,
+            rates: &rates,
+            profile,
+            today: self.clock.today(),
+            provider_accounts: &provider_accounts,
+            cards: &cards,
+        };
         let mut buf: Vec<PieceInput> = Vec::new();
-        let mut priced: Vec<(Result<quoting::Priced>, String)> = items
+        let mut priced: Vec<(Outcome, Cow<str>)> = items
             .into_iter()
             .enumerate()
             .map(|(i, item)| {
@@ -471,43 +486,17 @@ impl Shipping {
                     .map_err(|e| e.within(&format!("shipments[{i}]")));
                 match outcome {
                     Ok((p, json)) => (Ok(p), json),
-                    Err(e) => (Err(e), String::new()),
+                    Err(e) => (Err(e), Cow::Borrowed("")),
                 }
             })
             .collect();
         let now = self.clock.now();
         self.write(|tx| {
-            let batches = priced
-                .iter_mut()
-                .filter_map(|(p, json)| p.as_mut().ok().map(|p| ToStore { shipment_json: json.as_str(), quotes: &mut p.quotes }))
-                .collect();
+            let batches =
+                priced.iter_mut().filter_map(|(p, json)| p.as_mut().ok().map(|priced| ToStore { shipment_json: json, priced })).collect();
             quoting::persist(tx, customer_id, now, batches)
         })?;
-        let results = priced
-            .into_iter()
-            .enumerate()
-            .map(|(i, (p, _))| match p {
-                Ok(p) => wire::ShipmentQuotes {
-                    shipment_index: i,
-                    status: "success".into(),
-                    quotes: Some(p.quotes),
-                    quote_errors: Some(p.errors),
-                    error: None,
-                    error_category: None,
-                    details: None,
-                },
-                Err(e) => wire::ShipmentQuotes {
-                    shipment_index: i,
-                    status: "error".into(),
-                    quotes: None,
-                    quote_errors: None,
-                    error: Some(e.message().to_string()),
-                    error_category: Some(e.category().code().to_string()),
-                    details: (!e.details().is_empty()).then(|| e.details().to_vec()),
-                },
-            })
-            .collect();
-        Ok(wire::BatchQuoteResponse { results })
+        answer(priced.into_iter().map(|(p, _)| p).collect())
     }
 
     /// Single-shipment quote (DECISIONS 9), `POST .../quote`: one quote when carrier,
@@ -519,7 +508,7 @@ impl Shipping {
     /// could not be quoted.
     pub fn quote(&self, customer_id: &str, shipment: &wire::QuoteShipment) -> Result<wire::QuoteAnswer> {
         let json = wire::to_json(shipment)?;
-        let mut response = self.quote_items(customer_id, vec![Ok((std::borrow::Cow::Borrowed(shipment), json))])?;
+        let mut response = self.quote_items(customer_id, vec![Ok((Cow::Borrowed(shipment), Cow::Owned(json)))], typed_answer)?;
         let result = response.results.pop().ok_or_else(|| Error::internal("a quote request produced no result"))?;
         if let (Some(error), Some(category)) = (result.error, result.error_category) {
             let category = crate::error::category_from_code(&category);
@@ -749,6 +738,96 @@ fn load_rate_book(conn: &Connection) -> Result<Arc<RateBook>> {
     RateBook::load(conn).map(Arc::new).map_err(|e| Error::internal(format!("the stored rate book does not load: {e}")))
 }
 
+/// What became of one shipment of a quote request.
+type Outcome<'c> = Result<quoting::Priced<'c>>;
+
+/// Body of `POST .../batch-quote`, borrowing each shipment's JSON from the body (as
+/// [`wire::BatchQuoteRequest`], without copying every shipment out of it).
+#[derive(serde::Deserialize)]
+struct BorrowedBatchQuoteRequest<'a> {
+    #[serde(borrow)]
+    shipments: Vec<&'a RawValue>,
+}
+
+/// The result of a failed shipment, as the answer shows it.
+fn failed(shipment_index: usize, e: &Error) -> wire::ShipmentQuotes {
+    wire::ShipmentQuotes {
+        shipment_index,
+        status: "error".into(),
+        quotes: None,
+        quote_errors: None,
+        error: Some(e.message().to_string()),
+        error_category: Some(e.category().code().to_string()),
+        details: (!e.details().is_empty()).then(|| e.details().to_vec()),
+    }
+}
+
+/// The batch answer as typed values.
+fn typed_answer(outcomes: Vec<Outcome<'_>>) -> Result<wire::BatchQuoteResponse> {
+    let results = outcomes
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| match p {
+            Ok(p) => wire::ShipmentQuotes {
+                shipment_index: i,
+                status: "success".into(),
+                quotes: Some(p.quotes.iter().map(quoting::PricedQuote::to_wire).collect()),
+                quote_errors: Some(p.errors),
+                error: None,
+                error_category: None,
+                details: None,
+            },
+            Err(e) => failed(i, &e),
+        })
+        .collect();
+    Ok(wire::BatchQuoteResponse { results })
+}
+
+/// The batch answer as the router writes it: [`wire::BatchQuoteResponse`] with each
+/// shipment's quotes as the JSON that was stored, so they are serialised once.
+#[derive(Serialize)]
+pub(crate) struct BatchAnswer {
+    results: Vec<ShipmentAnswer>,
+}
+
+/// One result of a [`BatchAnswer`].
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ShipmentAnswer {
+    Quoted(Quoted),
+    Failed(wire::ShipmentQuotes),
+}
+
+/// A successful result: the fields of [`wire::ShipmentQuotes`] that success has.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Quoted {
+    shipment_index: usize,
+    status: &'static str,
+    quotes: Box<RawValue>,
+    quote_errors: Vec<wire::QuoteError>,
+}
+
+/// The batch answer as JSON: serialised, the same text as [`typed_answer`] (a test pins
+/// this).
+fn json_answer(outcomes: Vec<Outcome<'_>>) -> Result<BatchAnswer> {
+    let results = outcomes
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| match p {
+            Ok(p) => {
+                let quotes = match p.quotes_json {
+                    Some(json) => json,
+                    None => RawValue::from_string("[]".to_string()).map_err(|e| Error::internal(e.to_string()))?,
+                };
+                Ok(ShipmentAnswer::Quoted(Quoted { shipment_index: i, status: "success", quotes, quote_errors: p.errors }))
+            }
+            Err(e) => Ok(ShipmentAnswer::Failed(failed(i, &e))),
+        })
+        .collect::<Result<_>>()?;
+    Ok(BatchAnswer { results })
+}
+
 fn check_batch_size(n: usize) -> Result<()> {
     if n > MAX_BATCH {
         return Err(Error::fields(
@@ -757,4 +836,84 @@ fn check_batch_size(n: usize) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::FixedClock;
+
+    fn service() -> (Shipping, String) {
+        let clock = Arc::new(FixedClock::at("2026-11-21T15:00:00Z").unwrap());
+        let shipping = Shipping::builder().clock(clock).open().unwrap();
+        let address = json!({"name": "Ann Lee", "company": "Lee Ceramics", "address1": "200 Market St", "address2": "",
+            "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US", "phone": "(215) 555-0142"});
+        let body = json!({"profileCode": "Retail", "email": "ann@example.com", "password": "glaze-and-fire",
+            "mailingAddress": address, "billingAddress": address, "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 100}});
+        let r = shipping.handle("POST", "/restapi/v1/customers", &body.to_string());
+        assert_eq!(r.status, 201, "{}", r.body);
+        let id: Value = serde_json::from_str(&r.body).unwrap();
+        (shipping, id["customerId"].as_str().unwrap().to_string())
+    }
+
+    fn shipments() -> Vec<Value> {
+        let sender =
+            json!({"name": "Ann Lee", "address1": "200 Market St", "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US"});
+        let domestic = json!({"shipmentDate": "2026-11-23", "shipmentReference": "A", "sender": sender,
+            "receiver": {"city": "Los Angeles", "state": "CA", "zip": "90012", "country": "US"}, "residential": true,
+            "weightUnit": "lb", "dimUnit": "in", "currency": "EUR",
+            "pieces": [{"weight": "31.5", "length": "30", "width": "20", "height": "12", "insuranceAmount": "250"}]});
+        let envelope = json!({"shipmentDate": "2026-11-23", "shipmentReference": "B", "sender": sender,
+            "receiver": {"city": "New York", "state": "NY", "zip": "10001", "country": "US"},
+            "weightUnit": "oz", "dimUnit": null, "currency": "USD", "pieces": [{"weight": "6"}]});
+        let abroad = json!({"shipmentDate": "2026-11-23", "shipmentReference": "C", "sender": sender,
+            "receiver": {"city": "London", "zip": "SW1A 1AA", "country": "GB"},
+            "weightUnit": "kg", "dimUnit": "cm", "currency": "GBP",
+            "pieces": [{"weight": "1.2", "length": "30", "width": "20", "height": "10", "declaredValue": "80"}]});
+        let mut named = abroad.clone();
+        named["serviceCode"] = json!("parcel_ground");
+        let mut invalid = domestic.clone();
+        invalid["receiver"]["state"] = json!("Texas");
+        vec![domestic, envelope, abroad, named, invalid]
+    }
+
+    /// The batch answer written from the stored quote JSON is, byte for byte, the typed
+    /// answer serialised: quotes, quote errors and failed shipments alike.
+    #[test]
+    fn the_json_batch_answer_is_the_typed_answer_serialised() {
+        let shipments = shipments();
+        let (a, a_id) = service();
+        let r = a.handle("POST", &format!("/restapi/v1/customers/{a_id}/batch-quote"), &json!({ "shipments": shipments }).to_string());
+        assert_eq!(r.status, 200, "{}", r.body);
+
+        let (b, b_id) = service();
+        let typed: Vec<wire::QuoteShipment> = shipments[..4].iter().map(|s| serde_json::from_value(s.clone()).unwrap()).collect();
+        let mut answer = b.batch_quote(&b_id, &typed).unwrap();
+        let failed: Value = serde_json::from_str(&r.body).unwrap();
+        answer.results.push(serde_json::from_value(failed["results"][4].clone()).unwrap());
+        assert_eq!(r.body, wire::to_json(&answer).unwrap());
+
+        let parsed: Value = serde_json::from_str(&r.body).unwrap();
+        let results = parsed["results"].as_array().unwrap();
+        assert!(results[0]["quotes"].as_array().unwrap().iter().any(|q| q["surcharges"].as_array().unwrap().len() > 1), "{}", r.body);
+        assert!(!results[1]["quotes"].as_array().unwrap().is_empty(), "{}", r.body);
+        assert!(results[3]["quotes"].as_array().unwrap().is_empty() && !results[3]["quoteErrors"].as_array().unwrap().is_empty());
+        assert_eq!(results[4]["status"], "error");
+    }
+
+    /// The stored quotes are the quotes of the answer, found by id.
+    #[test]
+    fn a_stored_quote_is_the_quote_answered() {
+        let (a, id) = service();
+        let r = a.handle("POST", &format!("/restapi/v1/customers/{id}/batch-quote"), &json!({ "shipments": shipments() }).to_string());
+        let parsed: Value = serde_json::from_str(&r.body).unwrap();
+        for result in parsed["results"].as_array().unwrap() {
+            for q in result["quotes"].as_array().into_iter().flatten() {
+                let stored = a.stored_quote(&id, q["quoteId"].as_i64().unwrap()).unwrap();
+                assert_eq!(serde_json::to_value(&stored.quote).unwrap(), *q);
+            }
+        }
+    }
 }

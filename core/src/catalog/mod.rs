@@ -187,6 +187,9 @@ pub struct Catalog {
     carriers: HashMap<String, usize>,
     services: HashMap<String, usize>,
     profiles: HashMap<String, usize>,
+    /// The carrier of each service, by index: quoting asks for every service of every
+    /// shipment, and a `String` hash per ask showed in the batch quote profile.
+    service_carriers: Vec<usize>,
 }
 
 impl Catalog {
@@ -284,7 +287,8 @@ impl Catalog {
             p.push("profiles", "the Default profile must exist");
         }
         p.finish().map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {}", e.message())))?;
-        Ok(Catalog { doc, carriers, services, profiles })
+        let service_carriers = doc.services.iter().map(|s| carriers.get(&s.carrier).copied().unwrap_or(usize::MAX)).collect();
+        Ok(Catalog { doc, carriers, services, profiles, service_carriers })
     }
 
     /// The document this catalog was built from.
@@ -319,13 +323,27 @@ impl Catalog {
 
     /// The services a profile offers, in catalog order.
     pub fn services_for<'a>(&'a self, profile: &'a Profile) -> impl Iterator<Item = &'a Service> + 'a {
-        self.doc.services.iter().filter(move |s| profile.services.as_ref().is_none_or(|list| list.contains(&s.code)))
+        self.doc.services.iter().filter(move |s| self.offers(profile, s))
+    }
+
+    /// True if `profile` offers `service`.
+    pub fn offers(&self, profile: &Profile, service: &Service) -> bool {
+        profile.services.as_ref().is_none_or(|list| list.contains(&service.code))
+    }
+
+    /// The carrier of the service at `index` in [`Catalog::services`].
+    pub(crate) fn carrier_of(&self, index: usize) -> Option<&Carrier> {
+        self.service_carriers.get(index).and_then(|&i| self.doc.carriers.get(i))
     }
 
     /// True if `service` carries a shipment from `sender` to `receiver` (countries
     /// upper-case ISO codes; `receiver_state` the US state code when the receiver is US).
     pub fn serves(&self, service: &Service, sender: &str, receiver: &str, receiver_state: &str) -> bool {
-        let Some(carrier) = self.carrier(&service.carrier) else { return false };
+        self.carrier(&service.carrier).is_some_and(|carrier| Self::serves_with(carrier, service, sender, receiver, receiver_state))
+    }
+
+    /// [`Catalog::serves`], given the service's carrier.
+    pub(crate) fn serves_with(carrier: &Carrier, service: &Service, sender: &str, receiver: &str, receiver_state: &str) -> bool {
         let (home, foreign) = if service.inbound { (receiver, sender) } else { (sender, receiver) };
         if !carrier.origins.iter().any(|c| c == home) {
             return false;

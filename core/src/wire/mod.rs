@@ -14,6 +14,7 @@ mod strict;
 pub use accounts::*;
 pub use booking::*;
 pub use customers::*;
+pub(crate) use numbers::{decimal_text, JsonDecimal};
 pub use numbers::{Dec, Int};
 pub use quotes::*;
 
@@ -67,10 +68,21 @@ impl OkResponse {
 /// `INVALID_REQUEST` when the body is not a JSON object, is malformed, has a field of the
 /// wrong type, or lacks a required field.
 pub fn parse_body<T: DeserializeOwned>(body: &str) -> Result<T, Error> {
+    parse_borrowed(body)
+}
+
+/// As [`parse_body`], for a `T` that may borrow from `body`.
+pub(crate) fn parse_borrowed<'de, T: Deserialize<'de>>(body: &'de str) -> Result<T, Error> {
     let trimmed = body.trim_start();
     if !trimmed.starts_with('{') {
         let found = if trimmed.is_empty() { "an empty body".to_string() } else { describe_json_start(trimmed) };
         return Err(Error::new(ErrorCategory::InvalidRequest, format!("The request body must be a JSON object, found {found}.")));
+    }
+    // Tracking the path of every field was most of the cost of parsing a batch quote;
+    // only a failed parse needs it, so that one parses again with tracking to name the
+    // field at fault.
+    if let Ok(value) = serde_json::from_str(body) {
+        return Ok(value);
     }
     let mut de = serde_json::Deserializer::from_str(body);
     let value: T =

@@ -60,6 +60,100 @@ impl Serialize for Dec {
     }
 }
 
+/// Serialises a decimal as the JSON number `serde_json` writes for [`Decimal`]
+/// (its `Display` text, as with the `serde-arbitrary-precision` feature), formatted on
+/// the stack: `Decimal`'s own impl formats by dividing 96 bits by ten per digit into a
+/// `String` and parses that back into a `serde_json::Number`, for every amount, which
+/// showed in the batch quote profile.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct JsonDecimal(pub Decimal);
+
+impl Serialize for JsonDecimal {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let text = decimal_text(self.0);
+        match serde_json::from_str::<&serde_json::value::RawValue>(text.as_str()) {
+            Ok(raw) => raw.serialize(s),
+            Err(_) => Serialize::serialize(&self.0, s),
+        }
+    }
+}
+
+/// `serialize_with` of [`JsonDecimal`].
+pub(crate) fn json_decimal<S: Serializer>(d: &Decimal, s: S) -> Result<S::Ok, S::Error> {
+    JsonDecimal(*d).serialize(s)
+}
+
+/// The `Display` text of `d` (a test compares them), formatted on the stack.
+pub(crate) fn decimal_text(d: Decimal) -> StackText {
+    let mut digits = StackText::default();
+    let mantissa = d.mantissa().unsigned_abs();
+    let written = if mantissa == 0 {
+        Ok(())
+    } else if let Ok(small) = u64::try_from(mantissa) {
+        fmt::Write::write_fmt(&mut digits, format_args!("{small}"))
+    } else {
+        fmt::Write::write_fmt(&mut digits, format_args!("{mantissa}"))
+    };
+    let scale = d.scale() as usize;
+    let mut out = StackText::default();
+    if written.is_err() || scale > 28 {
+        let _ = fmt::Write::write_fmt(&mut out, format_args!("{d}"));
+        return out;
+    }
+    let digits = digits.as_str();
+    let mut push = |s: &str| {
+        let _ = fmt::Write::write_str(&mut out, s);
+    };
+    if d.is_sign_negative() {
+        push("-");
+    }
+    if digits.len() > scale {
+        let (whole, fraction) = digits.split_at(digits.len() - scale);
+        push(whole);
+        if scale > 0 {
+            push(".");
+            push(fraction);
+        }
+    } else if scale == 0 {
+        push("0");
+    } else {
+        push("0.");
+        for _ in digits.len()..scale {
+            push("0");
+        }
+        push(digits);
+    }
+    out
+}
+
+/// Text formatted into a fixed buffer; writing more than fits is an error.
+pub(crate) struct StackText {
+    bytes: [u8; 64],
+    len: usize,
+}
+
+impl Default for StackText {
+    fn default() -> Self {
+        StackText { bytes: [0; 64], len: 0 }
+    }
+}
+
+impl StackText {
+    /// The text written.
+    pub(crate) fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+}
+
+impl fmt::Write for StackText {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        let end = self.len + s.len();
+        self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?.copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
 impl<'de> Deserialize<'de> for Int {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let Dec(v) = d.deserialize_any(DecVisitor)?;
@@ -120,6 +214,40 @@ pub(crate) fn present_dec<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Opti
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_decimals_are_written_as_decimal_writes_them() {
+        let values =
+            ["0", "-0", "0.00", "12.50", "-3.1", "1000000", "0.000001", "79228162514264337593543950335", "-7.9228162514264337593543950335"];
+        for text in values {
+            let d = Decimal::from_str(text).unwrap();
+            assert_eq!(serde_json::to_string(&JsonDecimal(d)).unwrap(), serde_json::to_string(&d).unwrap(), "{text}");
+        }
+        let d = Decimal::from_str("12.5").unwrap().normalize();
+        assert_eq!(serde_json::to_string(&JsonDecimal(d)).unwrap(), "12.5");
+    }
+
+    #[test]
+    fn decimal_text_is_display() {
+        let mut mantissas: Vec<i128> = vec![0, 1, -1, 9, 10, 99, 100, 101, 1250, -1250, i128::from(u64::MAX), i128::from(u64::MAX) + 1];
+        mantissas.push((1i128 << 96) - 1);
+        mantissas.push(-((1i128 << 96) - 1));
+        let mut x: u128 = 7;
+        for _ in 0..200 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            let bits = i128::try_from(x >> 32).unwrap();
+            let digits = u32::try_from(bits % 29).unwrap();
+            mantissas.push(bits % 10i128.pow(digits).max(1) * if bits % 2 == 0 { 1 } else { -1 });
+        }
+        for m in mantissas {
+            for scale in [0, 1, 2, 3, 5, 10, 20, 28] {
+                let d = Decimal::from_i128_with_scale(m, scale);
+                assert_eq!(decimal_text(d).as_str(), d.to_string(), "{m} scale {scale}");
+                let negative_zero = Decimal::from_i128_with_scale(0, scale) * Decimal::NEGATIVE_ONE;
+                assert_eq!(decimal_text(negative_zero).as_str(), negative_zero.to_string(), "-0 scale {scale}");
+            }
+        }
+    }
 
     #[test]
     fn numbers_and_numeric_strings_are_both_decimals() {

@@ -240,8 +240,10 @@ pub struct Quote {
     /// Currency of the amounts.
     pub currency: String,
     /// Total including surcharges.
+    #[serde(serialize_with = "super::numbers::json_decimal")]
     pub total_amount: Decimal,
     /// Base charge.
+    #[serde(serialize_with = "super::numbers::json_decimal")]
     pub base_amount: Decimal,
     /// Zone used.
     pub zone: String,
@@ -259,6 +261,7 @@ pub struct QuoteSurcharge {
     /// What it is for.
     pub description: String,
     /// Amount.
+    #[serde(serialize_with = "super::numbers::json_decimal")]
     pub amount: Decimal,
 }
 
