@@ -3,8 +3,12 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failure should stop the test loudly
 
+#[path = "conformance/booking.rs"]
+mod booking;
 #[path = "conformance/customers.rs"]
 mod customers;
+#[path = "conformance/ledger.rs"]
+mod ledger;
 #[path = "conformance/payment_method.rs"]
 mod payment_method;
 #[path = "conformance/provider_accounts.rs"]
