@@ -169,6 +169,10 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
 
     if let Some(invoice) = &req.commercial_invoice {
         booking_invoice(&mut p, invoice);
+        if let Some(unit) = weight_unit {
+            let package_weight = pieces.iter().fold(Decimal::ZERO, |acc, piece| acc.checked_add(piece.weight).unwrap_or(Decimal::MAX));
+            shipment::invoice_item_weights(&mut p, invoice, package_weight, unit.as_str());
+        }
     }
     shipment::billing(&mut p, req.billing.as_ref());
     if let Some(id) = &req.provider_account_id {
