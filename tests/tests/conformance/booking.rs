@@ -354,6 +354,8 @@ refused! {
         without(invoiced(), "/commercialInvoice/items/0/countryOfOrigin") => "commercialInvoice.items[0].countryOfOrigin";
     an_invoice_item_country_of_origin_must_be_a_country:
         with(invoiced(), "/commercialInvoice/items/0/countryOfOrigin", json!("XX")) => "commercialInvoice.items[0].countryOfOrigin";
+    invoice_item_weights_above_the_package_weight_are_refused:
+        with(invoiced(), "/commercialInvoice/items/0/weight", json!("50")) => "commercialInvoice.items";
     billing_to_the_receiver_needs_an_account: with(book_body(), "/billing", json!({"party": "receiver"})) => "billing.account";
     billing_to_a_third_party_needs_an_account: with(book_body(), "/billing", json!({"party": "third_party", "account": null})) => "billing.account";
     an_unknown_billing_party_is_refused: with(book_body(), "/billing", json!({"party": "friend", "account": "A1"})) => "billing.party";
@@ -574,8 +576,11 @@ fn a_quote_id_of_another_package_type_is_refused() {
     let (h, id) = setup();
     let q = quote_for(&h, &id, &on("parcel", "parcel_2nd_day_air", "parcel_custom"));
     let body = with(
-        with(with(on("parcel", "parcel_2nd_day_air", "parcel_small_box"), "/dimUnit", Value::Null), "/pieces/0",
-            json!({"weight": "2", "length": null, "width": null, "height": null, "insuranceAmount": null, "declaredValue": null})),
+        with(
+            with(on("parcel", "parcel_2nd_day_air", "parcel_small_box"), "/dimUnit", Value::Null),
+            "/pieces/0",
+            json!({"weight": "2", "length": null, "width": null, "height": null, "insuranceAmount": null, "declaredValue": null}),
+        ),
         "/quoteId",
         q["quoteId"].clone(),
     );
@@ -1056,8 +1061,7 @@ fn book_numbers(a: &Answer) -> Vec<String> {
 fn list_shows_own_shipments_by_book_number() {
     let (h, id) = setup();
     let other = h.create_customer("bo@example.com");
-    let mine: Vec<String> =
-        (0..3).map(|_| booked(&h, &id, &book_body())["bookNumber"].as_str().unwrap().to_string()).collect();
+    let mine: Vec<String> = (0..3).map(|_| booked(&h, &id, &book_body())["bookNumber"].as_str().unwrap().to_string()).collect();
     booked(&h, &other, &book_body());
     let mut sorted = mine.clone();
     sorted.sort();
@@ -1067,8 +1071,7 @@ fn list_shows_own_shipments_by_book_number() {
 #[test]
 fn list_starts_at_min_book_number_inclusive_and_stops_at_limit() {
     let (h, id) = setup();
-    let mut numbers: Vec<String> =
-        (0..4).map(|_| booked(&h, &id, &book_body())["bookNumber"].as_str().unwrap().to_string()).collect();
+    let mut numbers: Vec<String> = (0..4).map(|_| booked(&h, &id, &book_body())["bookNumber"].as_str().unwrap().to_string()).collect();
     numbers.sort();
     assert_eq!(book_numbers(&list(&h, &id, &format!("?minBookNumber={}", numbers[1]))), numbers[1..]);
     assert_eq!(book_numbers(&list(&h, &id, &format!("?minBookNumber={}&limit=2", numbers[1]))), numbers[1..3]);
