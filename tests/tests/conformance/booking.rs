@@ -556,6 +556,19 @@ fn a_quote_id_in_another_currency_is_charged_in_usd() {
 }
 
 #[test]
+fn a_shipment_booked_from_a_quote_in_another_currency_shows_its_cost_in_the_shipment_currency() {
+    let (h, id) = setup();
+    let q = quote_for(&h, &id, &with(book_body(), "/currency", json!("EUR")));
+    assert_eq!(q["currency"], "EUR", "{q}");
+    let before = cents(&prepay(&h, &id)["balance"]);
+    let b = booked(&h, &id, &with(book_body(), "/quoteId", q["quoteId"].clone()));
+    let charged = before - cents(&b["prepayBalance"]);
+    let s = retrieve(&h, &id, b["bookNumber"].as_str().unwrap()).expect(200).clone();
+    assert_eq!(s["currency"], "USD");
+    assert_eq!(cents(&s["totalShippingCost"]), charged, "the USD cost, not the EUR amount of the quote: {s}");
+}
+
+#[test]
 fn a_quote_id_of_another_service_is_refused() {
     let (h, id) = setup();
     let q = quote_for(&h, &id, &book_body());
