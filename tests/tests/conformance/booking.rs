@@ -308,6 +308,8 @@ accepted! {
 
 refused! {
     a_receiver_in_britain_needs_a_zip: with(intl_body(), "/receiver/zip", Value::Null) => "receiver.zip";
+    the_zip_key_is_required_even_where_null_is_allowed:
+        without(with(intl_body(), "/receiver", hk_receiver()), "/receiver/zip") => "receiver.zip";
     a_us_sender_needs_a_zip: with(book_body(), "/sender/zip", Value::Null) => "sender.zip";
     return_to_is_validated_when_given: with(book_body(), "/returnTo", json!({"country": "US", "state": "Texas"})) => "returnTo.state";
     a_return_to_zip_is_validated_when_given: with(book_body(), "/returnTo", json!({"country": "US", "state": "PA", "zip": "1910"})) => "returnTo.zip";
