@@ -300,6 +300,7 @@ accepted! {
     every_terms_of_trade_value_is_accepted: with(invoiced(), "/commercialInvoice/termsOfTrade", json!("EXW"));
     billing_to_the_sender_needs_no_account: with(book_body(), "/billing", json!({"party": "sender"}));
     a_customs_currency_is_accepted: with(invoiced(), "/customsCurrency", json!("EUR"));
+    a_one_word_sender_name_is_fine_for_carrier_a: with(book_body(), "/sender/name", json!("Cher"));
     shipment_date_today_is_accepted: with(book_body(), "/shipmentDate", json!(TODAY));
     carrier_c_accepts_a_shipment_date_9_days_ahead: with(intl_body(), "/shipmentDate", json!(days_ahead(9)));
     carrier_d_accepts_a_shipment_date_10_days_ahead:
@@ -310,6 +311,7 @@ refused! {
     a_receiver_in_britain_needs_a_zip: with(intl_body(), "/receiver/zip", Value::Null) => "receiver.zip";
     the_zip_key_is_required_even_where_null_is_allowed:
         without(with(intl_body(), "/receiver", hk_receiver()), "/receiver/zip") => "receiver.zip";
+    an_invalid_receiver_email_is_refused: with(book_body(), "/receiver/email", json!("bo at example")) => "receiver.email";
     a_us_sender_needs_a_zip: with(book_body(), "/sender/zip", Value::Null) => "sender.zip";
     return_to_is_validated_when_given: with(book_body(), "/returnTo", json!({"country": "US", "state": "Texas"})) => "returnTo.state";
     a_return_to_zip_is_validated_when_given: with(book_body(), "/returnTo", json!({"country": "US", "state": "PA", "zip": "1910"})) => "returnTo.zip";
@@ -395,6 +397,29 @@ fn a_refused_booking_writes_nothing() {
     book(&h, &id, &with(book_body(), "/labelImageFormat", json!("EPL2"))).assert_error(400, "INVALID_REQUEST", Some("labelImageFormat"));
     assert_eq!(prepay(&h, &id), before);
     assert_eq!(list(&h, &id, "").expect(200)["shipments"], json!([]));
+}
+
+#[test]
+fn a_service_outside_the_customers_profile_is_refused() {
+    let h = Harness::new();
+    let id = h.create_customer_of_profile("ann@example.com", "GroundSaver");
+    book(&h, &id, &on("parcel", "parcel_2nd_day_air", "parcel_custom")).assert_error(400, "INVALID_REQUEST", Some("serviceCode"));
+    booked(&h, &id, &book_body());
+}
+
+#[test]
+fn a_profile_markup_is_charged_as_quoted() {
+    let h = Harness::new();
+    let retail = h.create_customer_of_profile("ann@example.com", "Retail");
+    let plain = h.create_customer("bo@example.com");
+    let charge = |id: &str| {
+        let before = cents(&prepay(&h, id)["balance"]);
+        before - cents(&booked(&h, id, &book_body())["prepayBalance"])
+    };
+    let q = quote_for(&h, &retail, &book_body());
+    let (r, p) = (charge(&retail), charge(&plain));
+    assert_eq!(r, cents(&q["totalAmount"]), "the Retail customer pays its quoted price");
+    assert!(r > p, "the 15% markup is charged: {r} vs {p}");
 }
 
 // ---------------------------------------------------------------------------
@@ -723,6 +748,18 @@ fn approval_with_a_payment_method_recharges_until_the_minimum_is_kept() {
     assert_eq!(cents(&b["prepayBalance"]), balance);
     assert!(balance >= 5000, "the minimum is kept: {balance}");
     assert!(balance - 2000 < 5000, "no more recharges than needed: {n} for a cost of {cost}");
+}
+
+#[test]
+fn approval_recharges_to_keep_the_minimum_even_when_the_balance_covers_the_cost() {
+    let h = Harness::new();
+    let id = customer_with_prepay(&h, "ann@example.com", "195.00", "200.00");
+    add_payment_method(&h, &id);
+    let b = booked(&h, &id, &with(book_body(), "/approvePrepayRecharge", json!(true)));
+    let list = entries(&h, &id);
+    let kinds: Vec<&str> = list.iter().filter_map(|e| e["kind"].as_str()).collect();
+    assert_eq!(kinds, ["charge", "recharge", "recharge"], "{list:?}");
+    assert_eq!(cents(&b["prepayBalance"]), 40_000 + cents(&list[0]["amount"]));
 }
 
 #[test]
