@@ -312,6 +312,18 @@ refused! {
     the_zip_key_is_required_even_where_null_is_allowed:
         without(with(intl_body(), "/receiver", hk_receiver()), "/receiver/zip") => "receiver.zip";
     an_invalid_receiver_email_is_refused: with(book_body(), "/receiver/email", json!("bo at example")) => "receiver.email";
+    multipiece_on_a_package_type_without_it_is_refused:
+        with(on("ecommerce", "ecommerce_parcel_ground", "ecommerce_custom"), "/pieces", json!([piece("1"), piece("1")])) => "pieces";
+    more_than_99_pieces_are_refused:
+        with(on("postal", "postal_priority_mail", "postal_custom"), "/pieces", json!(vec![piece("1"); 100])) => "pieces";
+    a_custom_package_needs_every_dimension: with(book_body(), "/pieces/0/length", Value::Null) => "pieces[0].length";
+    a_negative_insurance_amount_is_refused: with(book_body(), "/pieces/0/insuranceAmount", json!("-5")) => "pieces[0].insuranceAmount";
+    a_signature_option_of_another_carrier_is_refused: with(book_body(), "/signatureOptionCode", json!("postal_signature")) => "signatureOptionCode";
+    saturday_delivery_on_a_service_without_it_is_refused: with(book_body(), "/saturdayDelivery", json!(true)) => "saturdayDelivery";
+    duties_billed_to_the_receiver_need_an_account:
+        with(intl_body(), "/billing", json!({"party": "sender", "dutiableParty": {"dutyPaymentType": "receiver", "dutyPaymentAccountNumber": null}}))
+            => "billing.dutiableParty.dutyPaymentAccountNumber";
+    a_boolean_option_of_the_wrong_type_is_refused: with(book_body(), "/approvePrepayRecharge", json!("true")) => "approvePrepayRecharge";
     a_us_sender_needs_a_zip: with(book_body(), "/sender/zip", Value::Null) => "sender.zip";
     return_to_is_validated_when_given: with(book_body(), "/returnTo", json!({"country": "US", "state": "Texas"})) => "returnTo.state";
     a_return_to_zip_is_validated_when_given: with(book_body(), "/returnTo", json!({"country": "US", "state": "PA", "zip": "1910"})) => "returnTo.zip";
@@ -388,6 +400,18 @@ fn a_service_off_its_route_is_service_not_available() {
     let (h, id) = setup();
     let body = with(with(book_body(), "/receiver", gb_address()), "/pieces/0/declaredValue", json!("40"));
     book(&h, &id, &body).assert_error(400, "SERVICE_NOT_AVAILABLE", Some("serviceCode"));
+}
+
+#[test]
+fn booking_for_an_unknown_customer_is_not_found() {
+    let h = Harness::new();
+    book(&h, "C9999999", &book_body()).assert_error(404, "NOT_FOUND", None);
+}
+
+#[test]
+fn a_body_that_is_not_an_object_is_refused() {
+    let (h, id) = setup();
+    h.raw("POST", &Harness::path(&id, "/shipments"), "[]").assert_error_without_details(400, "INVALID_REQUEST");
 }
 
 #[test]
