@@ -111,7 +111,8 @@ fn the_balance_is_always_the_sum_of_the_ledger() {
     let settings = json!({"minimumBalance": "50.00", "rechargeAmount": "30.00"});
     let id = h.create_customer_with(&with(customer_body("ann@example.com"), "/prepaySettings", settings));
     h.call("POST", &Harness::path(&id, "/paymentMethod"), &payment_body("tok_1NqLx2Ab9zQ")).expect(200);
-    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig { cases: 16, ..ProptestConfig::default() });
+    let mut runner =
+        proptest::test_runner::TestRunner::new(ProptestConfig { cases: 16, source_file: Some(file!()), ..ProptestConfig::default() });
     let result = runner.run(&proptest::collection::vec(step(), 1..=12), |steps| run_steps(&h, &id, &steps));
     if let Err(e) = result {
         panic!("{e}");
