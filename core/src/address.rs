@@ -148,7 +148,13 @@ pub(crate) fn validate(p: &mut Problems, path: &str, wire: &WireAddress, usage: 
         }
     };
 
-    let zip = validate_zip(p, &field("zip"), wire.zip.as_deref(), &country, &state, usage);
+    let zip = match &wire.zip {
+        None if usage == Booking => {
+            p.push(field("zip"), "is required (null for a country without postal codes)");
+            None
+        }
+        z => validate_zip(p, &field("zip"), z.as_ref().and_then(|z| z.as_deref()), &country, &state, usage),
+    };
 
     let phone = match wire.phone.as_deref().map(str::trim) {
         None | Some("") => {

@@ -175,6 +175,10 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
 
     if let Some(invoice) = &req.commercial_invoice {
         booking_invoice(&mut p, invoice);
+        if let Some(unit) = weight_unit {
+            let package_weight = pieces.iter().fold(Decimal::ZERO, |acc, piece| acc.checked_add(piece.weight).unwrap_or(Decimal::MAX));
+            shipment::invoice_item_weights(&mut p, invoice, package_weight, unit.as_str());
+        }
     }
     shipment::billing(&mut p, req.billing.as_ref());
     if let Some(id) = &req.provider_account_id {
@@ -462,7 +466,9 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
     let first_tracking = tracking_numbers.first().cloned().unwrap_or_default();
     let piece_costs = split_cost(priced.total, &v.shipment.pieces);
 
-    let view = view_of(&book_number, &tracking_numbers, &v, req, priced.total);
+    // Search shows the cost in the shipment's currency, which a quote's may not be.
+    let view_total = round_cents(ctx.rates.convert(priced.total, priced.currency, v.shipment.currency));
+    let view = view_of(&book_number, &tracking_numbers, &v, req, view_total);
     tx.prepare_cached(
         "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
             shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, created_at)

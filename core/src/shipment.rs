@@ -244,13 +244,11 @@ pub(crate) fn quote_invoice(p: &mut Problems, invoice: &wire::CommercialInvoice,
             p.push(format!("{AT}.termsOfTrade"), format!("expected one of {}, found {t:?}", TERMS_OF_TRADE.join(", ")));
         }
     }
-    let mut item_weight = Decimal::ZERO;
     for (i, item) in invoice.items.iter().flatten().enumerate() {
         if let Some(w) = item.weight {
             if w.0 < Decimal::ZERO {
                 p.push(format!("{AT}.items[{i}].weight"), format!("must be zero or more, found {}", w.0));
             }
-            item_weight = item_weight.checked_add(w.0).unwrap_or(Decimal::MAX);
         }
         if let Some(q) = item.quantity {
             if q.0 < 1 {
@@ -266,9 +264,22 @@ pub(crate) fn quote_invoice(p: &mut Problems, invoice: &wire::CommercialInvoice,
             }
         }
     }
+    invoice_item_weights(p, invoice, package_weight, unit);
+    Ok(())
+}
+
+/// 4.1 rule 1, which booking shares (a shipment that cannot be quoted cannot be
+/// booked): the invoice item weights may not total more than the package weight.
+pub(crate) fn invoice_item_weights(p: &mut Problems, invoice: &wire::CommercialInvoice, package_weight: Decimal, unit: &str) {
+    let item_weight = invoice
+        .items
+        .iter()
+        .flatten()
+        .filter_map(|item| item.weight)
+        .fold(Decimal::ZERO, |acc, w| acc.checked_add(w.0).unwrap_or(Decimal::MAX));
     if item_weight > package_weight {
         p.push(
-            format!("{AT}.items"),
+            "commercialInvoice.items",
             format!(
                 "the item weights total {} {unit}, more than the package weight of {} {unit}",
                 item_weight.normalize(),
@@ -276,5 +287,4 @@ pub(crate) fn quote_invoice(p: &mut Problems, invoice: &wire::CommercialInvoice,
             ),
         );
     }
-    Ok(())
 }

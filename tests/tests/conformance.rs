@@ -5,8 +5,12 @@
 
 #[path = "conformance/batches.rs"]
 mod batches;
+#[path = "conformance/booking.rs"]
+mod booking;
 #[path = "conformance/customers.rs"]
 mod customers;
+#[path = "conformance/ledger.rs"]
+mod ledger;
 #[path = "conformance/payment_method.rs"]
 mod payment_method;
 #[path = "conformance/provider_accounts.rs"]

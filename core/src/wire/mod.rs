@@ -40,8 +40,10 @@ pub struct WireAddress {
     pub city: Option<String>,
     #[serde(default)]
     pub state: Option<String>,
-    #[serde(default)]
-    pub zip: Option<String>,
+    /// `None` when the key is absent, `Some(None)` for null: the booking payload
+    /// requires the key even where its value may be null.
+    #[serde(default, deserialize_with = "present")]
+    pub zip: Option<Option<String>>,
     #[serde(default)]
     pub country: Option<String>,
     #[serde(default)]
