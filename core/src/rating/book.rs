@@ -8,6 +8,7 @@ use rusqlite::Connection;
 use rust_decimal::Decimal;
 
 use super::store::{export_csv, parse_rows, CsvKind, KeyRule, Row};
+use super::fixed::D;
 use super::{zones, Currency, DimUnit, Place, RateBook, WeightUnit, Zone};
 
 /// Why rate data could not be loaded.
@@ -123,29 +124,45 @@ pub(crate) struct Surcharges {
     pub oversize_girth: Vec<(Decimal, Decimal)>,
 }
 
-fn max_over(rules: &[(Decimal, Decimal)], v: Decimal) -> Decimal {
-    rules.iter().filter(|(thr, _)| v > *thr).map(|(_, a)| *a).max().unwrap_or(Decimal::ZERO)
+/// The largest amount of the rules whose threshold `v` is above (the last of equal
+/// amounts, as `Iterator::max`), or zero.
+fn max_over(rules: &[(Decimal, Decimal)], v: D) -> D {
+    let mut best: Option<D> = None;
+    for (thr, a) in rules {
+        if v.gt(D::pos(*thr)) {
+            let a = D::pos(*a);
+            best = Some(match best {
+                Some(b) if b.gt(a) => b,
+                _ => a,
+            });
+        }
+    }
+    best.unwrap_or(D::ZERO)
 }
 
 impl Surcharges {
     /// (additional handling, oversize) of one piece; oversize replaces handling.
-    pub(crate) fn piece_handling(&self, actual: Decimal, dims: Option<[Decimal; 3]>) -> (Decimal, Decimal) {
+    pub(crate) fn piece_handling(&self, actual: D, dims: Option<[D; 3]>) -> (D, D) {
         if let Some([l, w, h]) = dims {
             let mut oversize = max_over(&self.oversize_length, l);
             if !self.oversize_girth.is_empty() {
-                let girth = l + (w + h) * Decimal::TWO;
+                let girth = w
+                    .checked_add(h)
+                    .and_then(|wh| wh.checked_mul(D { m: 2, s: 0 }))
+                    .and_then(|wh2| l.checked_add(wh2))
+                    .unwrap_or_else(|| D::pos(l.dec() + (w.dec() + h.dec()) * Decimal::TWO));
                 oversize = oversize.max(max_over(&self.oversize_girth, girth));
             }
             if !oversize.is_zero() {
                 // an oversize piece pays no additional handling
-                return (Decimal::ZERO, oversize);
+                return (D::ZERO, oversize);
             }
         }
         let mut handling = max_over(&self.handling_weight, actual);
         if let (Some([l, _, _]), false) = (dims, self.handling_length.is_empty()) {
             handling = handling.max(max_over(&self.handling_length, l));
         }
-        let oversize = Decimal::ZERO;
+        let oversize = D::ZERO;
         (handling, oversize)
     }
 
