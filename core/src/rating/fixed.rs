@@ -30,6 +30,23 @@ pub(crate) const POW10U: [u128; 29] = {
     t
 };
 
+/// 10^0 ..= 10^19.
+const POW10_64: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
+    }
+    t
+};
+
+/// `m x 10^e` for `e <= 19`, in one widening multiply.
+#[inline(always)]
+fn wide(m: u64, e: u32) -> u128 {
+    u128::from(m) * u128::from(POW10_64[e as usize])
+}
+
 /// A non-negative decimal: `m / 10^s`, `m < 2^96`, `s <= 28`.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct D {
@@ -68,13 +85,23 @@ impl D {
     }
 
     /// `self + o` exactly as `Decimal` adds, if no rounding is involved.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn add_fast(self, o: D) -> Option<D> {
         if self.m == 0 {
             return Some(o);
         }
         if o.m == 0 {
             return Some(self);
+        }
+        if (self.m | o.m) >> 64 == 0 && self.s.abs_diff(o.s) <= 19 {
+            // 64-bit mantissas and a power of ten below 2^64: one widening multiply
+            let (a, b, s) = if self.s >= o.s {
+                (self.m, wide(o.m as u64, self.s - o.s), self.s)
+            } else {
+                (wide(self.m as u64, o.s - self.s), o.m, o.s)
+            };
+            let m = a.checked_add(b)?;
+            return if m < LIMIT { Some(D { m, s }) } else { None };
         }
         let (a, b, s) = if self.s == o.s {
             (self.m, o.m, self.s)
@@ -92,16 +119,16 @@ impl D {
     }
 
     /// `self + o` as `Decimal::checked_add`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn checked_add(self, o: D) -> Option<D> {
         match self.add_fast(o) {
             Some(r) => Some(r),
-            None => self.dec().checked_add(o.dec()).map(D::pos),
+            None => slow_add(self, o),
         }
     }
 
     /// `self * o` exactly as `Decimal` multiplies, if no rounding is involved.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn mul_fast(self, o: D) -> Option<D> {
         if self.m == 0 || o.m == 0 {
             return Some(D::ZERO);
@@ -119,19 +146,27 @@ impl D {
     }
 
     /// `self * o` as `Decimal::checked_mul`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn checked_mul(self, o: D) -> Option<D> {
         match self.mul_fast(o) {
             Some(r) => Some(r),
-            None => self.dec().checked_mul(o.dec()).map(D::pos),
+            None => slow_mul(self, o),
         }
     }
 
     /// Numeric comparison (scale ignored), as `Decimal`'s `Ord`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn cmp_value(self, o: D) -> Ordering {
         if self.s == o.s {
             return self.m.cmp(&o.m);
+        }
+        if (self.m | o.m) >> 64 == 0 && self.s.abs_diff(o.s) <= 19 {
+            // one widening multiply, no overflow
+            return if self.s > o.s {
+                self.m.cmp(&(wide(o.m as u64, self.s - o.s)))
+            } else {
+                (wide(self.m as u64, o.s - self.s)).cmp(&o.m)
+            };
         }
         let (a, b) = if self.s > o.s {
             (Some(self.m), o.m.checked_mul(POW10U[(self.s - o.s) as usize]))
@@ -146,7 +181,7 @@ impl D {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn gt(self, o: D) -> bool {
         self.cmp_value(o) == Ordering::Greater
     }
@@ -176,4 +211,18 @@ impl D {
         let q = if r * 2 >= p { q + 1 } else { q };
         D { m: q, s: 2 }
     }
+}
+
+/// The `Decimal` addition, for sums that `D::add_fast` leaves to it.
+#[cold]
+#[inline(never)]
+fn slow_add(a: D, b: D) -> Option<D> {
+    a.dec().checked_add(b.dec()).map(D::pos)
+}
+
+/// The `Decimal` product, for products that `D::mul_fast` leaves to it.
+#[cold]
+#[inline(never)]
+fn slow_mul(a: D, b: D) -> Option<D> {
+    a.dec().checked_mul(b.dec()).map(D::pos)
 }
