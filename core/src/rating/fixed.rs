@@ -68,9 +68,11 @@ impl D {
 
     /// `d` unpacked, for values known to be non-negative (rate data, validated input).
     /// A negative `d` would be a bug upstream; it is read as its absolute value.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn pos(d: Decimal) -> D {
-        D { m: d.mantissa().unsigned_abs(), s: d.scale() }
+        // `serialize` is the flags word then lo, mid, hi, little endian: one load
+        let x = u128::from_le_bytes(d.serialize());
+        D { m: x >> 32, s: ((x as u32) >> 16) & 0xFF }
     }
 
     /// Back to a `Decimal` (same mantissa and scale, positive).
@@ -137,7 +139,7 @@ impl D {
         if s > 28 {
             return None;
         }
-        let m = if (self.m | o.m) >> 64 == 0 { self.m * o.m } else { self.m.checked_mul(o.m)? };
+        let m = if (self.m | o.m) >> 64 == 0 { u128::from(self.m as u64) * u128::from(o.m as u64) } else { self.m.checked_mul(o.m)? };
         if m < LIMIT {
             Some(D { m, s })
         } else {
