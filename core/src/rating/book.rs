@@ -156,6 +156,7 @@ pub(crate) struct Surcharges {
 
 /// The largest amount of the rules whose threshold `v` is above (the last of equal
 /// amounts, as `Iterator::max`), or zero.
+#[inline(always)]
 fn max_over(rules: &[(D, D)], v: D) -> D {
     let mut best: Option<D> = None;
     for &(thr, a) in rules {
@@ -171,6 +172,7 @@ fn max_over(rules: &[(D, D)], v: D) -> D {
 
 impl Surcharges {
     /// (additional handling, oversize) of one piece; oversize replaces handling.
+    #[inline]
     pub(crate) fn piece_handling(&self, actual: D, dims: Option<[D; 3]>) -> (D, D) {
         if let Some([l, w, h]) = dims {
             let mut oversize = max_over(&self.oversize_length, l);

@@ -676,50 +676,37 @@ impl RateBook {
         let mut lines: Vec<Surcharge> = Vec::with_capacity(line_bound(sur, input));
         // markup and currency, applied to every line before its single rounding
         let unit_factor = factor.cmp_value(D { m: 1, s: 0 }).is_eq();
-        let scale = |raw: D| if unit_factor { Ok(raw) } else { raw.checked_mul(factor).ok_or(RateError::AmountTooLarge) };
-        let push = |kind: SurchargeKind, raw: D, lines: &mut Vec<Surcharge>| {
-            if !raw.is_zero() {
-                lines.push(Surcharge { kind, description: Cow::Borrowed(kind.description()), amount: scale(raw)?.round_cents().dec() });
-            }
-            Ok::<(), RateError>(())
-        };
+        let money = Money { unit: unit_factor, factor };
         // transportation lines, all subject to fuel
         let mut transport = base;
-        let mut add = |kind, raw: D, lines: &mut Vec<Surcharge>| {
-            if raw.is_zero() {
-                return Ok(());
-            }
-            transport = transport.checked_add(raw).ok_or(RateError::AmountTooLarge)?;
-            push(kind, raw, lines)
-        };
         if input.residential {
             if let Some(a) = sur.residential {
-                add(SurchargeKind::Residential, D::pos(a), &mut lines)?;
+                money.add(&mut lines, &mut transport, SurchargeKind::Residential, D::pos(a))?;
             }
         }
         if let Some(a) = sur.delivery_area(input.receiver) {
-            add(SurchargeKind::DeliveryArea, D::pos(a), &mut lines)?;
+            money.add(&mut lines, &mut transport, SurchargeKind::DeliveryArea, D::pos(a))?;
         }
-        add(SurchargeKind::AdditionalHandling, handling, &mut lines)?;
-        add(SurchargeKind::Oversize, oversize, &mut lines)?;
+        money.add(&mut lines, &mut transport, SurchargeKind::AdditionalHandling, handling)?;
+        money.add(&mut lines, &mut transport, SurchargeKind::Oversize, oversize)?;
         if input.saturday_delivery {
             let a = sur.saturday.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Saturday delivery")))?;
-            add(SurchargeKind::Saturday, D::pos(a), &mut lines)?;
+            money.add(&mut lines, &mut transport, SurchargeKind::Saturday, D::pos(a))?;
         }
         if input.am_delivery {
             let a = sur.am.ok_or(RateError::OptionNotPriced(Cow::Borrowed("AM delivery")))?;
-            add(SurchargeKind::AmDelivery, D::pos(a), &mut lines)?;
+            money.add(&mut lines, &mut transport, SurchargeKind::AmDelivery, D::pos(a))?;
         }
         if input.dangerous_goods {
             let a = sur.dangerous_goods.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Shipping dangerous goods")))?;
-            add(SurchargeKind::DangerousGoods, D::pos(a), &mut lines)?;
+            money.add(&mut lines, &mut transport, SurchargeKind::DangerousGoods, D::pos(a))?;
         }
-        push(SurchargeKind::Fuel, transport.checked_mul(D::pos(sur.fuel_fraction)).ok_or_else(too_large)?, &mut lines)?;
+        money.push(&mut lines, SurchargeKind::Fuel, transport.checked_mul(D::pos(sur.fuel_fraction)).ok_or_else(too_large)?)?;
         if let Some(code) = input.signature_option {
             let a = sur.signature.iter().find(|(c, _)| &**c == code).map(|(_, a)| *a).ok_or_else(|| {
                 RateError::OptionNotPriced(Cow::Owned(format!("signature option {:?}", code.chars().take(64).collect::<String>())))
             })?;
-            push(SurchargeKind::Signature, D::pos(a), &mut lines)?;
+            money.push(&mut lines, SurchargeKind::Signature, D::pos(a))?;
         }
         if insured.gt(D::ZERO) {
             let per100 = sur.insurance_per_100.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Insurance")))?;
@@ -729,10 +716,10 @@ impl RateBook {
                 None => D::pos((value.dec() / HUNDRED).ceil()),
             };
             let amount = units.checked_mul(D::pos(per100)).ok_or_else(too_large)?.max(D::pos(sur.insurance_min));
-            push(SurchargeKind::Insurance, amount, &mut lines)?;
+            money.push(&mut lines, SurchargeKind::Insurance, amount)?;
         }
 
-        let base = scale(base)?.round_cents();
+        let base = money.scale(base)?.round_cents();
         let mut total = base;
         for l in &lines {
             total = total.checked_add(D::pos(l.amount)).ok_or_else(too_large)?;
@@ -798,6 +785,45 @@ impl RateBook {
     }
 }
 
+/// The markup-and-currency factor of a request, applied to every line before its
+/// single rounding.
+#[derive(Clone, Copy)]
+struct Money {
+    /// The factor is 1: amounts are left as they are.
+    unit: bool,
+    factor: D,
+}
+
+impl Money {
+    #[inline(always)]
+    fn scale(self, raw: D) -> Result<D, RateError> {
+        if self.unit {
+            Ok(raw)
+        } else {
+            raw.checked_mul(self.factor).ok_or(RateError::AmountTooLarge)
+        }
+    }
+
+    /// Appends a line of `raw` (scaled, rounded) unless `raw` is zero.
+    #[inline(always)]
+    fn push(self, lines: &mut Vec<Surcharge>, kind: SurchargeKind, raw: D) -> Result<(), RateError> {
+        if !raw.is_zero() {
+            lines.push(Surcharge { kind, description: Cow::Borrowed(kind.description()), amount: self.scale(raw)?.round_cents().dec() });
+        }
+        Ok(())
+    }
+
+    /// A transportation line: also added to the fuel base.
+    #[inline(always)]
+    fn add(self, lines: &mut Vec<Surcharge>, transport: &mut D, kind: SurchargeKind, raw: D) -> Result<(), RateError> {
+        if raw.is_zero() {
+            return Ok(());
+        }
+        *transport = transport.checked_add(raw).ok_or(RateError::AmountTooLarge)?;
+        self.push(lines, kind, raw)
+    }
+}
+
 /// Validates a piece and computes its billable weight in carrier steps.
 fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, input: &RateInput<'_>) -> Result<PieceWeight, RateError> {
     if !in_range(piece.weight, 0, MAX_WEIGHT) {
@@ -809,7 +835,7 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
         });
     }
     let actual = convert_weight_d(piece.weight, input.weight_unit, carrier.weight_unit);
-    let actual_steps = ceil_ratio_d(actual, D::pos(carrier.step)).ok_or(RateError::InvalidPiece {
+    let actual_steps = ceil_ratio_d(actual, D::pos(carrier.step)).ok_or_else(|| RateError::InvalidPiece {
         piece: i,
         field: "weight",
         expected: "a smaller weight",
@@ -828,7 +854,8 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
                 });
             }
         }
-        let mut c = d.map(|v| convert_len_d(v, input.dim_unit, carrier.dim_unit));
+        let (from, to) = (input.dim_unit, carrier.dim_unit);
+        let mut c = [convert_len_d(d[0], from, to), convert_len_d(d[1], from, to), convert_len_d(d[2], from, to)];
         // the same sort as on Decimal (same algorithm, same comparisons), so equal
         // values of different scales end up in the same places
         c.sort_unstable_by(|a, b| b.cmp_value(*a));
@@ -842,7 +869,7 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
         let min_volume = D::pos(carrier.dim_min_volume);
         if !flat && (min_volume.is_zero() || volume.gt(min_volume)) {
             // volume per weight step, in one division
-            let dim_steps = ceil_ratio_d(volume, D::pos(carrier.dim_volume_per_step)).ok_or(RateError::InvalidPiece {
+            let dim_steps = ceil_ratio_d(volume, D::pos(carrier.dim_volume_per_step)).ok_or_else(|| RateError::InvalidPiece {
                 piece: i,
                 field: "dims",
                 expected: "smaller dimensions",
@@ -870,6 +897,7 @@ fn convert_weight_d(w: Decimal, from: WeightUnit, to: WeightUnit) -> D {
 }
 
 /// [`convert_len`] on `D`.
+#[inline]
 fn convert_len_d(d: Decimal, from: DimUnit, to: DimUnit) -> D {
     let dd = D::pos(d);
     match (from, to) {
@@ -880,6 +908,7 @@ fn convert_len_d(d: Decimal, from: DimUnit, to: DimUnit) -> D {
 }
 
 /// [`ceil_ratio`] on `D` (positive `a`, `b`).
+#[inline]
 fn ceil_ratio_d(a: D, b: D) -> Option<u32> {
     if a.m == 0 || b.m == 0 {
         return None;
