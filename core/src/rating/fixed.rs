@@ -43,7 +43,7 @@ const POW10_64: [u64; 20] = {
 
 /// `m x 10^e` for `e <= 19`, in one widening multiply.
 #[inline(always)]
-fn wide(m: u64, e: u32) -> u128 {
+pub(crate) fn wide(m: u64, e: u32) -> u128 {
     u128::from(m) * u128::from(POW10_64[e as usize])
 }
 

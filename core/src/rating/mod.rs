@@ -618,8 +618,8 @@ impl RateBook {
         // non-negative Decimal whose operations give the same value and scale as
         // `Decimal`'s, in a few integer instructions (falling back to `Decimal` when
         // it would round).
-        let card = self.cards.get(card.0 as usize).ok_or(RateError::UnknownCard)?;
-        let carrier = self.carriers.get(usize::from(card.carrier_idx)).ok_or(RateError::UnknownCard)?;
+        let card = self.cards.get(card.0 as usize).ok_or_else(|| RateError::UnknownCard)?;
+        let carrier = self.carriers.get(usize::from(card.carrier_idx)).ok_or_else(|| RateError::UnknownCard)?;
         if input.pieces.is_empty() {
             return Err(RateError::NoPieces);
         }
@@ -630,7 +630,7 @@ impl RateBook {
             return Err(RateError::InvalidMarkup(input.markup_percent));
         }
         let zone = self.zone(card, input)?;
-        let prices = card.zones.iter().find(|z| z.zone.is_none() || z.zone == Some(zone)).ok_or(RateError::ZoneNotPriced(zone))?;
+        let prices = card.zones.iter().find(|z| z.zone.is_none() || z.zone == Some(zone)).ok_or_else(|| RateError::ZoneNotPriced(zone))?;
 
         let sur = &card.surcharges;
         let too_large = || RateError::AmountTooLarge;
@@ -690,15 +690,15 @@ impl RateBook {
         money.add(&mut lines, &mut transport, SurchargeKind::AdditionalHandling, handling)?;
         money.add(&mut lines, &mut transport, SurchargeKind::Oversize, oversize)?;
         if input.saturday_delivery {
-            let a = sur.saturday.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Saturday delivery")))?;
+            let a = sur.saturday.ok_or_else(|| RateError::OptionNotPriced(Cow::Borrowed("Saturday delivery")))?;
             money.add(&mut lines, &mut transport, SurchargeKind::Saturday, D::pos(a))?;
         }
         if input.am_delivery {
-            let a = sur.am.ok_or(RateError::OptionNotPriced(Cow::Borrowed("AM delivery")))?;
+            let a = sur.am.ok_or_else(|| RateError::OptionNotPriced(Cow::Borrowed("AM delivery")))?;
             money.add(&mut lines, &mut transport, SurchargeKind::AmDelivery, D::pos(a))?;
         }
         if input.dangerous_goods {
-            let a = sur.dangerous_goods.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Shipping dangerous goods")))?;
+            let a = sur.dangerous_goods.ok_or_else(|| RateError::OptionNotPriced(Cow::Borrowed("Shipping dangerous goods")))?;
             money.add(&mut lines, &mut transport, SurchargeKind::DangerousGoods, D::pos(a))?;
         }
         money.push(&mut lines, SurchargeKind::Fuel, transport.checked_mul(D::pos(sur.fuel_fraction)).ok_or_else(too_large)?)?;
@@ -709,7 +709,7 @@ impl RateBook {
             money.push(&mut lines, SurchargeKind::Signature, D::pos(a))?;
         }
         if insured.gt(D::ZERO) {
-            let per100 = sur.insurance_per_100.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Insurance")))?;
+            let per100 = sur.insurance_per_100.ok_or_else(|| RateError::OptionNotPriced(Cow::Borrowed("Insurance")))?;
             let value = insured.checked_mul(D::pos(self.fx[input.currency.idx()][carrier.currency.idx()])).ok_or_else(too_large)?;
             let units = match ceil_ratio_d(value, D { m: 100, s: 0 }) {
                 Some(u) => D { m: u128::from(u), s: 0 },
@@ -742,7 +742,7 @@ impl RateBook {
 
     /// The zone of a route on a card's chart.
     fn zone(&self, card: &Card, input: &RateInput<'_>) -> Result<Zone, RateError> {
-        let chart = self.charts.get(usize::from(card.chart)).ok_or(RateError::UnknownCard)?;
+        let chart = self.charts.get(usize::from(card.chart)).ok_or_else(|| RateError::UnknownCard)?;
         let (key, other, other_end) = match chart.basis {
             Basis::Receiver => (input.receiver, input.sender, End::Sender),
             Basis::Sender => (input.sender, input.receiver, End::Receiver),
@@ -800,7 +800,7 @@ impl Money {
         if self.unit {
             Ok(raw)
         } else {
-            raw.checked_mul(self.factor).ok_or(RateError::AmountTooLarge)
+            raw.checked_mul(self.factor).ok_or_else(|| RateError::AmountTooLarge)
         }
     }
 
@@ -819,7 +819,7 @@ impl Money {
         if raw.is_zero() {
             return Ok(());
         }
-        *transport = transport.checked_add(raw).ok_or(RateError::AmountTooLarge)?;
+        *transport = transport.checked_add(raw).ok_or_else(|| RateError::AmountTooLarge)?;
         self.push(lines, kind, raw)
     }
 }
@@ -915,6 +915,14 @@ fn ceil_ratio_d(a: D, b: D) -> Option<u32> {
     }
     // a.m, b.m < 2^96: the products below fit u128 when the power is at most 10^9
     if a.s <= 9 && b.s <= 9 {
+        if (a.m | b.m) >> 64 == 0 {
+            // the usual case: one widening multiply each
+            let n = fixed::wide(a.m as u64, b.s);
+            let d = fixed::wide(b.m as u64, a.s);
+            if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
+                return u32::try_from(n / d + u64::from(n % d != 0)).ok();
+            }
+        }
         let n = a.m * POW10U[b.s as usize];
         let d = b.m * POW10U[a.s as usize];
         return match (u64::try_from(n), u64::try_from(d)) {
