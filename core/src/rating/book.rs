@@ -7,8 +7,8 @@ use std::sync::Arc;
 use rusqlite::Connection;
 use rust_decimal::Decimal;
 
-use super::store::{export_csv, parse_rows, CsvKind, KeyRule, Row};
 use super::fixed::D;
+use super::store::{export_csv, parse_rows, CsvKind, KeyRule, Row};
 use super::{zones, Currency, DimUnit, Place, RateBook, WeightUnit, Zone};
 
 /// Why rate data could not be loaded.

@@ -572,7 +572,6 @@ pub(crate) fn convert_weight(w: Decimal, from: WeightUnit, to: WeightUnit) -> De
     }
 }
 
-
 /// Billable weight of one piece, in carrier steps.
 struct PieceWeight {
     actual_steps: u32,
@@ -613,6 +612,9 @@ impl RateBook {
     /// [`RateError`] when an input is out of range, the route has no zone or no
     /// price on this card, a piece is heavier than the card prices, or an option is
     /// asked for that the card does not price.
+    // ok_or_else, not ok_or: ok_or(error) builds (and drops) the error value on every
+    // success, which is measurable on this path
+    #[allow(clippy::unnecessary_lazy_evaluations)]
     pub fn rate(&self, card: CardId, input: &RateInput<'_>) -> Result<Rate, RateError> {
         // All money and weight arithmetic below is on `D` (fixed.rs): an unpacked
         // non-negative Decimal whose operations give the same value and scale as
@@ -741,6 +743,7 @@ impl RateBook {
     }
 
     /// The zone of a route on a card's chart.
+    #[allow(clippy::unnecessary_lazy_evaluations)] // as in `rate`: no error value on success
     fn zone(&self, card: &Card, input: &RateInput<'_>) -> Result<Zone, RateError> {
         let chart = self.charts.get(usize::from(card.chart)).ok_or_else(|| RateError::UnknownCard)?;
         let (key, other, other_end) = match chart.basis {
@@ -794,6 +797,7 @@ struct Money {
     factor: D,
 }
 
+#[allow(clippy::unnecessary_lazy_evaluations)] // as in `rate`: no error value on success
 impl Money {
     #[inline(always)]
     fn scale(self, raw: D) -> Result<D, RateError> {
@@ -825,6 +829,7 @@ impl Money {
 }
 
 /// Validates a piece and computes its billable weight in carrier steps.
+#[allow(clippy::unnecessary_lazy_evaluations)] // as in `rate`: no error value on success
 fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, input: &RateInput<'_>) -> Result<PieceWeight, RateError> {
     if !in_range(piece.weight, 0, MAX_WEIGHT) {
         return Err(RateError::InvalidPiece {
@@ -970,4 +975,3 @@ fn line_bound(sur: &book::Surcharges, input: &RateInput<'_>) -> usize {
         + usize::from(input.dangerous_goods)
         + usize::from(input.signature_option.is_some())
 }
-
