@@ -7,6 +7,7 @@ use std::sync::Arc;
 use rusqlite::Connection;
 use rust_decimal::Decimal;
 
+use super::fixed::D;
 use super::store::{export_csv, parse_rows, CsvKind, KeyRule, Row};
 use super::{zones, Currency, DimUnit, Place, RateBook, WeightUnit, Zone};
 
@@ -101,8 +102,37 @@ impl ZonePrices {
     }
 }
 
-/// Delivery area ZIPs: (zip3, or 1_000_000 + zip5, amount), sorted by key.
-pub(crate) type AreaList = Arc<[(u32, Decimal)]>;
+/// Delivery area ZIPs of a carrier (or service).
+#[derive(Debug, Default)]
+pub(crate) struct Area {
+    /// (zip3, or 1_000_000 + zip5, amount), sorted by key.
+    entries: Box<[(u32, Decimal)]>,
+    /// Bit p set when an entry is the ZIP3 p or a ZIP5 under it: most receivers
+    /// are in no listed prefix and need no search.
+    prefixes: [u64; 16],
+}
+
+impl Area {
+    fn new(mut entries: Vec<(u32, Decimal)>) -> Area {
+        entries.sort_by_key(|e| e.0);
+        let mut prefixes = [0u64; 16];
+        for &(k, _) in &entries {
+            let p = if k >= 1_000_000 { (k - 1_000_000) / 100 } else { k };
+            // a key whose prefix is above 1023 cannot match a ZIP code anyway
+            if let Some(w) = prefixes.get_mut((p / 64) as usize) {
+                *w |= 1 << (p % 64);
+            }
+        }
+        Area { entries: entries.into_boxed_slice(), prefixes }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// Shared between the cards of a carrier.
+pub(crate) type AreaList = Arc<Area>;
 
 /// Surcharge parameters of one card (service rows resolved over `*` rows).
 #[derive(Debug, Clone, Default)]
@@ -117,35 +147,53 @@ pub(crate) struct Surcharges {
     pub saturday: Option<Decimal>,
     pub am: Option<Decimal>,
     pub dangerous_goods: Option<Decimal>,
-    pub handling_weight: Vec<(Decimal, Decimal)>,
-    pub handling_length: Vec<(Decimal, Decimal)>,
-    pub oversize_length: Vec<(Decimal, Decimal)>,
-    pub oversize_girth: Vec<(Decimal, Decimal)>,
+    /// (threshold, amount) rules, unpacked for the hot path.
+    pub handling_weight: Vec<(D, D)>,
+    pub handling_length: Vec<(D, D)>,
+    pub oversize_length: Vec<(D, D)>,
+    pub oversize_girth: Vec<(D, D)>,
 }
 
-fn max_over(rules: &[(Decimal, Decimal)], v: Decimal) -> Decimal {
-    rules.iter().filter(|(thr, _)| v > *thr).map(|(_, a)| *a).max().unwrap_or(Decimal::ZERO)
+/// The largest amount of the rules whose threshold `v` is above (the last of equal
+/// amounts, as `Iterator::max`), or zero.
+#[inline(always)]
+fn max_over(rules: &[(D, D)], v: D) -> D {
+    let mut best: Option<D> = None;
+    for &(thr, a) in rules {
+        if v.gt(thr) {
+            best = Some(match best {
+                Some(b) if b.gt(a) => b,
+                _ => a,
+            });
+        }
+    }
+    best.unwrap_or(D::ZERO)
 }
 
 impl Surcharges {
     /// (additional handling, oversize) of one piece; oversize replaces handling.
-    pub(crate) fn piece_handling(&self, actual: Decimal, dims: Option<[Decimal; 3]>) -> (Decimal, Decimal) {
+    #[inline]
+    pub(crate) fn piece_handling(&self, actual: D, dims: Option<[D; 3]>) -> (D, D) {
         if let Some([l, w, h]) = dims {
             let mut oversize = max_over(&self.oversize_length, l);
             if !self.oversize_girth.is_empty() {
-                let girth = l + (w + h) * Decimal::TWO;
+                let girth = w
+                    .checked_add(h)
+                    .and_then(|wh| wh.checked_mul(D { m: 2, s: 0 }))
+                    .and_then(|wh2| l.checked_add(wh2))
+                    .unwrap_or_else(|| D::pos(l.dec() + (w.dec() + h.dec()) * Decimal::TWO));
                 oversize = oversize.max(max_over(&self.oversize_girth, girth));
             }
             if !oversize.is_zero() {
                 // an oversize piece pays no additional handling
-                return (Decimal::ZERO, oversize);
+                return (D::ZERO, oversize);
             }
         }
         let mut handling = max_over(&self.handling_weight, actual);
         if let (Some([l, _, _]), false) = (dims, self.handling_length.is_empty()) {
             handling = handling.max(max_over(&self.handling_length, l));
         }
-        let oversize = Decimal::ZERO;
+        let oversize = D::ZERO;
         (handling, oversize)
     }
 
@@ -158,7 +206,12 @@ impl Surcharges {
             return None;
         }
         let zip5 = b[..5].iter().fold(0u32, |n, d| n * 10 + u32::from(d - b'0'));
-        let find = |k: u32| self.area.binary_search_by_key(&k, |e| e.0).ok().map(|i| self.area[i].1);
+        let zip3 = zip5 / 100;
+        if self.area.prefixes[(zip3 / 64) as usize] & (1 << (zip3 % 64)) == 0 {
+            return None;
+        }
+        let e = &self.area.entries;
+        let find = |k: u32| e.binary_search_by_key(&k, |e| e.0).ok().map(|i| e[i].1);
         find(1_000_000 + zip5).or_else(|| find(zip5 / 100))
     }
 }
@@ -435,17 +488,17 @@ fn build(
                 SurchargeType::Saturday => s.saturday = Some(amount),
                 SurchargeType::Am => s.am = Some(amount),
                 SurchargeType::DangerousGoods => s.dangerous_goods = Some(amount),
-                SurchargeType::HandlingWeight => s.handling_weight.push((key()?, amount)),
-                SurchargeType::HandlingLength => s.handling_length.push((key()?, amount)),
-                SurchargeType::OversizeLength => s.oversize_length.push((key()?, amount)),
-                SurchargeType::OversizeGirth => s.oversize_girth.push((key()?, amount)),
+                SurchargeType::HandlingWeight => s.handling_weight.push((D::pos(key()?), D::pos(amount))),
+                SurchargeType::HandlingLength => s.handling_length.push((D::pos(key()?), D::pos(amount))),
+                SurchargeType::OversizeLength => s.oversize_length.push((D::pos(key()?), D::pos(amount))),
+                SurchargeType::OversizeGirth => s.oversize_girth.push((D::pos(key()?), D::pos(amount))),
             }
         }
         let area_key = (carrier, area_override.then_some(service));
         s.area = area_cache
             .entry(area_key)
             .or_insert_with(|| {
-                let mut v: Vec<(u32, Decimal)> = all
+                let v: Vec<(u32, Decimal)> = all
                     .iter()
                     .filter(|r| r.fields[2] == "delivery_area")
                     .filter(|r| if area_override { r.fields[1] == service } else { r.fields[1] == "*" })
@@ -455,8 +508,7 @@ fn build(
                         Some((k, Decimal::from_str(&r.fields[4]).ok()?))
                     })
                     .collect();
-                v.sort_by_key(|e| e.0);
-                v.into()
+                Arc::new(Area::new(v))
             })
             .clone();
         cards.push(Card {

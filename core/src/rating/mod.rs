@@ -34,6 +34,7 @@ use rust_decimal::{Decimal, RoundingStrategy};
 
 mod book;
 mod csv;
+mod fixed;
 mod store;
 mod zones;
 
@@ -45,6 +46,7 @@ pub use self::store::{export_csv, import_csv, seed_defaults, CsvKind, ImportErro
 pub use self::zones::End;
 
 use self::book::{Basis, Card, Carrier, ZoneRule};
+use self::fixed::{D, POW10U};
 
 /// The currencies of the interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -478,6 +480,9 @@ fn mul(a: Decimal, b: Decimal) -> Result<Decimal, RateError> {
 /// The money rounding policy (DECISIONS 1): half away from zero, to the cent.
 /// Done on the mantissa (i128), which is several times faster than
 /// `round_dp_with_strategy` and gives the same result (a test checks it).
+/// `rate` uses [`D::round_cents`], the same on non-negative amounts; this
+/// `Decimal` form is its reference in the tests.
+#[cfg_attr(not(test), allow(dead_code))]
 fn round_cents(d: Decimal) -> Decimal {
     let s = d.scale();
     if s <= 2 {
@@ -567,22 +572,14 @@ pub(crate) fn convert_weight(w: Decimal, from: WeightUnit, to: WeightUnit) -> De
     }
 }
 
-fn convert_len(d: Decimal, from: DimUnit, to: DimUnit) -> Decimal {
-    match (from, to) {
-        (DimUnit::In, DimUnit::Cm) => d * CM_PER_IN,
-        (DimUnit::Cm, DimUnit::In) => d / CM_PER_IN,
-        _ => d,
-    }
-}
-
 /// Billable weight of one piece, in carrier steps.
 struct PieceWeight {
     actual_steps: u32,
     steps: u32,
     /// Sorted dims (longest first) in the carrier's length unit, if known.
-    dims: Option<[Decimal; 3]>,
+    dims: Option<[D; 3]>,
     /// Actual weight in the carrier's unit, unrounded.
-    actual: Decimal,
+    actual: D,
 }
 
 impl RateBook {
@@ -615,9 +612,16 @@ impl RateBook {
     /// [`RateError`] when an input is out of range, the route has no zone or no
     /// price on this card, a piece is heavier than the card prices, or an option is
     /// asked for that the card does not price.
+    // ok_or_else, not ok_or: ok_or(error) builds (and drops) the error value on every
+    // success, which is measurable on this path
+    #[allow(clippy::unnecessary_lazy_evaluations)]
     pub fn rate(&self, card: CardId, input: &RateInput<'_>) -> Result<Rate, RateError> {
-        let card = self.cards.get(card.0 as usize).ok_or(RateError::UnknownCard)?;
-        let carrier = self.carriers.get(usize::from(card.carrier_idx)).ok_or(RateError::UnknownCard)?;
+        // All money and weight arithmetic below is on `D` (fixed.rs): an unpacked
+        // non-negative Decimal whose operations give the same value and scale as
+        // `Decimal`'s, in a few integer instructions (falling back to `Decimal` when
+        // it would round).
+        let card = self.cards.get(card.0 as usize).ok_or_else(|| RateError::UnknownCard)?;
+        let carrier = self.carriers.get(usize::from(card.carrier_idx)).ok_or_else(|| RateError::UnknownCard)?;
         if input.pieces.is_empty() {
             return Err(RateError::NoPieces);
         }
@@ -628,15 +632,16 @@ impl RateBook {
             return Err(RateError::InvalidMarkup(input.markup_percent));
         }
         let zone = self.zone(card, input)?;
-        let prices = card.zones.iter().find(|z| z.zone.is_none() || z.zone == Some(zone)).ok_or(RateError::ZoneNotPriced(zone))?;
+        let prices = card.zones.iter().find(|z| z.zone.is_none() || z.zone == Some(zone)).ok_or_else(|| RateError::ZoneNotPriced(zone))?;
 
         let sur = &card.surcharges;
-        let mut base = Decimal::ZERO;
-        let mut handling = Decimal::ZERO;
-        let mut oversize = Decimal::ZERO;
+        let too_large = || RateError::AmountTooLarge;
+        let mut base = D::ZERO;
+        let mut handling = D::ZERO;
+        let mut oversize = D::ZERO;
         let mut quoted_steps: u64 = 0;
         let mut actual_steps: u64 = 0;
-        let mut insured = Decimal::ZERO;
+        let mut insured = D::ZERO;
         for (i, piece) in input.pieces.iter().enumerate() {
             let pw = piece_weight(carrier, card.flat, i, piece, input)?;
             quoted_steps += u64::from(pw.steps);
@@ -647,10 +652,10 @@ impl RateBook {
                 max: prices.max_weight(carrier.step),
                 unit: carrier.weight_unit.as_str(),
             })?;
-            base = base.checked_add(price).ok_or(RateError::AmountTooLarge)?;
+            base = base.checked_add(D::pos(price)).ok_or_else(too_large)?;
             let (h, o) = sur.piece_handling(pw.actual, pw.dims);
-            handling += h;
-            oversize += o;
+            handling = handling.checked_add(h).ok_or_else(too_large)?;
+            oversize = oversize.checked_add(o).ok_or_else(too_large)?;
             if let Some(v) = piece.insurance {
                 if !(v.is_zero() || in_range(v, 0, MAX_INSURANCE)) {
                     return Err(RateError::InvalidPiece {
@@ -660,88 +665,77 @@ impl RateBook {
                         found: v,
                     });
                 }
-                insured += v;
+                insured = insured.checked_add(D::pos(v)).ok_or_else(too_large)?;
             }
         }
         if let Some(min) = prices.minimum {
-            base = base.max(min);
+            base = base.max(D::pos(min));
         }
 
-        let fx = self.fx[carrier.currency.idx()][input.currency.idx()];
-        let markup = input.markup_percent;
-        let factor = if markup.is_zero() {
-            fx
-        } else {
-            // markup / 100, exactly, by moving the decimal point (cheaper than `/`)
-            let mut frac = markup;
-            if frac.set_scale(markup.scale() + 2).is_err() {
-                frac = markup / HUNDRED;
-            }
-            mul(Decimal::ONE + frac, fx)?
-        };
-        let mut lines: Vec<Surcharge> = Vec::with_capacity(4);
+        let fx = D::pos(self.fx[carrier.currency.idx()][input.currency.idx()]);
+        let factor = markup_factor(input.markup_percent, fx)?;
+        // at most 10 lines; one allocation of the right size
+        let mut lines: Vec<Surcharge> = Vec::with_capacity(line_bound(sur, input));
         // markup and currency, applied to every line before its single rounding
-        let unit_factor = factor == Decimal::ONE;
-        let scale = |raw: Decimal| if unit_factor { Ok(raw) } else { mul(raw, factor) };
-        let push = |kind: SurchargeKind, raw: Decimal, lines: &mut Vec<Surcharge>| {
-            if !raw.is_zero() {
-                lines.push(Surcharge { kind, description: Cow::Borrowed(kind.description()), amount: round_cents(scale(raw)?) });
-            }
-            Ok::<(), RateError>(())
-        };
+        let unit_factor = factor.cmp_value(D { m: 1, s: 0 }).is_eq();
+        let money = Money { unit: unit_factor, factor };
         // transportation lines, all subject to fuel
         let mut transport = base;
-        let mut add = |kind, raw: Decimal, lines: &mut Vec<Surcharge>| {
-            if raw.is_zero() {
-                return Ok(());
-            }
-            transport = transport.checked_add(raw).ok_or(RateError::AmountTooLarge)?;
-            push(kind, raw, lines)
-        };
         if input.residential {
             if let Some(a) = sur.residential {
-                add(SurchargeKind::Residential, a, &mut lines)?;
+                money.add(&mut lines, &mut transport, SurchargeKind::Residential, D::pos(a))?;
             }
         }
         if let Some(a) = sur.delivery_area(input.receiver) {
-            add(SurchargeKind::DeliveryArea, a, &mut lines)?;
+            money.add(&mut lines, &mut transport, SurchargeKind::DeliveryArea, D::pos(a))?;
         }
-        add(SurchargeKind::AdditionalHandling, handling, &mut lines)?;
-        add(SurchargeKind::Oversize, oversize, &mut lines)?;
+        money.add(&mut lines, &mut transport, SurchargeKind::AdditionalHandling, handling)?;
+        money.add(&mut lines, &mut transport, SurchargeKind::Oversize, oversize)?;
         if input.saturday_delivery {
-            let a = sur.saturday.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Saturday delivery")))?;
-            add(SurchargeKind::Saturday, a, &mut lines)?;
+            let a = sur.saturday.ok_or_else(|| RateError::OptionNotPriced(Cow::Borrowed("Saturday delivery")))?;
+            money.add(&mut lines, &mut transport, SurchargeKind::Saturday, D::pos(a))?;
         }
         if input.am_delivery {
-            let a = sur.am.ok_or(RateError::OptionNotPriced(Cow::Borrowed("AM delivery")))?;
-            add(SurchargeKind::AmDelivery, a, &mut lines)?;
+            let a = sur.am.ok_or_else(|| RateError::OptionNotPriced(Cow::Borrowed("AM delivery")))?;
+            money.add(&mut lines, &mut transport, SurchargeKind::AmDelivery, D::pos(a))?;
         }
         if input.dangerous_goods {
-            let a = sur.dangerous_goods.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Shipping dangerous goods")))?;
-            add(SurchargeKind::DangerousGoods, a, &mut lines)?;
+            let a = sur.dangerous_goods.ok_or_else(|| RateError::OptionNotPriced(Cow::Borrowed("Shipping dangerous goods")))?;
+            money.add(&mut lines, &mut transport, SurchargeKind::DangerousGoods, D::pos(a))?;
         }
-        push(SurchargeKind::Fuel, mul(transport, sur.fuel_fraction)?, &mut lines)?;
+        money.push(&mut lines, SurchargeKind::Fuel, transport.checked_mul(D::pos(sur.fuel_fraction)).ok_or_else(too_large)?)?;
         if let Some(code) = input.signature_option {
             let a = sur.signature.iter().find(|(c, _)| &**c == code).map(|(_, a)| *a).ok_or_else(|| {
                 RateError::OptionNotPriced(Cow::Owned(format!("signature option {:?}", code.chars().take(64).collect::<String>())))
             })?;
-            push(SurchargeKind::Signature, a, &mut lines)?;
+            money.push(&mut lines, SurchargeKind::Signature, D::pos(a))?;
         }
-        if insured > Decimal::ZERO {
-            let per100 = sur.insurance_per_100.ok_or(RateError::OptionNotPriced(Cow::Borrowed("Insurance")))?;
-            let value = mul(insured, self.fx[input.currency.idx()][carrier.currency.idx()])?;
-            let units = ceil_ratio(value, HUNDRED).map_or_else(|| (value / HUNDRED).ceil(), Decimal::from);
-            push(SurchargeKind::Insurance, mul(units, per100)?.max(sur.insurance_min), &mut lines)?;
+        if insured.gt(D::ZERO) {
+            let per100 = sur.insurance_per_100.ok_or_else(|| RateError::OptionNotPriced(Cow::Borrowed("Insurance")))?;
+            let value = insured.checked_mul(D::pos(self.fx[input.currency.idx()][carrier.currency.idx()])).ok_or_else(too_large)?;
+            let units = match ceil_ratio_d(value, D { m: 100, s: 0 }) {
+                Some(u) => D { m: u128::from(u), s: 0 },
+                None => D::pos((value.dec() / HUNDRED).ceil()),
+            };
+            let amount = units.checked_mul(D::pos(per100)).ok_or_else(too_large)?.max(D::pos(sur.insurance_min));
+            money.push(&mut lines, SurchargeKind::Insurance, amount)?;
         }
 
-        let base = round_cents(scale(base)?);
-        let total = lines.iter().try_fold(base, |t, l| t.checked_add(l.amount)).ok_or(RateError::AmountTooLarge)?;
+        let base = money.scale(base)?.round_cents();
+        let mut total = base;
+        for l in &lines {
+            total = total.checked_add(D::pos(l.amount)).ok_or_else(too_large)?;
+        }
+        let quoted_weight = match (D { m: u128::from(quoted_steps), s: 0 }).mul_fast(D::pos(carrier.step)) {
+            Some(w) => w.dec(),
+            None => Decimal::from(quoted_steps) * carrier.step,
+        };
         Ok(Rate {
             zone,
-            base,
+            base: base.dec(),
             surcharges: lines,
-            total,
-            quoted_weight: Decimal::from(quoted_steps) * carrier.step,
+            total: total.dec(),
+            quoted_weight,
             quoted_weight_unit: carrier.weight_unit,
             weight_type: if quoted_steps > actual_steps { WeightType::Dimensional } else { WeightType::Actual },
             currency: input.currency,
@@ -749,8 +743,9 @@ impl RateBook {
     }
 
     /// The zone of a route on a card's chart.
+    #[allow(clippy::unnecessary_lazy_evaluations)] // as in `rate`: no error value on success
     fn zone(&self, card: &Card, input: &RateInput<'_>) -> Result<Zone, RateError> {
-        let chart = self.charts.get(usize::from(card.chart)).ok_or(RateError::UnknownCard)?;
+        let chart = self.charts.get(usize::from(card.chart)).ok_or_else(|| RateError::UnknownCard)?;
         let (key, other, other_end) = match chart.basis {
             Basis::Receiver => (input.receiver, input.sender, End::Sender),
             Basis::Sender => (input.sender, input.receiver, End::Receiver),
@@ -793,7 +788,48 @@ impl RateBook {
     }
 }
 
+/// The markup-and-currency factor of a request, applied to every line before its
+/// single rounding.
+#[derive(Clone, Copy)]
+struct Money {
+    /// The factor is 1: amounts are left as they are.
+    unit: bool,
+    factor: D,
+}
+
+#[allow(clippy::unnecessary_lazy_evaluations)] // as in `rate`: no error value on success
+impl Money {
+    #[inline(always)]
+    fn scale(self, raw: D) -> Result<D, RateError> {
+        if self.unit {
+            Ok(raw)
+        } else {
+            raw.checked_mul(self.factor).ok_or_else(|| RateError::AmountTooLarge)
+        }
+    }
+
+    /// Appends a line of `raw` (scaled, rounded) unless `raw` is zero.
+    #[inline(always)]
+    fn push(self, lines: &mut Vec<Surcharge>, kind: SurchargeKind, raw: D) -> Result<(), RateError> {
+        if !raw.is_zero() {
+            lines.push(Surcharge { kind, description: Cow::Borrowed(kind.description()), amount: self.scale(raw)?.round_cents().dec() });
+        }
+        Ok(())
+    }
+
+    /// A transportation line: also added to the fuel base.
+    #[inline(always)]
+    fn add(self, lines: &mut Vec<Surcharge>, transport: &mut D, kind: SurchargeKind, raw: D) -> Result<(), RateError> {
+        if raw.is_zero() {
+            return Ok(());
+        }
+        *transport = transport.checked_add(raw).ok_or_else(|| RateError::AmountTooLarge)?;
+        self.push(lines, kind, raw)
+    }
+}
+
 /// Validates a piece and computes its billable weight in carrier steps.
+#[allow(clippy::unnecessary_lazy_evaluations)] // as in `rate`: no error value on success
 fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, input: &RateInput<'_>) -> Result<PieceWeight, RateError> {
     if !in_range(piece.weight, 0, MAX_WEIGHT) {
         return Err(RateError::InvalidPiece {
@@ -803,8 +839,8 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
             found: piece.weight,
         });
     }
-    let actual = convert_weight(piece.weight, input.weight_unit, carrier.weight_unit);
-    let actual_steps = carrier.steps(actual).ok_or(RateError::InvalidPiece {
+    let actual = convert_weight_d(piece.weight, input.weight_unit, carrier.weight_unit);
+    let actual_steps = ceil_ratio_d(actual, D::pos(carrier.step)).ok_or_else(|| RateError::InvalidPiece {
         piece: i,
         field: "weight",
         expected: "a smaller weight",
@@ -823,17 +859,26 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
                 });
             }
         }
-        let mut c = d.map(|v| convert_len(v, input.dim_unit, carrier.dim_unit));
-        c.sort_unstable_by(|a, b| b.cmp(a));
+        let (from, to) = (input.dim_unit, carrier.dim_unit);
+        let mut c = [convert_len_d(d[0], from, to), convert_len_d(d[1], from, to), convert_len_d(d[2], from, to)];
+        // the same sort as on Decimal (same algorithm, same comparisons), so equal
+        // values of different scales end up in the same places
+        c.sort_unstable_by(|a, b| b.cmp_value(*a));
         dims = Some(c);
-        let volume = c[0] * c[1] * c[2];
-        if !flat && (carrier.dim_min_volume.is_zero() || volume > carrier.dim_min_volume) {
+        let volume = c[0].checked_mul(c[1]).and_then(|v| v.checked_mul(c[2]));
+        let Some(volume) = volume else {
+            // `Decimal` multiplication would have panicked here; keep that behaviour
+            let _ = c[0].dec() * c[1].dec() * c[2].dec();
+            unreachable!("volume overflow")
+        };
+        let min_volume = D::pos(carrier.dim_min_volume);
+        if !flat && (min_volume.is_zero() || volume.gt(min_volume)) {
             // volume per weight step, in one division
-            let dim_steps = ceil_ratio(volume, carrier.dim_volume_per_step).ok_or(RateError::InvalidPiece {
+            let dim_steps = ceil_ratio_d(volume, D::pos(carrier.dim_volume_per_step)).ok_or_else(|| RateError::InvalidPiece {
                 piece: i,
                 field: "dims",
                 expected: "smaller dimensions",
-                found: c[0],
+                found: c[0].dec(),
             })?;
             steps = steps.max(dim_steps);
         }
@@ -841,9 +886,92 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
     Ok(PieceWeight { actual_steps, steps, dims, actual })
 }
 
-impl Carrier {
-    /// `w` rounded up to whole weight steps; `None` if it does not fit a u32.
-    fn steps(&self, w: Decimal) -> Option<u32> {
-        ceil_ratio(w, self.step)
+/// [`convert_weight`] on `D`: same unit and ounces to pounds (a product) on the
+/// fast path; conversions that divide go through `Decimal`.
+fn convert_weight_d(w: Decimal, from: WeightUnit, to: WeightUnit) -> D {
+    let wd = D::pos(w);
+    if from == to {
+        return wd;
     }
+    if let (WeightUnit::Oz, WeightUnit::Lb) = (from, to) {
+        if let Some(r) = wd.mul_fast(D { m: 625, s: 4 }) {
+            return r;
+        }
+    }
+    D::pos(convert_weight(w, from, to))
+}
+
+/// [`convert_len`] on `D`.
+#[inline]
+fn convert_len_d(d: Decimal, from: DimUnit, to: DimUnit) -> D {
+    let dd = D::pos(d);
+    match (from, to) {
+        (DimUnit::In, DimUnit::Cm) => dd.mul_fast(D::pos(CM_PER_IN)).unwrap_or_else(|| D::pos(d * CM_PER_IN)),
+        (DimUnit::Cm, DimUnit::In) => D::pos(d / CM_PER_IN),
+        _ => dd,
+    }
+}
+
+/// [`ceil_ratio`] on `D` (positive `a`, `b`).
+#[inline]
+fn ceil_ratio_d(a: D, b: D) -> Option<u32> {
+    if a.m == 0 || b.m == 0 {
+        return None;
+    }
+    // a.m, b.m < 2^96: the products below fit u128 when the power is at most 10^9
+    if a.s <= 9 && b.s <= 9 {
+        if (a.m | b.m) >> 64 == 0 {
+            // the usual case: one widening multiply each
+            let n = fixed::wide(a.m as u64, b.s);
+            let d = fixed::wide(b.m as u64, a.s);
+            if let (Ok(n), Ok(d)) = (u64::try_from(n), u64::try_from(d)) {
+                return u32::try_from(n / d + u64::from(n % d != 0)).ok();
+            }
+        }
+        let n = a.m * POW10U[b.s as usize];
+        let d = b.m * POW10U[a.s as usize];
+        return match (u64::try_from(n), u64::try_from(d)) {
+            (Ok(n), Ok(d)) => u32::try_from(n / d + u64::from(n % d != 0)).ok(),
+            _ => u32::try_from(n / d + u128::from(n % d != 0)).ok(),
+        };
+    }
+    ceil_ratio(a.dec(), b.dec())
+}
+
+/// `(1 + markup / 100) x fx`, the factor of every line, as the `Decimal` code:
+/// `fx` alone for a zero markup.
+fn markup_factor(markup: Decimal, fx: D) -> Result<D, RateError> {
+    if markup.is_zero() {
+        return Ok(fx);
+    }
+    let s = markup.scale();
+    if s + 2 <= 28 {
+        // 1 + markup / 100 exactly: markup at scale s + 2 is the fraction; 1 at that
+        // scale is 10^(s+2). markup > -100, so the sum is positive.
+        let one = POW10U[(s + 2) as usize];
+        let m = markup.mantissa();
+        let sum = if m >= 0 { one.checked_add(m.unsigned_abs()) } else { one.checked_sub(m.unsigned_abs()) };
+        if let Some(sum) = sum {
+            if sum < (1 << 96) && sum > 0 {
+                return D { m: sum, s: s + 2 }.checked_mul(fx).ok_or(RateError::AmountTooLarge);
+            }
+        }
+    }
+    let mut frac = markup;
+    if frac.set_scale(markup.scale() + 2).is_err() {
+        frac = markup / HUNDRED;
+    }
+    let f = mul(Decimal::ONE + frac, fx.dec())?;
+    D::of(f).ok_or(RateError::AmountTooLarge)
+}
+
+/// An upper bound of the number of surcharge lines of a request.
+fn line_bound(sur: &book::Surcharges, input: &RateInput<'_>) -> usize {
+    // handling, oversize, fuel, insurance, plus the asked-for options
+    4 + usize::from(input.residential && sur.residential.is_some())
+        + usize::from(!sur.area.is_empty())
+        + usize::from(input.saturday_delivery)
+        + usize::from(input.am_delivery)
+        + usize::from(input.dangerous_goods)
+        + usize::from(input.signature_option.is_some())
 }

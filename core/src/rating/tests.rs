@@ -594,3 +594,39 @@ fn rounding_half_away_from_zero() {
     assert_eq!(ceil_ratio(dec!(417), dec!(139)), Some(3));
     assert_eq!(ceil_ratio(dec!(29.7), dec!(0.5)), Some(60));
 }
+
+/// Non-negative decimals, mostly small (the fast paths of `D`), some full-width.
+fn arb_nonneg_decimal() -> impl Strategy<Value = Decimal> {
+    prop_oneof![
+        (0u64..100_000_000, 0u32..=10).prop_map(|(m, s)| Decimal::from_i128_with_scale(i128::from(m), s)),
+        (any::<u32>(), any::<u32>(), 0u32..=28).prop_map(|(lo, mid, s)| Decimal::from_parts(lo, mid, 0, false, s)),
+        (any::<u32>(), any::<u32>(), any::<u32>(), 0u32..=28).prop_map(|(lo, mid, hi, s)| Decimal::from_parts(lo, mid, hi, false, s)),
+    ]
+}
+
+/// Same value and same scale (`Decimal`'s `==` ignores the scale).
+fn same(a: Decimal, b: Decimal) -> bool {
+    a == b && a.scale() == b.scale() && a.is_sign_negative() == b.is_sign_negative()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+    #[test]
+    fn fixed_point_ops_match_rust_decimal(a in arb_nonneg_decimal(), b in arb_nonneg_decimal()) {
+        use super::fixed::D;
+        let (da, db) = (D::pos(a), D::pos(b));
+        prop_assert!(same(da.dec(), a));
+        match (da.checked_add(db), a.checked_add(b)) {
+            (Some(x), Some(y)) => prop_assert!(same(x.dec(), y), "{a} + {b}: {} vs {y}", x.dec()),
+            (x, y) => prop_assert_eq!(x.is_none(), y.is_none()),
+        }
+        match (da.checked_mul(db), a.checked_mul(b)) {
+            (Some(x), Some(y)) => prop_assert!(same(x.dec(), y), "{a} * {b}: {} vs {y}", x.dec()),
+            (x, y) => prop_assert_eq!(x.is_none(), y.is_none()),
+        }
+        prop_assert_eq!(da.cmp_value(db), a.cmp(&b));
+        prop_assert!(same(da.max(db).dec(), a.max(b)));
+        prop_assert!(same(da.round_cents().dec(), round_cents(a)));
+    }
+}
