@@ -22,6 +22,7 @@ CREATE TABLE shipments (
     created_at TEXT NOT NULL
 );
 CREATE INDEX shipments_by_customer ON shipments(customer_id, book_number);
+CREATE INDEX shipments_by_quote ON shipments(quote_id) WHERE quote_id IS NOT NULL;
 
 CREATE TABLE shipment_pieces (
     book_number TEXT NOT NULL REFERENCES shipments(book_number),

@@ -235,8 +235,8 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
             }],
         ));
     }
-    if let Some(reason) = quoting::service_refusal(ctx.today, &shipment, service, carrier) {
-        return Err(Error::invalid(refusal_field(&reason), reason));
+    if let Some((field, reason)) = quoting::service_refusal(ctx.today, &shipment, service, carrier) {
+        return Err(Error::invalid(field, reason));
     }
     let offered = service.package_types.iter().find(|sp| sp.package_type == package.code);
     if let Some(reason) = offered.and_then(|sp| quoting::package_refusal(&shipment, sp, package)) {
@@ -244,23 +244,6 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
     }
     let billed_to_prepay = req.billing.as_ref().and_then(|b| b.party.as_deref()).is_none_or(|party| party == "sender");
     Ok(Valid { service, carrier, package, shipment, label_format, billed_to_prepay })
-}
-
-/// The field a per-service refusal is about, for the error's details.
-fn refusal_field(reason: &str) -> &'static str {
-    if reason.contains("days ahead") {
-        "shipmentDate"
-    } else if reason.contains("first and last name") {
-        "sender.name"
-    } else if reason.contains("signature") {
-        "signatureOptionCode"
-    } else if reason.contains("Saturday") {
-        "saturdayDelivery"
-    } else if reason.contains("AM delivery") {
-        "postalExpressAmDelivery"
-    } else {
-        "dangerousGoodsCode"
-    }
 }
 
 /// The commercial invoice rules of booking (4.5 and part 7).
@@ -350,13 +333,87 @@ fn bookable_quote(conn: &Connection, ctx: &Context, id: i64) -> Result<quoting::
             format!("Quote {id} expired on {}; quote the shipment again.", stored.expires_at.date_naive()),
         ));
     }
+    // A quote prices one shipment: a second booking of it is a double submit (a retry
+    // that should answer the same carries an idempotencyKey).
+    let booked: Option<String> = conn
+        .prepare_cached("SELECT book_number FROM shipments WHERE quote_id = ?1 AND customer_id = ?2 AND voided = 0")?
+        .query_row(rusqlite::params![id, ctx.customer.id], |r| r.get(0))
+        .optional()?;
+    if let Some(book_number) = booked {
+        return Err(Error::fields(
+            ErrorCategory::Conflict,
+            vec![FieldError { field: "quoteId".into(), message: format!("quote {id} is already booked as shipment {book_number}") }],
+        ));
+    }
     Ok(stored)
+}
+
+/// What differs between the shipment a quote priced and the one being booked, if
+/// anything that goes into the price does: the ends, the pieces (weights and dimensions,
+/// compared in one unit) and the priced options. A quote locks the price of the
+/// shipment it was made for, not of another.
+fn differs_from_quote(quoted: &wire::QuoteShipment, v: &ValidShipment) -> Option<String> {
+    let place = |a: &wire::WireAddress| {
+        let country = a.country.as_deref().unwrap_or("").trim().to_ascii_uppercase();
+        let zip = a.zip.as_ref().and_then(|z| z.as_deref()).unwrap_or("").trim().to_ascii_uppercase().replace(' ', "");
+        (country, zip)
+    };
+    let booked = |a: &Address| (a.country.clone(), a.zip.clone().unwrap_or_default().to_ascii_uppercase().replace(' ', ""));
+    if place(&quoted.sender) != booked(&v.sender) {
+        return Some("the sender's country or postal code differs from the quoted shipment's".into());
+    }
+    if place(&quoted.receiver) != booked(&v.receiver) {
+        return Some("the receiver's country or postal code differs from the quoted shipment's".into());
+    }
+    if quoted.pieces.len() != v.pieces.len() {
+        return Some(format!("{} pieces are booked, {} were quoted", v.pieces.len(), quoted.pieces.len()));
+    }
+    let unit: WeightUnit = quoted.weight_unit.parse().ok()?;
+    let dim_unit: Option<crate::rating::DimUnit> = quoted.dim_unit.clone().flatten().and_then(|u| u.parse().ok());
+    let to_cm = |d: Decimal, u: Option<crate::rating::DimUnit>| match u {
+        Some(crate::rating::DimUnit::In) => d * Decimal::new(254, 2),
+        _ => d,
+    };
+    for (i, (q, b)) in quoted.pieces.iter().zip(&v.pieces).enumerate() {
+        let qw = rating::convert_weight(q.weight.0, unit, WeightUnit::Kg).round_dp(6);
+        let bw = rating::convert_weight(b.weight, v.weight_unit, WeightUnit::Kg).round_dp(6);
+        if qw != bw {
+            return Some(format!(
+                "pieces[{i}] weighs {} {}, the quote priced {} {}",
+                b.weight.normalize(),
+                v.weight_unit.as_str(),
+                q.weight.0.normalize(),
+                unit.as_str()
+            ));
+        }
+        let qd = match (q.length, q.width, q.height) {
+            (Some(l), Some(w), Some(h)) => Some([l.0, w.0, h.0].map(|d| to_cm(d, dim_unit).round_dp(6))),
+            _ => None,
+        };
+        let bd = b.dims.map(|d| d.map(|x| to_cm(x, v.dim_unit).round_dp(6)));
+        if qd != bd {
+            return Some(format!("pieces[{i}] has other dimensions than the quote priced"));
+        }
+        if q.insurance_amount.map(|d| d.0) != b.insurance {
+            return Some(format!("pieces[{i}] insures another amount than the quote priced"));
+        }
+    }
+    let options = (quoted.residential.unwrap_or(false), &quoted.signature_option_code, quoted.saturday_delivery.unwrap_or(false));
+    if options != (v.residential, &v.signature, v.saturday) || quoted.postal_express_am_delivery.unwrap_or(false) != v.am_delivery {
+        return Some("the residential, signature or delivery options differ from the quoted shipment's".into());
+    }
+    None
 }
 
 fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Result<Priced> {
     if let Some(stored) = quote {
         let q = &stored.quote;
         let id = q.quote_id;
+        let quoted: wire::QuoteShipment = serde_json::from_str(&stored.shipment_json)
+            .map_err(|e| Error::internal(format!("quote {id}'s shipment is unreadable: {e}")))?;
+        if let Some(difference) = differs_from_quote(&quoted, &v.shipment) {
+            return Err(Error::invalid("quoteId", format!("quote {id} priced another shipment: {difference}; quote this one again")));
+        }
         if q.carrier_code != v.carrier.code || q.service_code != v.service.code || q.package_type_code != v.package.code {
             return Err(Error::invalid(
                 "quoteId",
@@ -755,6 +812,9 @@ pub(crate) fn label(
 ) -> Result<wire::LabelResponse> {
     use base64_engine::encode;
     let s = find(conn, customer_id, book_number)?;
+    if s.voided {
+        return Err(Error::conflict(format!("Shipment {book_number} is voided; its label must not be printed.")));
+    }
     let format = LabelFormat::from_code(format_code)
         .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
     let stored: Vec<Vec<u8>> = {

@@ -244,31 +244,37 @@ fn quote_error(service: &Service, package_type: &str, category: ErrorCategory, e
 }
 
 /// Why a service cannot take the shipment at all, whatever the package type.
-pub(crate) fn service_refusal(today: NaiveDate, s: &ValidShipment, service: &Service, carrier: &Carrier) -> Option<String> {
+pub(crate) fn service_refusal(today: NaiveDate, s: &ValidShipment, service: &Service, carrier: &Carrier) -> Option<(&'static str, String)> {
     if let Some(lead) = carrier.lead_days {
         let days = (s.date - today).num_days();
         if days > i64::from(lead) {
-            return Some(format!("{} accepts shipment dates at most {lead} days ahead; {} is {days} days ahead", carrier.label, s.date));
+            return Some((
+                "shipmentDate",
+                format!("{} accepts shipment dates at most {lead} days ahead; {} is {days} days ahead", carrier.label, s.date),
+            ));
         }
     }
     if carrier.requires_sender_full_name && s.sender.name.split_whitespace().count() < 2 {
-        return Some(format!("{} requires the sender name to include both first and last name, found {:?}", carrier.label, s.sender.name));
+        return Some((
+            "sender.name",
+            format!("{} requires the sender name to include both first and last name, found {:?}", carrier.label, s.sender.name),
+        ));
     }
     if let Some(sig) = &s.signature {
         if !carrier.signature_options.iter().any(|o| o.code == *sig) {
-            return Some(format!("signature option {sig:?} is not offered by {}", carrier.label));
+            return Some(("signatureOptionCode", format!("signature option {sig:?} is not offered by {}", carrier.label)));
         }
     }
     if s.saturday && !service.saturday_delivery {
-        return Some(format!("{} does not offer Saturday delivery", service.label));
+        return Some(("saturdayDelivery", format!("{} does not offer Saturday delivery", service.label)));
     }
     if s.am_delivery && !service.am_delivery {
-        return Some(format!("{} does not offer 10:30 AM delivery", service.label));
+        return Some(("postalExpressAmDelivery", format!("{} does not offer 10:30 AM delivery", service.label)));
     }
     if let Some(code) = &s.dangerous_goods {
         let accepted = service.dangerous_goods_codes.as_deref().is_some_and(|list| list.split(',').any(|c| c.trim() == code));
         if !accepted {
-            return Some(format!("{} does not accept dangerous goods code {code:?}", service.label));
+            return Some(("dangerousGoodsCode", format!("{} does not accept dangerous goods code {code:?}", service.label)));
         }
     }
     None
@@ -345,7 +351,7 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
         }
         served = true;
         let Some(carrier) = carrier else { continue };
-        if let Some(reason) = service_refusal(ctx.today, s, service, carrier) {
+        if let Some((_, reason)) = service_refusal(ctx.today, s, service, carrier) {
             out.errors.push(quote_error(service, named_package.unwrap_or(""), ErrorCategory::InvalidRequest, reason));
             continue;
         }

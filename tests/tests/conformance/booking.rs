@@ -585,11 +585,46 @@ fn a_quote_id_books_at_the_quoted_price() {
     let (h, id) = setup();
     let q = quote_for(&h, &id, &book_body());
     let before = cents(&prepay(&h, &id)["balance"]);
-    // The booking weighs ten times the quote: the quote's price is still what is charged.
-    let body = with(with(book_body(), "/quoteId", q["quoteId"].clone()), "/pieces/0/weight", json!("20"));
-    let b = booked(&h, &id, &body);
+    let b = booked(&h, &id, &with(book_body(), "/quoteId", q["quoteId"].clone()));
     let charged = before - cents(&b["prepayBalance"]);
     assert_eq!(charged, exchange_to_usd(&h, &q["totalAmount"], q["currency"].as_str().unwrap()), "quote {q}");
+}
+
+#[test]
+fn a_quote_id_does_not_price_another_shipment() {
+    let (h, id) = setup();
+    let q = quote_for(&h, &id, &book_body());
+    // Ten times the quoted weight: the quote's price does not cover it.
+    let body = with(with(book_body(), "/quoteId", q["quoteId"].clone()), "/pieces/0/weight", json!("20"));
+    let a = book(&h, &id, &body);
+    a.assert_error(400, "INVALID_REQUEST", Some("quoteId"));
+    assert!(a.body["error"].as_str().unwrap().contains("pieces[0] weighs 20"), "{}", a.body);
+    // The same weight in other units is the same shipment.
+    let ounces =
+        with(with(with(book_body(), "/quoteId", q["quoteId"].clone()), "/weightUnit", json!("oz")), "/pieces/0/weight", json!("32"));
+    booked(&h, &id, &ounces);
+}
+
+#[test]
+fn a_quote_books_one_shipment_only() {
+    let (h, id) = setup();
+    let q = quote_for(&h, &id, &book_body());
+    let first = booked(&h, &id, &with(book_body(), "/quoteId", q["quoteId"].clone()));
+    let a = book(&h, &id, &with(book_body(), "/quoteId", q["quoteId"].clone()));
+    a.assert_error(409, "CONFLICT", Some("quoteId"));
+    assert!(a.body["error"].as_str().unwrap().contains(first["bookNumber"].as_str().unwrap()), "{}", a.body);
+    // Once that shipment is voided, the quote may be booked again.
+    void(&h, &id, first["bookNumber"].as_str().unwrap()).expect(200);
+    booked(&h, &id, &with(book_body(), "/quoteId", q["quoteId"].clone()));
+}
+
+#[test]
+fn a_voided_shipment_has_no_label() {
+    let (h, id) = setup();
+    let b = booked(&h, &id, &book_body());
+    let book_number = b["bookNumber"].as_str().unwrap();
+    void(&h, &id, book_number).expect(200);
+    label(&h, &id, book_number, "PDF").assert_error(409, "CONFLICT", None);
 }
 
 #[test]
