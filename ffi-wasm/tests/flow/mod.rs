@@ -31,7 +31,7 @@ pub fn run(d: &mut impl Driver) -> Vec<(String, Value)> {
     let created = step("create customer", "createCustomer", &[customer_body("ann@example.com")], d);
     let id = json!(created["customerId"].as_str().unwrap_or("missing"));
     step("set payment method", "updatePaymentMethod", &[id.clone(), payment_body()], d);
-    step("list services", "listServices", &[id.clone()], d);
+    step("list services", "listServices", std::slice::from_ref(&id), d);
     let quoted = step("batch quote", "batchQuote", &[id.clone(), json!({"shipments": [domestic(), international()]})], d);
 
     // Book the cheapest quote of the domestic shipment, as the demo page does.
@@ -52,7 +52,7 @@ pub fn run(d: &mut impl Driver) -> Vec<(String, Value)> {
     step("retrieve shipment", "shipment", &[id.clone(), book.clone()], d);
     step("list shipments", "shipments", &[id.clone(), json!({"limit": 10})], d);
     step("label", "label", &[id.clone(), book.clone(), json!("PDF")], d);
-    step("prepay", "prepay", &[id.clone()], d);
+    step("prepay", "prepay", std::slice::from_ref(&id), d);
     // Operations to add here once they exist: search, track, pickup, manifest, order.
     step("void shipment", "voidShipment", &[id.clone(), book.clone()], d);
 
