@@ -12,10 +12,11 @@ async function open(bytes) {
     shipping = await Shipping.openPersistent(DB_NAME, bytes ? { bytes } : undefined);
     storage = "kept in this browser (OPFS)";
   } catch (e) {
-    // No OPFS (an old browser, or a private window): the database lives in memory.
+    // No OPFS (an old browser, a private window, or the page already open in another
+    // tab, which holds the files): the database lives in memory.
     console.warn("consign: no persistent storage, using memory:", e.message);
     shipping = bytes ? Shipping.fromBytes(bytes) : new Shipping();
-    storage = "in memory (this browser offers no OPFS)";
+    storage = "in memory only (the browser's private file system is unavailable or in use by another tab)";
   }
 }
 
