@@ -12,6 +12,23 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = include_str!("../consign.d.ts");
 
+// Optional object arguments, typed in TypeScript as optional parameters.
+#[wasm_bindgen]
+extern "C" {
+    /// `ShippingOptions` of consign.d.ts.
+    #[wasm_bindgen(typescript_type = "ShippingOptions")]
+    pub type Options;
+    /// `ShippingOptions & { bytes?: Uint8Array }`.
+    #[wasm_bindgen(typescript_type = "ShippingOptions & { bytes?: Uint8Array }")]
+    pub type PersistentOptions;
+    /// The query of the shipment list.
+    #[wasm_bindgen(typescript_type = "{ minBookNumber?: string; limit?: number }")]
+    pub type ShipmentsQuery;
+    /// `VoidRequest` of consign.d.ts, or its JSON text.
+    #[wasm_bindgen(typescript_type = "VoidRequest | string")]
+    pub type VoidBody;
+}
+
 /// "now" from the JavaScript `Date`; "today" is the date where the user is.
 struct JsClock;
 
@@ -59,8 +76,8 @@ fn customer(id: &str, tail: &str) -> String {
 
 /// Options of every constructor: `{ now?: string }`, a fixed RFC 3339 instant (tests and
 /// reproducible runs); without it the clock is the JS `Date`.
-fn builder(options: Option<JsValue>) -> Result<(ShippingBuilder, Option<Arc<FixedClock>>), JsValue> {
-    let now = options.and_then(|o| Reflect::get(&o, &JsValue::from_str("now")).ok()).and_then(|v| v.as_string());
+fn builder(options: Option<&JsValue>) -> Result<(ShippingBuilder, Option<Arc<FixedClock>>), JsValue> {
+    let now = options.and_then(|o| Reflect::get(o, &JsValue::from_str("now")).ok()).and_then(|v| v.as_string());
     match now {
         Some(now) => {
             let clock = Arc::new(
@@ -86,19 +103,16 @@ pub struct Shipping {
 impl Shipping {
     /// A service on a fresh in-memory database.
     #[wasm_bindgen(constructor)]
-    pub fn new(#[wasm_bindgen(unchecked_param_type = "ShippingOptions")] options: Option<JsValue>) -> Result<Shipping, JsValue> {
-        let (b, fixed) = builder(options)?;
+    pub fn new(options: Option<Options>) -> Result<Shipping, JsValue> {
+        let (b, fixed) = builder(options.as_deref())?;
         Ok(Shipping { inner: b.open().map_err(|e| throw(&e))?, fixed })
     }
 
     /// A service on an in-memory copy of `bytes` (from `exportDatabase`, or an SQLite
     /// file written by the native library).
     #[wasm_bindgen(js_name = fromBytes)]
-    pub fn from_bytes(
-        bytes: &[u8],
-        #[wasm_bindgen(unchecked_param_type = "ShippingOptions")] options: Option<JsValue>,
-    ) -> Result<Shipping, JsValue> {
-        let (b, fixed) = builder(options)?;
+    pub fn from_bytes(bytes: &[u8], options: Option<Options>) -> Result<Shipping, JsValue> {
+        let (b, fixed) = builder(options.as_deref())?;
         Ok(Shipping { inner: b.bytes(bytes.to_vec()).open().map_err(|e| throw(&e))?, fixed })
     }
 
@@ -106,17 +120,15 @@ impl Shipping {
     /// page loads. Needs a dedicated worker (OPFS sync access handles exist only there).
     /// `options.bytes` replaces its content.
     #[wasm_bindgen(js_name = openPersistent)]
-    pub async fn open_persistent(
-        name: Option<String>,
-        #[wasm_bindgen(unchecked_param_type = "ShippingOptions & { bytes?: Uint8Array }")] options: Option<JsValue>,
-    ) -> Result<Shipping, JsValue> {
+    pub async fn open_persistent(name: Option<String>, options: Option<PersistentOptions>) -> Result<Shipping, JsValue> {
+        let options: Option<JsValue> = options.map(Into::into);
         use sqlite_wasm_vfs::sahpool::{install, OpfsSAHPoolCfgBuilder};
         let config = OpfsSAHPoolCfgBuilder::new().vfs_name("consign-opfs").directory(".consign").build();
         install::<sqlite_wasm_rs::WasmOsCallback>(&config, true)
             .await
             .map_err(|e| js_sys::Error::new(&format!("could not open the origin private file system: {e}")))?;
         let bytes = options.as_ref().and_then(|o| Reflect::get(o, &JsValue::from_str("bytes")).ok()).filter(|b| !b.is_undefined());
-        let (mut b, fixed) = builder(options)?;
+        let (mut b, fixed) = builder(options.as_ref())?;
         b = b.path(format!("/{}.sqlite3", name.as_deref().unwrap_or("consign")));
         if let Some(bytes) = bytes {
             b = b.bytes(Uint8Array::new(&bytes).to_vec());
@@ -193,7 +205,7 @@ impl Shipping {
     #[wasm_bindgen(js_name = updatePaymentMethod, unchecked_return_type = "OkResponse")]
     pub fn update_payment_method(
         &self,
-        customer_id: &str,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
         #[wasm_bindgen(unchecked_param_type = "UpdatePaymentMethodRequest | string")] req: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.call("POST", &customer(customer_id, "paymentMethod"), Some(&req))
@@ -201,13 +213,13 @@ impl Shipping {
 
     /// List services (4.4), `GET .../services`.
     #[wasm_bindgen(js_name = listServices, unchecked_return_type = "ServicesResponse")]
-    pub fn list_services(&self, customer_id: &str) -> Result<JsValue, JsValue> {
+    pub fn list_services(&self, #[wasm_bindgen(js_name = customerId)] customer_id: &str) -> Result<JsValue, JsValue> {
         self.call("GET", &customer(customer_id, "services"), None)
     }
 
     /// Integrated quoting options (4.8), `GET .../integratedQuotingOptions`.
     #[wasm_bindgen(js_name = integratedQuotingOptions, unchecked_return_type = "IntegratedQuotingOptions")]
-    pub fn integrated_quoting_options(&self, customer_id: &str) -> Result<JsValue, JsValue> {
+    pub fn integrated_quoting_options(&self, #[wasm_bindgen(js_name = customerId)] customer_id: &str) -> Result<JsValue, JsValue> {
         self.call("GET", &customer(customer_id, "integratedQuotingOptions"), None)
     }
 
@@ -215,7 +227,7 @@ impl Shipping {
     #[wasm_bindgen(js_name = setIntegratedQuotingOptions, unchecked_return_type = "IntegratedQuotingOptions")]
     pub fn set_integrated_quoting_options(
         &self,
-        customer_id: &str,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
         #[wasm_bindgen(unchecked_param_type = "IntegratedQuotingOptions | string")] req: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.call("PUT", &customer(customer_id, "integratedQuotingOptions"), Some(&req))
@@ -223,7 +235,7 @@ impl Shipping {
 
     /// Provider accounts (4.11), `GET .../provider-accounts`.
     #[wasm_bindgen(js_name = providerAccounts, unchecked_return_type = "ProviderAccountsResponse")]
-    pub fn provider_accounts(&self, customer_id: &str) -> Result<JsValue, JsValue> {
+    pub fn provider_accounts(&self, #[wasm_bindgen(js_name = customerId)] customer_id: &str) -> Result<JsValue, JsValue> {
         self.call("GET", &customer(customer_id, "provider-accounts"), None)
     }
 
@@ -231,8 +243,8 @@ impl Shipping {
     #[wasm_bindgen(js_name = putProviderAccount, unchecked_return_type = "ProviderAccount")]
     pub fn put_provider_account(
         &self,
-        customer_id: &str,
-        provider_code: &str,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = providerCode)] provider_code: &str,
         #[wasm_bindgen(unchecked_param_type = "PutProviderAccountRequest | string")] req: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.call("PUT", &customer(customer_id, &format!("provider-accounts/{}", seg(provider_code))), Some(&req))
@@ -240,13 +252,21 @@ impl Shipping {
 
     /// Delete provider account, `DELETE .../provider-accounts/:id`.
     #[wasm_bindgen(js_name = deleteProviderAccount, unchecked_return_type = "OkResponse")]
-    pub fn delete_provider_account(&self, customer_id: &str, account_id: &str) -> Result<JsValue, JsValue> {
+    pub fn delete_provider_account(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = accountId)] account_id: &str,
+    ) -> Result<JsValue, JsValue> {
         self.call("DELETE", &customer(customer_id, &format!("provider-accounts/{}", seg(account_id))), None)
     }
 
     /// Regional shipment types (4.13), `GET .../regionalShipmentTypes/:postalCode`.
     #[wasm_bindgen(js_name = regionalShipmentTypes, unchecked_return_type = "RegionalShipmentTypesResponse")]
-    pub fn regional_shipment_types(&self, customer_id: &str, postal_code: &str) -> Result<JsValue, JsValue> {
+    pub fn regional_shipment_types(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = postalCode)] postal_code: &str,
+    ) -> Result<JsValue, JsValue> {
         self.call("GET", &customer(customer_id, &format!("regionalShipmentTypes/{}", seg(postal_code))), None)
     }
 
@@ -254,7 +274,7 @@ impl Shipping {
     #[wasm_bindgen(js_name = createIntegration, unchecked_return_type = "CreateIntegrationResponse")]
     pub fn create_integration(
         &self,
-        customer_id: &str,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
         #[wasm_bindgen(unchecked_param_type = "CreateIntegrationRequest | string")] req: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.call("POST", &customer(customer_id, "integrations"), Some(&req))
@@ -262,7 +282,7 @@ impl Shipping {
 
     /// Prepay balance and ledger, `GET .../prepay`.
     #[wasm_bindgen(unchecked_return_type = "PrepayResponse")]
-    pub fn prepay(&self, customer_id: &str) -> Result<JsValue, JsValue> {
+    pub fn prepay(&self, #[wasm_bindgen(js_name = customerId)] customer_id: &str) -> Result<JsValue, JsValue> {
         self.call("GET", &customer(customer_id, "prepay"), None)
     }
 
@@ -270,7 +290,7 @@ impl Shipping {
     #[wasm_bindgen(js_name = batchQuote, unchecked_return_type = "BatchQuoteResponse")]
     pub fn batch_quote(
         &self,
-        customer_id: &str,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
         #[wasm_bindgen(unchecked_param_type = "BatchQuoteRequest | string")] req: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.call("POST", &customer(customer_id, "batch-quote"), Some(&req))
@@ -280,7 +300,7 @@ impl Shipping {
     #[wasm_bindgen(unchecked_return_type = "Quote | QuotesResponse")]
     pub fn quote(
         &self,
-        customer_id: &str,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
         #[wasm_bindgen(unchecked_param_type = "QuoteShipment | string")] shipment: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.call("POST", &customer(customer_id, "quote"), Some(&shipment))
@@ -290,7 +310,7 @@ impl Shipping {
     #[wasm_bindgen(js_name = bookShipment, unchecked_return_type = "BookShipmentResponse")]
     pub fn book_shipment(
         &self,
-        customer_id: &str,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
         #[wasm_bindgen(unchecked_param_type = "BookShipmentRequest | string")] req: JsValue,
     ) -> Result<JsValue, JsValue> {
         self.call("POST", &customer(customer_id, "shipments"), Some(&req))
@@ -300,9 +320,10 @@ impl Shipping {
     #[wasm_bindgen(unchecked_return_type = "ShipmentsResponse")]
     pub fn shipments(
         &self,
-        customer_id: &str,
-        #[wasm_bindgen(unchecked_param_type = "{ minBookNumber?: string; limit?: number }")] options: Option<JsValue>,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        options: Option<ShipmentsQuery>,
     ) -> Result<JsValue, JsValue> {
+        let options: Option<JsValue> = options.map(Into::into);
         let get = |name: &str| options.as_ref().and_then(|o| Reflect::get(o, &JsValue::from_str(name)).ok()).filter(|v| !v.is_undefined());
         let mut query = Vec::new();
         if let Some(min) = get("minBookNumber").and_then(|v| v.as_string()) {
@@ -320,7 +341,11 @@ impl Shipping {
 
     /// Retrieve shipment, `GET .../shipments/:bookNumber`.
     #[wasm_bindgen(unchecked_return_type = "ShipmentView")]
-    pub fn shipment(&self, customer_id: &str, book_number: &str) -> Result<JsValue, JsValue> {
+    pub fn shipment(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
+    ) -> Result<JsValue, JsValue> {
         self.call("GET", &customer(customer_id, &format!("shipments/{}", seg(book_number))), None)
     }
 
@@ -328,18 +353,23 @@ impl Shipping {
     #[wasm_bindgen(js_name = voidShipment, unchecked_return_type = "VoidResponse")]
     pub fn void_shipment(
         &self,
-        customer_id: &str,
-        book_number: &str,
-        #[wasm_bindgen(unchecked_param_type = "VoidRequest | string")] req: Option<JsValue>,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
+        req: Option<VoidBody>,
     ) -> Result<JsValue, JsValue> {
-        let req = req.filter(|r| !r.is_undefined()).unwrap_or_else(|| JsValue::from_str(r#"{"voided": true}"#));
+        let req = req.map(JsValue::from).filter(|r| !r.is_undefined()).unwrap_or_else(|| JsValue::from_str(r#"{"voided": true}"#));
         self.call("POST", &customer(customer_id, &format!("shipments/{}", seg(book_number))), Some(&req))
     }
 
     /// Retrieve label, `GET .../shipments/:bookNumber/label/:format` (`PDF`, `ZPL`,
     /// `EPL2`): the document base64-encoded.
     #[wasm_bindgen(unchecked_return_type = "LabelResponse")]
-    pub fn label(&self, customer_id: &str, book_number: &str, format: &str) -> Result<JsValue, JsValue> {
+    pub fn label(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
+        format: &str,
+    ) -> Result<JsValue, JsValue> {
         self.call("GET", &customer(customer_id, &format!("shipments/{}/label/{}", seg(book_number), seg(format))), None)
     }
 

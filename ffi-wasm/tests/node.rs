@@ -18,7 +18,7 @@ const FIXTURE: &str = include_str!("fixtures/flow.json");
 /// A fixed-clock service as JS sees it: the class instance, whose methods are called by name.
 fn open() -> JsValue {
     let options = JSON::parse(&json!({"now": flow::NOW}).to_string()).unwrap();
-    JsValue::from(Shipping::new(Some(options)).unwrap())
+    JsValue::from(Shipping::new(Some(options.unchecked_into())).unwrap())
 }
 
 fn to_js(v: &Value) -> JsValue {
@@ -105,7 +105,7 @@ fn exported_bytes_open_with_the_same_data() {
         let bytes = Reflect::get(&first.0, &"exportDatabase".into()).unwrap().dyn_into::<Function>().unwrap().call0(&first.0).unwrap();
         let bytes = js_sys::Uint8Array::new(&bytes).to_vec();
         assert!(bytes.starts_with(b"SQLite format 3\0"));
-        Shipping::from_bytes(&bytes, Some(JSON::parse(&json!({"now": flow::NOW}).to_string()).unwrap())).unwrap()
+        Shipping::from_bytes(&bytes, Some(JSON::parse(&json!({"now": flow::NOW}).to_string()).unwrap().unchecked_into())).unwrap()
     };
     let mut second = Wasm(JsValue::from(shipping));
     let book = steps.iter().find(|(name, _)| name == "book shipment").map(|(_, a)| a["bookNumber"].clone()).unwrap();
