@@ -42,6 +42,7 @@ pub struct ShippingBuilder {
     path: Option<PathBuf>,
     clock: Option<Arc<dyn Clock>>,
     lazy_labels: bool,
+    bytes: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for ShippingBuilder {
@@ -72,6 +73,13 @@ impl ShippingBuilder {
         self
     }
 
+    /// Start from `bytes`, a whole database as [`Shipping::export_database`] gives it:
+    /// they replace what the database (in memory, or the file at `path`) held.
+    pub fn bytes(mut self, bytes: Vec<u8>) -> Self {
+        self.bytes = Some(bytes);
+        self
+    }
+
     /// Opens the database, applies pending migrations and seeds the default catalog on
     /// first open.
     ///
@@ -79,11 +87,14 @@ impl ShippingBuilder {
     /// `INTERNAL` when the file cannot be opened, was written by a newer schema, or holds
     /// a catalog that does not load.
     pub fn open(self) -> Result<Shipping> {
-        let conn = match &self.path {
+        let mut conn = match &self.path {
             Some(path) => Connection::open(path),
             None => Connection::open_in_memory(),
         }
         .map_err(|e| Error::internal(format!("could not open the database: {e}")))?;
+        if let Some(bytes) = &self.bytes {
+            store::restore(&mut conn, bytes, self.path.is_none())?;
+        }
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
         Shipping::from_connection(conn, clock, !self.lazy_labels)
     }
@@ -141,6 +152,15 @@ impl Shipping {
             rates: RwLock::new(rates),
             labels_at_booking,
         })
+    }
+
+    /// The whole database as bytes (an SQLite file image), for backups and for moving a
+    /// database between a browser and a desktop; [`ShippingBuilder::bytes`] opens it.
+    ///
+    /// # Errors
+    /// Only on a storage failure.
+    pub fn export_database(&self) -> Result<Vec<u8>> {
+        store::serialize(&mut self.lock())
     }
 
     /// The clock this service reads.

@@ -127,10 +127,27 @@ impl CsvKind {
             CsvKind::Carriers => include_str!("../../data/rates/carriers.csv"),
             CsvKind::ExchangeRates => include_str!("../../data/rates/exchange-rates.csv"),
             CsvKind::Zones => include_str!("../../data/rates/zones.csv"),
-            CsvKind::Rates => include_str!("../../data/rates/rates.csv"),
+            CsvKind::Rates => default_rates_csv(),
             CsvKind::Surcharges => include_str!("../../data/rates/surcharges.csv"),
         }
     }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+fn default_rates_csv() -> &'static str {
+    include_str!("../../data/rates/rates.csv")
+}
+
+/// The WASM build embeds the rate table deflated (core/build.rs) to stay small.
+#[cfg(target_arch = "wasm32")]
+fn default_rates_csv() -> &'static str {
+    static CSV: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    CSV.get_or_init(|| {
+        let deflated = include_bytes!(concat!(env!("OUT_DIR"), "/rates.csv.deflate"));
+        let text = miniz_oxide::inflate::decompress_to_vec(deflated).ok().and_then(|b| String::from_utf8(b).ok());
+        #[allow(clippy::expect_used, reason = "build.rs wrote it from the UTF-8 file: failing here is a broken build")]
+        text.expect("the embedded rate table inflates to UTF-8")
+    })
 }
 
 impl FromStr for CsvKind {

@@ -68,6 +68,41 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
     Ok(())
 }
 
+/// The main database as an SQLite file image, marked as a rollback-journal database so
+/// that it opens anywhere (a WAL-mode image cannot be deserialized into memory).
+pub(crate) fn serialize(conn: &mut Connection) -> Result<Vec<u8>> {
+    let mut bytes = conn.serialize(rusqlite::MAIN_DB)?.to_vec();
+    unwal(&mut bytes);
+    Ok(bytes)
+}
+
+/// Header bytes 18 and 19 are the file format versions: 2 means WAL, 1 legacy journal.
+fn unwal(bytes: &mut [u8]) {
+    if let Some(versions) = bytes.get_mut(18..20) {
+        versions.iter_mut().filter(|v| **v == 2).for_each(|v| *v = 1);
+    }
+}
+
+/// Replaces the content of `conn`'s main database with the file image `bytes`.
+/// An in-memory database takes the image as it is (SQLite refuses to back up into
+/// memory across page sizes); a file receives it through the backup API.
+pub(crate) fn restore(conn: &mut Connection, bytes: &[u8], in_memory: bool) -> Result<()> {
+    if !bytes.starts_with(b"SQLite format 3\0") {
+        return Err(Error::invalid("bytes", format!("expected an SQLite database image, found {} bytes of something else", bytes.len())));
+    }
+    let mut image = bytes.to_vec();
+    unwal(&mut image);
+    let load = |conn: &mut Connection| conn.deserialize_read_exact(rusqlite::MAIN_DB, image.as_slice(), image.len(), false);
+    if in_memory {
+        load(conn)?;
+    } else {
+        let mut source = Connection::open_in_memory()?;
+        load(&mut source)?;
+        rusqlite::backup::Backup::new(&source, conn)?.run_to_completion(256, std::time::Duration::ZERO, None)?;
+    }
+    Ok(())
+}
+
 /// The next number of the sequence `name` (1, 2, ...), for readable unique ids.
 pub(crate) fn next_id(tx: &Transaction, name: &str) -> Result<i64> {
     let last: Option<i64> =
@@ -138,6 +173,34 @@ mod tests {
         assert_eq!(next, 1, "sequences carry over, so new ids do not collide");
         drop(conn);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn an_image_restores_into_memory_and_into_a_file() {
+        // The source is a file in WAL mode, as the native library writes them.
+        let dir = std::env::temp_dir().join(format!("consign-restore-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut conn = Connection::open(dir.join("source.db")).unwrap();
+        configure(&conn).unwrap();
+        migrate(&mut conn).unwrap();
+        conn.execute("INSERT INTO id_sequences (name, last) VALUES ('x', 41)", []).unwrap();
+        let image = serialize(&mut conn).unwrap();
+        assert!(image.starts_with(b"SQLite format 3\0"));
+        assert_eq!(&image[18..20], &[1, 1], "marked as a rollback-journal image");
+        let last = |c: &Connection| c.query_row("SELECT last FROM id_sequences WHERE name = 'x'", [], |r| r.get::<_, i64>(0)).unwrap();
+
+        let mut memory = Connection::open_in_memory().unwrap();
+        restore(&mut memory, &image, true).unwrap();
+        assert_eq!(last(&memory), 41);
+
+        let mut file = Connection::open(dir.join("restored.db")).unwrap();
+        restore(&mut file, &image, false).unwrap();
+        assert_eq!(last(&file), 41);
+        drop((file, conn));
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        let e = restore(&mut memory, b"not a database", true).unwrap_err();
+        assert_eq!(e.category(), ErrorCategory::InvalidRequest);
     }
 
     #[test]

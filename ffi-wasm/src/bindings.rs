@@ -1,0 +1,414 @@
+//! The `Shipping` class of the package: one method per operation, each a path sent
+//! through [`consign::Shipping::handle`].
+
+use std::sync::Arc;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use consign::rating::CsvKind;
+use consign::{Clock, FixedClock, ShippingBuilder};
+use js_sys::{Array, Reflect, Uint8Array, JSON};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = include_str!("../consign.d.ts");
+
+// Optional object arguments, typed in TypeScript as optional parameters.
+#[wasm_bindgen]
+extern "C" {
+    /// `ShippingOptions` of consign.d.ts.
+    #[wasm_bindgen(typescript_type = "ShippingOptions")]
+    pub type Options;
+    /// `ShippingOptions & { bytes?: Uint8Array }`.
+    #[wasm_bindgen(typescript_type = "ShippingOptions & { bytes?: Uint8Array }")]
+    pub type PersistentOptions;
+    /// The query of the shipment list.
+    #[wasm_bindgen(typescript_type = "{ minBookNumber?: string; limit?: number }")]
+    pub type ShipmentsQuery;
+    /// `VoidRequest` of consign.d.ts, or its JSON text.
+    #[wasm_bindgen(typescript_type = "VoidRequest | string")]
+    pub type VoidBody;
+}
+
+/// "now" from the JavaScript `Date`; "today" is the date where the user is.
+struct JsClock;
+
+impl Clock for JsClock {
+    fn now(&self) -> DateTime<Utc> {
+        // Whole milliseconds since the epoch fit an i64 for the next 290 million years.
+        DateTime::from_timestamp_millis(js_sys::Date::now() as i64).unwrap_or_default()
+    }
+
+    fn today(&self) -> NaiveDate {
+        let d = js_sys::Date::new_0();
+        NaiveDate::from_ymd_opt(d.get_full_year() as i32, d.get_month() + 1, d.get_date()).unwrap_or_else(|| self.now().date_naive())
+    }
+}
+
+/// The JS `Error` for an answer of the router: `message`, `status`, `errorCategory` and
+/// `details` (the field paths at fault; empty when the error is not about fields).
+fn js_error(status: u16, body: &JsValue) -> JsValue {
+    let field = |name: &str| Reflect::get(body, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+    let message = field("error").as_string().unwrap_or_else(|| format!("consign answered {status}"));
+    let error = js_sys::Error::new(&message);
+    let details = field("details");
+    let details = if details.is_undefined() { Array::new().into() } else { details };
+    for (name, value) in [("status", JsValue::from(status)), ("errorCategory", field("errorCategory")), ("details", details)] {
+        // Setting a property on a fresh Error cannot fail.
+        let _ = Reflect::set(&error, &JsValue::from_str(name), &value);
+    }
+    error.into()
+}
+
+/// A consign error raised outside the router (opening, importing) as a JS `Error`.
+fn throw(e: &consign::Error) -> JsValue {
+    let r = consign::Response::error(e);
+    js_error(r.status, &JSON::parse(&r.body).unwrap_or(JsValue::NULL))
+}
+
+/// A path parameter, percent-encoded the way the router decodes it.
+fn seg(s: &str) -> String {
+    String::from(js_sys::encode_uri_component(s))
+}
+
+fn customer(id: &str, tail: &str) -> String {
+    format!("/restapi/v1/customers/{}/{tail}", seg(id))
+}
+
+/// Options of every constructor: `{ now?: string }`, a fixed RFC 3339 instant (tests and
+/// reproducible runs); without it the clock is the JS `Date`.
+fn builder(options: Option<&JsValue>) -> Result<(ShippingBuilder, Option<Arc<FixedClock>>), JsValue> {
+    let now = options.and_then(|o| Reflect::get(o, &JsValue::from_str("now")).ok()).and_then(|v| v.as_string());
+    match now {
+        Some(now) => {
+            let clock = Arc::new(
+                FixedClock::at(&now)
+                    .map_err(|e| js_sys::Error::new(&format!("options.now: expected an RFC 3339 instant, found {now:?} ({e})")))?,
+            );
+            Ok((consign::Shipping::builder().clock(clock.clone()), Some(clock)))
+        }
+        None => Ok((consign::Shipping::builder().clock(Arc::new(JsClock)), None)),
+    }
+}
+
+/// The shipping service on one SQLite database: in memory (`new Shipping()`), from
+/// exported bytes (`Shipping.fromBytes`), or kept in the browser's origin private file
+/// system (`await Shipping.openPersistent()`, in a dedicated worker).
+#[wasm_bindgen]
+pub struct Shipping {
+    inner: consign::Shipping,
+    fixed: Option<Arc<FixedClock>>,
+}
+
+#[wasm_bindgen]
+impl Shipping {
+    /// A service on a fresh in-memory database.
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: Option<Options>) -> Result<Shipping, JsValue> {
+        let (b, fixed) = builder(options.as_deref())?;
+        Ok(Shipping { inner: b.open().map_err(|e| throw(&e))?, fixed })
+    }
+
+    /// A service on an in-memory copy of `bytes` (from `exportDatabase`, or an SQLite
+    /// file written by the native library).
+    #[wasm_bindgen(js_name = fromBytes)]
+    pub fn from_bytes(bytes: &[u8], options: Option<Options>) -> Result<Shipping, JsValue> {
+        let (b, fixed) = builder(options.as_deref())?;
+        Ok(Shipping { inner: b.bytes(bytes.to_vec()).open().map_err(|e| throw(&e))?, fixed })
+    }
+
+    /// A service on the database `name` in the origin private file system, kept across
+    /// page loads. Needs a dedicated worker (OPFS sync access handles exist only there).
+    /// `options.bytes` replaces its content.
+    #[wasm_bindgen(js_name = openPersistent)]
+    pub async fn open_persistent(name: Option<String>, options: Option<PersistentOptions>) -> Result<Shipping, JsValue> {
+        let options: Option<JsValue> = options.map(Into::into);
+        use sqlite_wasm_vfs::sahpool::{install, OpfsSAHPoolCfgBuilder};
+        let config = OpfsSAHPoolCfgBuilder::new().vfs_name("consign-opfs").directory(".consign").build();
+        install::<sqlite_wasm_rs::WasmOsCallback>(&config, true)
+            .await
+            .map_err(|e| js_sys::Error::new(&format!("could not open the origin private file system: {e}")))?;
+        let bytes = options.as_ref().and_then(|o| Reflect::get(o, &JsValue::from_str("bytes")).ok()).filter(|b| !b.is_undefined());
+        let (mut b, fixed) = builder(options.as_ref())?;
+        b = b.path(format!("/{}.sqlite3", name.as_deref().unwrap_or("consign")));
+        if let Some(bytes) = bytes {
+            b = b.bytes(Uint8Array::new(&bytes).to_vec());
+        }
+        Ok(Shipping { inner: b.open().map_err(|e| throw(&e))?, fixed })
+    }
+
+    /// The whole database as SQLite file bytes.
+    #[wasm_bindgen(js_name = exportDatabase)]
+    pub fn export_database(&self) -> Result<Vec<u8>, JsValue> {
+        self.inner.export_database().map_err(|e| throw(&e))
+    }
+
+    /// Moves a fixed clock (`options.now`) to another RFC 3339 instant.
+    #[wasm_bindgen(js_name = setNow)]
+    pub fn set_now(&self, now: &str) -> Result<(), JsValue> {
+        let clock = self.fixed.as_ref().ok_or_else(|| js_sys::Error::new("setNow needs a service opened with options.now"))?;
+        let at = FixedClock::at(now).map_err(|e| js_sys::Error::new(&format!("expected an RFC 3339 instant, found {now:?} ({e})")))?;
+        clock.set(at.now());
+        Ok(())
+    }
+
+    /// One request of the JSON interface, answered like the HTTP server would:
+    /// `{ status, body }` with `body` the JSON text. Never throws.
+    #[wasm_bindgen(unchecked_return_type = "{ status: number; body: string }")]
+    pub fn handle(&self, method: &str, path: &str, body: Option<String>) -> JsValue {
+        let r = self.inner.handle(method, path, body.as_deref().unwrap_or(""));
+        let out = js_sys::Object::new();
+        let _ = Reflect::set(&out, &"status".into(), &JsValue::from(r.status));
+        let _ = Reflect::set(&out, &"body".into(), &JsValue::from(r.body));
+        out.into()
+    }
+
+    /// Sends one operation through the router: `body` is an object (sent through
+    /// `JSON.stringify`) or JSON text; the answer is parsed, an error answer thrown.
+    fn call(&self, method: &str, path: &str, body: Option<&JsValue>) -> Result<JsValue, JsValue> {
+        let body = match body {
+            None => String::new(),
+            Some(b) => match b.as_string() {
+                Some(text) => text,
+                None => JSON::stringify(b)?.as_string().unwrap_or_default(),
+            },
+        };
+        let r = self.inner.handle(method, path, &body);
+        let value = JSON::parse(&r.body)?;
+        if r.status >= 400 {
+            Err(js_error(r.status, &value))
+        } else {
+            Ok(value)
+        }
+    }
+
+    // ---- operations: one per path of the interface -------------------------------
+
+    /// Create customer (4.9), `POST /restapi/v1/customers`.
+    #[wasm_bindgen(js_name = createCustomer, unchecked_return_type = "CustomerIdResponse")]
+    pub fn create_customer(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "CreateCustomerRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", "/restapi/v1/customers", Some(&req))
+    }
+
+    /// Connect customer, `POST /restapi/v1/connect-customer`.
+    #[wasm_bindgen(js_name = connectCustomer, unchecked_return_type = "CustomerIdResponse")]
+    pub fn connect_customer(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "ConnectCustomerRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", "/restapi/v1/connect-customer", Some(&req))
+    }
+
+    /// Update payment method (4.12), `POST .../paymentMethod`.
+    #[wasm_bindgen(js_name = updatePaymentMethod, unchecked_return_type = "OkResponse")]
+    pub fn update_payment_method(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "UpdatePaymentMethodRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, "paymentMethod"), Some(&req))
+    }
+
+    /// List services (4.4), `GET .../services`.
+    #[wasm_bindgen(js_name = listServices, unchecked_return_type = "ServicesResponse")]
+    pub fn list_services(&self, #[wasm_bindgen(js_name = customerId)] customer_id: &str) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, "services"), None)
+    }
+
+    /// Integrated quoting options (4.8), `GET .../integratedQuotingOptions`.
+    #[wasm_bindgen(js_name = integratedQuotingOptions, unchecked_return_type = "IntegratedQuotingOptions")]
+    pub fn integrated_quoting_options(&self, #[wasm_bindgen(js_name = customerId)] customer_id: &str) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, "integratedQuotingOptions"), None)
+    }
+
+    /// Replace the integrated quoting options, `PUT .../integratedQuotingOptions`.
+    #[wasm_bindgen(js_name = setIntegratedQuotingOptions, unchecked_return_type = "IntegratedQuotingOptions")]
+    pub fn set_integrated_quoting_options(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "IntegratedQuotingOptions | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("PUT", &customer(customer_id, "integratedQuotingOptions"), Some(&req))
+    }
+
+    /// Provider accounts (4.11), `GET .../provider-accounts`.
+    #[wasm_bindgen(js_name = providerAccounts, unchecked_return_type = "ProviderAccountsResponse")]
+    pub fn provider_accounts(&self, #[wasm_bindgen(js_name = customerId)] customer_id: &str) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, "provider-accounts"), None)
+    }
+
+    /// Put provider account, `PUT .../provider-accounts/:providerCode`.
+    #[wasm_bindgen(js_name = putProviderAccount, unchecked_return_type = "ProviderAccount")]
+    pub fn put_provider_account(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = providerCode)] provider_code: &str,
+        #[wasm_bindgen(unchecked_param_type = "PutProviderAccountRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("PUT", &customer(customer_id, &format!("provider-accounts/{}", seg(provider_code))), Some(&req))
+    }
+
+    /// Delete provider account, `DELETE .../provider-accounts/:id`.
+    #[wasm_bindgen(js_name = deleteProviderAccount, unchecked_return_type = "OkResponse")]
+    pub fn delete_provider_account(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = accountId)] account_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("DELETE", &customer(customer_id, &format!("provider-accounts/{}", seg(account_id))), None)
+    }
+
+    /// Regional shipment types (4.13), `GET .../regionalShipmentTypes/:postalCode`.
+    #[wasm_bindgen(js_name = regionalShipmentTypes, unchecked_return_type = "RegionalShipmentTypesResponse")]
+    pub fn regional_shipment_types(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = postalCode)] postal_code: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, &format!("regionalShipmentTypes/{}", seg(postal_code))), None)
+    }
+
+    /// Create integration, `POST .../integrations`.
+    #[wasm_bindgen(js_name = createIntegration, unchecked_return_type = "CreateIntegrationResponse")]
+    pub fn create_integration(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "CreateIntegrationRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, "integrations"), Some(&req))
+    }
+
+    /// Prepay balance and ledger, `GET .../prepay`.
+    #[wasm_bindgen(unchecked_return_type = "PrepayResponse")]
+    pub fn prepay(&self, #[wasm_bindgen(js_name = customerId)] customer_id: &str) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, "prepay"), None)
+    }
+
+    /// Batch quote (4.1), `POST .../batch-quote`: every service for up to 500 shipments.
+    #[wasm_bindgen(js_name = batchQuote, unchecked_return_type = "BatchQuoteResponse")]
+    pub fn batch_quote(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "BatchQuoteRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, "batch-quote"), Some(&req))
+    }
+
+    /// Single-shipment quote, `POST .../quote`.
+    #[wasm_bindgen(unchecked_return_type = "Quote | QuotesResponse")]
+    pub fn quote(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "QuoteShipment | string")] shipment: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, "quote"), Some(&shipment))
+    }
+
+    /// Book shipment (4.5), `POST .../shipments`.
+    #[wasm_bindgen(js_name = bookShipment, unchecked_return_type = "BookShipmentResponse")]
+    pub fn book_shipment(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "BookShipmentRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, "shipments"), Some(&req))
+    }
+
+    /// List shipments, `GET .../shipments?minBookNumber=&limit=`.
+    #[wasm_bindgen(unchecked_return_type = "ShipmentsResponse")]
+    pub fn shipments(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        options: Option<ShipmentsQuery>,
+    ) -> Result<JsValue, JsValue> {
+        let options: Option<JsValue> = options.map(Into::into);
+        let get = |name: &str| options.as_ref().and_then(|o| Reflect::get(o, &JsValue::from_str(name)).ok()).filter(|v| !v.is_undefined());
+        let mut query = Vec::new();
+        if let Some(min) = get("minBookNumber").and_then(|v| v.as_string()) {
+            query.push(format!("minBookNumber={}", seg(&min)));
+        }
+        if let Some(limit) = get("limit") {
+            // A number or a numeric string; the router answers anything else as INVALID_REQUEST.
+            let limit = limit.as_f64().map(|n| n.to_string()).or_else(|| limit.as_string()).unwrap_or_else(|| format!("{limit:?}"));
+            query.push(format!("limit={}", seg(&limit)));
+        }
+        let path = customer(customer_id, "shipments");
+        let path = if query.is_empty() { path } else { format!("{path}?{}", query.join("&")) };
+        self.call("GET", &path, None)
+    }
+
+    /// Retrieve shipment, `GET .../shipments/:bookNumber`.
+    #[wasm_bindgen(unchecked_return_type = "ShipmentView")]
+    pub fn shipment(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, &format!("shipments/{}", seg(book_number))), None)
+    }
+
+    /// Void shipment, `POST .../shipments/:bookNumber` with `{ voided: true }`.
+    #[wasm_bindgen(js_name = voidShipment, unchecked_return_type = "VoidResponse")]
+    pub fn void_shipment(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
+        req: Option<VoidBody>,
+    ) -> Result<JsValue, JsValue> {
+        let req = req.map(JsValue::from).filter(|r| !r.is_undefined()).unwrap_or_else(|| JsValue::from_str(r#"{"voided": true}"#));
+        self.call("POST", &customer(customer_id, &format!("shipments/{}", seg(book_number))), Some(&req))
+    }
+
+    /// Retrieve label, `GET .../shipments/:bookNumber/label/:format` (`PDF`, `ZPL`,
+    /// `EPL2`): the document base64-encoded.
+    #[wasm_bindgen(unchecked_return_type = "LabelResponse")]
+    pub fn label(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
+        format: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, &format!("shipments/{}/label/{}", seg(book_number), seg(format))), None)
+    }
+
+    // ---- data: rate cards and catalog (no HTTP path; the typed library methods) --------
+
+    /// Imports rate data of `kind` (`carriers`, `exchange-rates`, `zones`, `rates`,
+    /// `surcharges`) from CSV; answers `{ kind, rows, replaced }`.
+    #[wasm_bindgen(js_name = importRates, unchecked_return_type = "{ kind: RateCsvKind; rows: number; replaced: number }")]
+    pub fn import_rates(&self, #[wasm_bindgen(unchecked_param_type = "RateCsvKind")] kind: &str, csv: &str) -> Result<JsValue, JsValue> {
+        let s = self.inner.import_rates(csv_kind(kind)?, csv).map_err(|e| throw(&e))?;
+        let out = js_sys::Object::new();
+        let _ = Reflect::set(&out, &"kind".into(), &s.kind.as_str().into());
+        let _ = Reflect::set(&out, &"rows".into(), &JsValue::from(s.rows as f64));
+        let _ = Reflect::set(&out, &"replaced".into(), &JsValue::from(s.replaced as f64));
+        Ok(out.into())
+    }
+
+    /// Exports the rate data of `kind` as CSV, in the import format.
+    #[wasm_bindgen(js_name = exportRates)]
+    pub fn export_rates(&self, #[wasm_bindgen(unchecked_param_type = "RateCsvKind")] kind: &str) -> Result<String, JsValue> {
+        self.inner.export_rates(csv_kind(kind)?).map_err(|e| throw(&e))
+    }
+
+    /// Replaces the catalog with a catalog document (JSON text).
+    #[wasm_bindgen(js_name = importCatalog)]
+    pub fn import_catalog(&self, json: &str) -> Result<(), JsValue> {
+        self.inner.import_catalog(json).map_err(|e| throw(&e))
+    }
+
+    /// The catalog document in force, as JSON text.
+    #[wasm_bindgen(js_name = exportCatalog)]
+    pub fn export_catalog(&self) -> Result<String, JsValue> {
+        self.inner.export_catalog().map_err(|e| throw(&e))
+    }
+}
+
+fn csv_kind(kind: &str) -> Result<CsvKind, JsValue> {
+    CsvKind::ALL.into_iter().find(|k| k.as_str() == kind).ok_or_else(|| {
+        let names: Vec<&str> = CsvKind::ALL.iter().map(|k| k.as_str()).collect();
+        throw(&consign::Error::invalid("kind", format!("expected one of {}, found {kind:?}", names.join(", "))))
+    })
+}
