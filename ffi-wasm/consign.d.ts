@@ -320,3 +320,19 @@ export interface LabelResponse { labelImageFormat: string; base64Images: string[
 // ---- data ----------------------------------------------------------------------------
 
 export type RateCsvKind = "carriers" | "exchange-rates" | "zones" | "rates" | "surcharges";
+
+// ---- batches (DECISIONS 9) ----------------------------------------------------------------
+export interface CreateBatchRequest { name?: string | null; }
+export interface CreateBatchResponse { batchId: string; }
+export interface AddQuotesRequest { quoteIds: Array<number | string>; }
+export interface BatchQuote extends Quote { bookNumber: string | null; }
+export interface Batch { batchId: string; name: string; status: "open" | "booked"; createdAt: string; quotes: BatchQuote[]; }
+export interface BatchSummary { batchId: string; name: string; status: "open" | "booked"; createdAt: string; quoteCount: number; }
+export interface BatchesResponse { batches: BatchSummary[]; }
+export interface BatchBookRequest { batchId: string; labelImageFormat?: "PDF" | "ZPL" | "EPL2" | null; approvePrepayRecharge?: boolean | null; }
+export interface BatchBookResult {
+  quoteId: number; status: "success" | "error";
+  bookNumber?: string; trackingNumber?: string; zone?: string; totalShippingCost?: number;
+  error?: string; errorCategory?: string; details?: FieldError[];
+}
+export interface BatchBookResponse { batchId: string; results: BatchBookResult[]; prepayBalance: string; }

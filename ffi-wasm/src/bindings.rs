@@ -373,6 +373,66 @@ impl Shipping {
         self.call("GET", &customer(customer_id, &format!("shipments/{}/label/{}", seg(book_number), seg(format))), None)
     }
 
+    // ---- batches (DECISIONS 9) ------------------------------------------------------------
+
+    /// Create batch, `POST .../batch`: answers `{ batchId }`.
+    #[wasm_bindgen(js_name = createBatch, unchecked_return_type = "CreateBatchResponse")]
+    pub fn create_batch(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "CreateBatchRequest | string | undefined")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let req = if req.is_undefined() || req.is_null() { JsValue::from_str("{}") } else { req };
+        self.call("POST", &customer(customer_id, "batch"), Some(&req))
+    }
+
+    /// Add quotes to batch, `POST .../batch/:batchId/quotes` with `{ quoteIds }`.
+    #[wasm_bindgen(js_name = addQuotesToBatch, unchecked_return_type = "Batch")]
+    pub fn add_quotes_to_batch(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = batchId)] batch_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "AddQuotesRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, &format!("batch/{}/quotes", seg(batch_id))), Some(&req))
+    }
+
+    /// Get batch, `GET .../batch/:batchId`.
+    #[wasm_bindgen(unchecked_return_type = "Batch")]
+    pub fn batch(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = batchId)] batch_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, &format!("batch/{}", seg(batch_id))), None)
+    }
+
+    /// List batches, `GET .../batch`.
+    #[wasm_bindgen(unchecked_return_type = "BatchesResponse")]
+    pub fn batches(&self, #[wasm_bindgen(js_name = customerId)] customer_id: &str) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, "batch"), None)
+    }
+
+    /// Delete batch, `DELETE .../batch/:batchId`.
+    #[wasm_bindgen(js_name = deleteBatch, unchecked_return_type = "OkResponse")]
+    pub fn delete_batch(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = batchId)] batch_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("DELETE", &customer(customer_id, &format!("batch/{}", seg(batch_id))), None)
+    }
+
+    /// Batch book, `POST .../batch-book` with `{ batchId }`: one result per quote.
+    #[wasm_bindgen(js_name = batchBook, unchecked_return_type = "BatchBookResponse")]
+    pub fn batch_book(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "BatchBookRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, "batch-book"), Some(&req))
+    }
+
     // ---- data: rate cards and catalog (no HTTP path; the typed library methods) --------
 
     /// Imports rate data of `kind` (`carriers`, `exchange-rates`, `zones`, `rates`,
@@ -382,8 +442,8 @@ impl Shipping {
         let s = self.inner.import_rates(csv_kind(kind)?, csv).map_err(|e| throw(&e))?;
         let out = js_sys::Object::new();
         let _ = Reflect::set(&out, &"kind".into(), &s.kind.as_str().into());
-        let _ = Reflect::set(&out, &"rows".into(), &JsValue::from(s.rows as f64));
-        let _ = Reflect::set(&out, &"replaced".into(), &JsValue::from(s.replaced as f64));
+        let _ = Reflect::set(&out, &"rows".into(), &JsValue::from(u32::try_from(s.rows).unwrap_or(u32::MAX)));
+        let _ = Reflect::set(&out, &"replaced".into(), &JsValue::from(u32::try_from(s.replaced).unwrap_or(u32::MAX)));
         Ok(out.into())
     }
 
