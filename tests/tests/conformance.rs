@@ -17,5 +17,7 @@ mod quoting_options;
 mod regional;
 #[path = "conformance/router.rs"]
 mod router;
+#[path = "conformance/search.rs"]
+mod search;
 #[path = "conformance/services.rs"]
 mod services;
