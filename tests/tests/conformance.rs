@@ -21,3 +21,5 @@ mod router;
 mod search;
 #[path = "conformance/services.rs"]
 mod services;
+#[path = "conformance/tracking.rs"]
+mod tracking;
