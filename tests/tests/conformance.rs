@@ -7,6 +7,8 @@
 mod customers;
 #[path = "conformance/payment_method.rs"]
 mod payment_method;
+#[path = "conformance/pickups.rs"]
+mod pickups;
 #[path = "conformance/provider_accounts.rs"]
 mod provider_accounts;
 #[path = "conformance/quotes.rs"]
