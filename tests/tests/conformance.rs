@@ -5,6 +5,8 @@
 
 #[path = "conformance/customers.rs"]
 mod customers;
+#[path = "conformance/manifests.rs"]
+mod manifests;
 #[path = "conformance/payment_method.rs"]
 mod payment_method;
 #[path = "conformance/pickups.rs"]
