@@ -7,6 +7,8 @@
 mod customers;
 #[path = "conformance/manifests.rs"]
 mod manifests;
+#[path = "conformance/orders.rs"]
+mod orders;
 #[path = "conformance/payment_method.rs"]
 mod payment_method;
 #[path = "conformance/pickups.rs"]
