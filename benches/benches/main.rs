@@ -33,8 +33,44 @@ mod catalog {
     }
 }
 
+mod search {
+    use std::hint::black_box;
+
+    use consign_benches::search_fixture;
+    use criterion::Criterion;
+
+    /// Search over a million booked shipments of one customer (a cached file database
+    /// under `target/bench-data`; `--test` runs use ten thousand). Each benchmark cycles
+    /// through its keywords; the answer is checked so the work cannot be skipped.
+    pub fn define(c: &mut Criterion) {
+        let quick = std::env::args().any(|a| a == "--test");
+        let f = search_fixture(if quick { 10_000 } else { 1_000_000 });
+        let path = format!("/restapi/v1/customers/{}/searchShipments", f.customer_id);
+        let size = if quick { "10k" } else { "1m" };
+        let cases: [(&str, &[String]); 4] = [
+            ("tracking-number", &f.tracking_numbers),
+            ("surname", &f.surnames),
+            ("two-chars", &f.two_chars),
+            ("many-matches", &f.many_matches),
+        ];
+        for (name, keywords) in cases {
+            let bodies: Vec<String> = keywords.iter().map(|k| serde_json::json!({ "keyword": k }).to_string()).collect();
+            let mut i = 0;
+            c.bench_function(&format!("search/{size}/{name}"), |b| {
+                b.iter(|| {
+                    i = (i + 1) % bodies.len();
+                    let r = f.shipping.handle("POST", black_box(&path), black_box(&bodies[i]));
+                    assert_eq!(r.status, 200);
+                    r.body.len()
+                })
+            });
+        }
+    }
+}
+
 fn all(c: &mut Criterion) {
     catalog::define(c);
+    search::define(c);
 }
 
 criterion_group!(benches, all);

@@ -11,6 +11,11 @@ CREATE TABLE search_customers (
 );
 CREATE VIRTUAL TABLE shipment_search USING fts5(book_number UNINDEXED, body, tokenize = 'trigram');
 CREATE VIRTUAL TABLE shipment_search_terms USING fts5vocab(shipment_search, row);
+-- Trigrams of digits are few (1,000) and in almost every shipment, so a number is a poor
+-- trigram query. Every six-character window of a field that holds a digit and no space
+-- is also indexed as one token (hex of its bytes), without positions: numbers of six
+-- characters or more are found by those, then checked against the text.
+CREATE VIRTUAL TABLE shipment_grams USING fts5(grams, content = '', detail = none);
 
 -- Orders of REST API integrations (4.2), as put, with the status bookings move.
 CREATE TABLE orders (

@@ -15,6 +15,14 @@
 //!   them, still on the index, with the same semantics as a substring scan;
 //! - one character (or a two-character keyword with too many trigrams): `instr` over
 //!   the same stored text, in the same rowid range, newest first.
+//!
+//! Numbers are the weak spot of trigrams: there are only 1,000 digit trigrams and every
+//! shipment holds dozens of digits, so a tracking number's trigrams are in almost every
+//! row. A second index therefore holds every six-character window of every field that
+//! contains a digit and no whitespace, as one token. A keyword with such windows is
+//! looked up by (up to four of) them, which are rare, and each candidate is checked
+//! with `instr` against the same text, so the answer is still exactly the substring
+//! match.
 
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
@@ -27,6 +35,48 @@ pub const MAX_RESULTS: i64 = 100;
 const MAX_KEYWORD: usize = 200;
 /// Most trigrams a two-character keyword is expanded into before scanning instead.
 const MAX_EXPANSION: usize = 400;
+
+/// Length of the windows of the number index.
+const GRAM: usize = 6;
+/// Most windows of a keyword looked up in the number index.
+const MAX_GRAMS: usize = 4;
+
+/// True if a window goes into the number index: it holds a digit and no whitespace.
+fn is_gram(window: &[char]) -> bool {
+    window.iter().any(char::is_ascii_digit) && !window.iter().any(|c| c.is_whitespace())
+}
+
+/// A window as one FTS token: the hex of its UTF-8 bytes.
+fn gram_token(window: &[char]) -> String {
+    let text: String = window.iter().collect();
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The number-index tokens of a body (each field on its own line), without repeats.
+fn grams(body: &str) -> String {
+    let mut tokens = std::collections::BTreeSet::new();
+    for line in body.lines() {
+        let chars: Vec<char> = line.chars().collect();
+        for w in chars.windows(GRAM).filter(|w| is_gram(w)) {
+            tokens.insert(gram_token(w));
+        }
+    }
+    tokens.into_iter().collect::<Vec<_>>().join(" ")
+}
+
+/// Up to [`MAX_GRAMS`] indexed windows of `keyword`, spread over it (first and last
+/// included); empty when it has none.
+fn keyword_grams(keyword: &str) -> Vec<String> {
+    let chars: Vec<char> = keyword.chars().collect();
+    let windows: Vec<&[char]> = chars.windows(GRAM).filter(|w| is_gram(w)).collect();
+    if windows.len() <= MAX_GRAMS {
+        return windows.into_iter().map(gram_token).collect();
+    }
+    let last = windows.len() - 1;
+    let mut picked: Vec<usize> = (0..MAX_GRAMS).map(|i| i * last / (MAX_GRAMS - 1)).collect();
+    picked.dedup();
+    picked.into_iter().filter_map(|i| windows.get(i).map(|w| gram_token(w))).collect()
+}
 
 /// The searchable text of a shipment: one field per line, lower case, newline-terminated.
 pub(crate) fn body(view: &wire::ShipmentView) -> String {
@@ -76,11 +126,14 @@ pub(crate) fn index(tx: &Transaction, customer_id: &str, view: &wire::ShipmentVi
     if !(0..=i64::from(u32::MAX)).contains(&seq) {
         return Err(Error::internal("the customer has more shipments than the search index can number"));
     }
+    let rowid = (key << 32) | seq;
+    let text = body(view);
     tx.prepare_cached("INSERT INTO shipment_search (rowid, book_number, body) VALUES (?1, ?2, ?3)")?.execute(rusqlite::params![
-        (key << 32) | seq,
+        rowid,
         view.book_number,
-        body(view)
+        text
     ])?;
+    tx.prepare_cached("INSERT INTO shipment_grams (rowid, grams) VALUES (?1, ?2)")?.execute(rusqlite::params![rowid, grams(&text)])?;
     Ok(())
 }
 
@@ -126,6 +179,18 @@ pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> R
     let Some(key) = key else { return Ok(Vec::new()) };
     let (lo, hi) = (key << 32, (key << 32) | i64::from(u32::MAX));
     let chars = keyword.chars().count();
+    let numbers = if chars >= GRAM { keyword_grams(keyword) } else { Vec::new() };
+    if !numbers.is_empty() {
+        let rows = conn
+            .prepare_cached(
+                "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
+                 WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 AND instr(s.body, ?4) > 0
+                 ORDER BY g.rowid DESC LIMIT ?5",
+            )?
+            .query_map(rusqlite::params![numbers.join(" AND "), lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        return Ok(rows);
+    }
     let query = if chars >= 3 {
         Some(quoted(keyword))
     } else if chars == 2 {
@@ -187,4 +252,98 @@ pub(crate) fn search(conn: &Connection, customer_id: &str, raw_keyword: &str) ->
         }
     }
     Ok(wire::ShipmentsResponse { shipments })
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::*;
+
+    fn view(book: &str, name: &str, phone: &str, tracking: &str, reference: &str) -> wire::ShipmentView {
+        let address = |name: &str, phone: &str| {
+            serde_json::json!({"name": name, "company": "Acme 7 Ltd", "address1": "1 Main St", "address2": "", "city": "Austin",
+                "state": "TX", "zip": "78701", "country": "US", "phone": phone, "email": "x@example.com"})
+        };
+        serde_json::from_value(serde_json::json!({
+            "bookNumber": book, "trackingNumber": tracking, "trackingNumbers": [tracking], "voided": false,
+            "carrierCode": "postal", "serviceCode": "s", "packageTypeCode": "p", "shipmentDate": "2026-11-21",
+            "shipperReference": reference, "shipmentReference": reference, "shipperReference2": "", "contentDescription": "",
+            "sender": address("Ann Lee", "215-555-0142"), "receiver": address(name, phone), "residential": false,
+            "signatureOptionCode": null, "weightUnit": "lb", "dimUnit": "in", "currency": "USD", "customsCurrency": null,
+            "pieces": [], "fulfillment": null, "totalShippingCost": 1, "orderNumber": ""
+        }))
+        .unwrap()
+    }
+
+    fn store() -> Connection {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::store::configure(&conn).unwrap();
+        crate::store::migrate(&mut conn).unwrap();
+        for id in ["C1", "C2"] {
+            conn.execute(
+                "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                    minimum_balance_cents, recharge_amount_cents, created_at) VALUES (?1, ?1, ?1, '', 'Default', '{}', '{}', 0, 0, '')",
+                [id],
+            )
+            .unwrap();
+        }
+        conn
+    }
+
+    /// Every path (number index, trigrams, expanded pairs, scan) gives exactly the
+    /// substring matches, newest first.
+    #[test]
+    fn every_plan_equals_a_substring_scan() {
+        let mut conn = store();
+        let names = ["Mira Okafor", "Jonas Berg", "Zq Ito", "Amara Quist", "Bo #1 Kim", "Éloïse Dürr"];
+        let tx = conn.transaction().unwrap();
+        let mut bodies = Vec::new();
+        for i in 0..300u32 {
+            let v = view(
+                &format!("{}", 1_000_000_000 + i),
+                names[(i % 6) as usize],
+                &format!("(212) 555-{:04}", (i * 37) % 10_000),
+                &format!("94001{:017}", u64::from(i) * 7_919),
+                &format!("INV-{}", i % 13),
+            );
+            let customer = if i % 5 == 0 { "C2" } else { "C1" };
+            index(&tx, customer, &v).unwrap();
+            if customer == "C1" {
+                bodies.push((v.book_number.clone(), body(&v)));
+            }
+        }
+        tx.commit().unwrap();
+        bodies.reverse();
+        let mut keywords: Vec<String> = ["a", "é", "zq", "ki", "#", "#1", "qx", "55", "555-0", "inv-1", "2125550", "9400100000000", "okafor", "dürr"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        for (i, (_, b)) in bodies.iter().enumerate().step_by(17) {
+            let chars: Vec<char> = b.chars().collect();
+            for len in [2, 3, 6, 9, 14] {
+                let start = (i * 7) % chars.len().saturating_sub(len).max(1);
+                let k: String = chars[start..(start + len).min(chars.len())].iter().collect();
+                if !k.contains('\n') && !k.trim().is_empty() {
+                    keywords.push(k.trim().to_string());
+                }
+            }
+        }
+        for k in keywords {
+            let expected: Vec<String> = bodies.iter().filter(|(_, b)| b.contains(&k)).map(|(bn, _)| bn.clone()).take(100).collect();
+            assert_eq!(matching(&conn, "C1", &k).unwrap(), expected, "keyword {k:?}");
+        }
+        assert!(matching(&conn, "C3", "mira").unwrap().is_empty());
+    }
+
+    #[test]
+    fn keywords_are_checked() {
+        assert_eq!(keyword("  MiRa ").unwrap(), "mira");
+        assert_eq!(keyword("").unwrap_err().details()[0].field, "keyword");
+        assert!(keyword(&"x".repeat(201)).is_err());
+        assert_eq!(keyword_grams("12345"), Vec::<String>::new());
+        assert_eq!(keyword_grams("abcdefgh"), Vec::<String>::new());
+        assert_eq!(keyword_grams("1234567").len(), 2);
+        assert_eq!(keyword_grams("12345678901234567890").len(), MAX_GRAMS);
+    }
 }
