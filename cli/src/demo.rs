@@ -83,5 +83,22 @@ pub fn run(db: &str) -> Result<(), String> {
         .map(|e| vec![e.id.to_string(), e.kind.clone(), e.amount.clone(), e.balance_after.clone(), e.reference.clone()])
         .collect();
     println!("{}", table::render(&[">entry", "kind", ">amount", ">balance", "reference"], &rows));
+
+    // Issue 5 books its own shipment until the booking step of issue 4 is merged; then
+    // pass that step's book number and number these steps after it.
+    let booking = json!({
+        "carrierCode": "postal", "serviceCode": "postal_priority_mail", "packageTypeCode": "postal_custom",
+        "shipmentDate": shipping.clock().today().to_string(), "shipmentReference": "INV-1001", "contentDescription": "ceramics",
+        "sender": address,
+        "receiver": {"name": "Bo Kim", "company": "Kim Studio", "address1": "9 Elm St", "address2": "", "city": "Los Angeles",
+            "state": "CA", "zip": "90012", "country": "US", "phone": "213-555-0199", "email": "bo@kimstudio.example"},
+        "weightUnit": "lb", "dimUnit": "in", "currency": "USD", "approvePrepayRecharge": true,
+        "pieces": [{"weight": "3.5", "length": "12", "width": "10", "height": "8", "insuranceAmount": null, "declaredValue": null}]
+    });
+    let booked = call(&shipping, "POST", &format!("/restapi/v1/customers/{id}/shipments"), booking)?;
+    let book_number = booked["bookNumber"].as_str().ok_or("no bookNumber in the answer")?;
+    println!("5. Booked shipment {book_number} (postal Priority Mail to Los Angeles).\n");
+    let dir = std::path::Path::new(db).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    crate::demo_deliver::run(&shipping, &id, book_number, dir, 6)?;
     Ok(())
 }
