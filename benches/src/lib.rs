@@ -141,7 +141,8 @@ fn build(path: &std::path::Path, n: u32) {
         "pieces": [{"weight": "2", "length": "10", "width": "8", "height": "6", "insuranceAmount": null, "declaredValue": null}],
         "approvePrepayRecharge": true
     });
-    let template = call(&shipping, "POST", &format!("/restapi/v1/customers/{big}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
+    let template =
+        call(&shipping, "POST", &format!("/restapi/v1/customers/{big}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
     let small_template =
         call(&shipping, "POST", &format!("/restapi/v1/customers/{small}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
     shipping.bulk_insert_shipments_for_bench(&small, &small_template, 1000, |_, _| {}).unwrap();

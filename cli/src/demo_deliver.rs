@@ -89,7 +89,9 @@ pub fn run(shipping: &Shipping, id: &str, book_number: &str, dir: &std::path::Pa
         .as_array()
         .into_iter()
         .flatten()
-        .map(|e| vec![text(&e["eventTime"]), text(&e["eventStatus"]), text(&e["serviceArea"]), text(&e["serviceAreaCountry"]), text(&e["event"])])
+        .map(|e| {
+            vec![text(&e["eventTime"]), text(&e["eventStatus"]), text(&e["serviceArea"]), text(&e["serviceAreaCountry"]), text(&e["event"])]
+        })
         .collect();
     println!(
         "{}. Carrier feed: {} events recorded, {} duplicate ignored. Tracking of {tracking}, newest first:",

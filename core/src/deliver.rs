@@ -310,7 +310,8 @@ impl Shipping {
                 let seq = crate::store::next_id(tx, "book_number")?;
                 let mut view = base.view.clone();
                 view.book_number = format!("{}", 1_000_000_000 + seq);
-                let tn = crate::tracking_number::generate(kind, crate::store::next_id(tx, &format!("tracking_{}", row.0))? as u64, customer_id);
+                let tn =
+                    crate::tracking_number::generate(kind, crate::store::next_id(tx, &format!("tracking_{}", row.0))? as u64, customer_id);
                 view.tracking_number = tn.clone();
                 view.tracking_numbers = vec![tn.clone()];
                 vary(i, &mut view);
@@ -363,8 +364,9 @@ impl Shipping {
             (["shipments", book, "tracking-information"], "GET") => {
                 json(200, self.tracking_information(id, &d(book)).and_then(|v| wire::to_json(&v)))
             }
-            (["shipments", book, "tracking-events"], "POST") => parse_body(body)
-                .and_then(|req| json(200, self.record_tracking_events(id, &d(book), &req).and_then(|v| wire::to_json(&v)))),
+            (["shipments", book, "tracking-events"], "POST") => {
+                parse_body(body).and_then(|req| json(200, self.record_tracking_events(id, &d(book), &req).and_then(|v| wire::to_json(&v))))
+            }
             (["pickups"], "POST") => {
                 parse_body(body).and_then(|req| json(201, self.schedule_pickup(id, &req).and_then(|v| wire::to_json(&v))))
             }
@@ -376,9 +378,8 @@ impl Shipping {
                 parse_body(body).and_then(|req| json(201, self.create_manifest(id, &req).and_then(|v| wire::to_json(&v))))
             }
             (["manifest", manifest], "GET") => json(200, self.manifest(id, &d(manifest)).and_then(|v| wire::to_json(&v))),
-            (["integrations", integration, "orders", order], "PUT") => parse_body(body).and_then(|req| {
-                json(201, self.put_order(id, &d(integration), &d(order), &req).and_then(|v| wire::to_json(&v)))
-            }),
+            (["integrations", integration, "orders", order], "PUT") => parse_body(body)
+                .and_then(|req| json(201, self.put_order(id, &d(integration), &d(order), &req).and_then(|v| wire::to_json(&v)))),
             (["integrations", integration, "orders", order], "GET") => {
                 json(200, self.order(id, &d(integration), &d(order)).and_then(|v| wire::to_json(&v)))
             }

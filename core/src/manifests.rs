@@ -118,7 +118,15 @@ pub(crate) fn create(
         "INSERT INTO manifests (id, customer_id, carrier_code, shipper, document_type, document, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
-    .execute(rusqlite::params![id, customer_id, carrier, wire::to_json(&shipper)?, MANIFEST_TYPE, pdf, crate::ledger::timestamp(now)])?;
+    .execute(rusqlite::params![
+        id,
+        customer_id,
+        carrier,
+        wire::to_json(&shipper)?,
+        MANIFEST_TYPE,
+        pdf,
+        crate::ledger::timestamp(now)
+    ])?;
     let mut stmt = tx.prepare_cached("INSERT INTO manifest_shipments (manifest_id, position, book_number) VALUES (?1, ?2, ?3)")?;
     for (i, s) in shipments.iter().enumerate() {
         stmt.execute(rusqlite::params![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number])?;

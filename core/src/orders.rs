@@ -196,9 +196,7 @@ pub(crate) fn put(
 
 fn load(conn: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<Option<wire::Order>> {
     let row: Option<(String, String)> = conn
-        .prepare_cached(
-            "SELECT fulfillment_status, document FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3",
-        )?
+        .prepare_cached("SELECT fulfillment_status, document FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3")?
         .query_row([integration_id, order_id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     row.map(|(status, doc)| {
@@ -321,7 +319,9 @@ pub(crate) fn fulfil(tx: &Transaction, customer_id: &str, book_number: &str, f: 
     let mut p = Problems::new();
     for (i, item) in f.items.iter().enumerate() {
         match line_of(&lines, item) {
-            None => p.push(format!("fulfillment.items[{i}]"), format!("matches no line of order {} (by lineId, productId or sku)", f.order_id)),
+            None => {
+                p.push(format!("fulfillment.items[{i}]"), format!("matches no line of order {} (by lineId, productId or sku)", f.order_id))
+            }
             Some(j) => {
                 let left = ordered(&lines[j]) - counts[j];
                 if item.quantity.0 > left {
@@ -335,8 +335,11 @@ pub(crate) fn fulfil(tx: &Transaction, customer_id: &str, book_number: &str, f: 
         }
     }
     p.finish()?;
-    tx.prepare_cached("INSERT OR IGNORE INTO order_shipments (integration_id, order_id, book_number) VALUES (?1, ?2, ?3)")?
-        .execute([&f.integration_id, &f.order_id, book_number])?;
+    tx.prepare_cached("INSERT OR IGNORE INTO order_shipments (integration_id, order_id, book_number) VALUES (?1, ?2, ?3)")?.execute([
+        &f.integration_id,
+        &f.order_id,
+        book_number,
+    ])?;
     recompute(tx, customer_id, &f.integration_id, &f.order_id)
 }
 

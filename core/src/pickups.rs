@@ -54,9 +54,8 @@ pub(crate) fn listed(
     let mut missing = Vec::new();
     let mut found = Vec::new();
     for (i, bn) in book_numbers.iter().enumerate() {
-        let row: Option<(String, String, String, bool, String)> = stmt
-            .query_row([bn.as_str(), customer_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
-            .optional()?;
+        let row: Option<(String, String, String, bool, String)> =
+            stmt.query_row([bn.as_str(), customer_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))).optional()?;
         match row {
             None => missing.push(FieldError { field: format!("bookNumbers[{i}]"), message: format!("no shipment {bn:?} was found") }),
             Some((carrier_code, service_code, family, voided, view)) => {
@@ -143,8 +142,7 @@ pub(crate) fn schedule(
         }
     }
     let r = req;
-    let wire_address =
-        flat_address([&r.name, &r.company, &r.address1, &r.address2, &r.city, &r.state, &r.zip, &r.country, &r.phone]);
+    let wire_address = flat_address([&r.name, &r.company, &r.address1, &r.address2, &r.city, &r.state, &r.zip, &r.country, &r.phone]);
     let address = address::validate(&mut p, "", &wire_address, AddressUse::Pickup);
     let carrier = req.carrier_code.trim();
     if carrier == "expressground" {
@@ -157,9 +155,7 @@ pub(crate) fn schedule(
     if req.package_location.is_some() && carrier != "intlexpress" {
         p.push("packageLocation", format!("applies only to intlexpress pickups, not {carrier}"));
     }
-    for (field, value, max) in
-        [("specialInstructions", &req.special_instructions, 250), ("packageLocation", &req.package_location, 100)]
-    {
+    for (field, value, max) in [("specialInstructions", &req.special_instructions, 250), ("packageLocation", &req.package_location, 100)] {
         if value.as_ref().is_some_and(|v| v.chars().count() > max) {
             p.push(field, format!("must be at most {max} characters"));
         }

@@ -174,8 +174,10 @@ fn quoted(text: &str) -> String {
 /// Book numbers of the customer's shipments matching `keyword` (already checked by
 /// [`keyword`]), newest first, at most [`MAX_RESULTS`].
 pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> Result<Vec<String>> {
-    let key: Option<i64> =
-        conn.prepare_cached("SELECT key FROM search_customers WHERE customer_id = ?1")?.query_row([customer_id], |r| r.get(0)).optional()?;
+    let key: Option<i64> = conn
+        .prepare_cached("SELECT key FROM search_customers WHERE customer_id = ?1")?
+        .query_row([customer_id], |r| r.get(0))
+        .optional()?;
     let Some(key) = key else { return Ok(Vec::new()) };
     let (lo, hi) = (key << 32, (key << 32) | i64::from(u32::MAX));
     let chars = keyword.chars().count();
@@ -315,10 +317,11 @@ mod tests {
         }
         tx.commit().unwrap();
         bodies.reverse();
-        let mut keywords: Vec<String> = ["a", "é", "zq", "ki", "#", "#1", "qx", "55", "555-0", "inv-1", "2125550", "9400100000000", "okafor", "dürr"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut keywords: Vec<String> =
+            ["a", "é", "zq", "ki", "#", "#1", "qx", "55", "555-0", "inv-1", "2125550", "9400100000000", "okafor", "dürr"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
         for (i, (_, b)) in bodies.iter().enumerate().step_by(17) {
             let chars: Vec<char> = b.chars().collect();
             for len in [2, 3, 6, 9, 14] {

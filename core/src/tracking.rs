@@ -91,11 +91,7 @@ pub(crate) fn accepted_carriers(shipment_carrier: &str) -> Vec<&str> {
 
 /// Checks one event's own fields (everything but which shipment it belongs to),
 /// recording problems under `at` (e.g. `events[2]`). Returns the normalised event.
-pub(crate) fn check_event(
-    p: &mut crate::error::Problems,
-    at: &str,
-    e: &crate::wire::TrackingEvent,
-) -> crate::wire::TrackingEvent {
+pub(crate) fn check_event(p: &mut crate::error::Problems, at: &str, e: &crate::wire::TrackingEvent) -> crate::wire::TrackingEvent {
     let field = |name: &str| crate::error::join_path(at, name);
     let event = e.event.trim();
     if event.is_empty() {
@@ -116,10 +112,7 @@ pub(crate) fn check_event(
     }
     let country = e.service_area_country.trim().to_ascii_uppercase();
     if country.len() != 2 || crate::refdata::country(&country).is_none() {
-        p.push(
-            field("serviceAreaCountry"),
-            format!("expected an ISO 3166-1 two-letter country code, found {:?}", e.service_area_country),
-        );
+        p.push(field("serviceAreaCountry"), format!("expected an ISO 3166-1 two-letter country code, found {:?}", e.service_area_country));
     }
     crate::wire::TrackingEvent {
         tracking_number: e.tracking_number.trim().to_string(),

@@ -82,11 +82,13 @@ fn required_keys_must_be_present_even_when_null_is_allowed() {
     let h = Harness::new();
     let (id, integration) = setup(&h);
     let body = order_body("SO-1");
-    for key in ["orderNumber", "shippingService", "shippingTotal", "weightUnit", "dimUnit", "dueByDate", "orderGroup", "items", "packages"] {
+    for key in ["orderNumber", "shippingService", "shippingTotal", "weightUnit", "dimUnit", "dueByDate", "orderGroup", "items", "packages"]
+    {
         put(&h, &id, &integration, "SO-1", &without(body.clone(), &format!("/{key}"))).assert_error(400, "INVALID_REQUEST", Some(key));
     }
     let mut nulls = body.clone();
-    for key in ["orderNumber", "shippingService", "shippingTotal", "weightUnit", "dimUnit", "dueByDate", "orderGroup", "items", "packages"] {
+    for key in ["orderNumber", "shippingService", "shippingTotal", "weightUnit", "dimUnit", "dueByDate", "orderGroup", "items", "packages"]
+    {
         nulls = with(nulls, &format!("/{key}"), Value::Null);
     }
     put(&h, &id, &integration, "SO-1", &nulls).expect(201);
@@ -210,7 +212,11 @@ fn packages_are_checked_and_declared_values_only_go_abroad() {
     put(&h, &id, &integration, "SO-1", &declared).assert_error(400, "INVALID_REQUEST", Some("packages[0].declaredValue"));
     put(&h, &id, &integration, "SO-1", &with(declared, "/receiver", gb_address())).expect(201);
     // Weights need a unit, dimensions a dimension unit.
-    put(&h, &id, &integration, "SO-1", &with(body.clone(), "/weightUnit", Value::Null)).assert_error(400, "INVALID_REQUEST", Some("weightUnit"));
+    put(&h, &id, &integration, "SO-1", &with(body.clone(), "/weightUnit", Value::Null)).assert_error(
+        400,
+        "INVALID_REQUEST",
+        Some("weightUnit"),
+    );
     put(&h, &id, &integration, "SO-1", &with(body.clone(), "/dimUnit", Value::Null)).assert_error(400, "INVALID_REQUEST", Some("dimUnit"));
     put(&h, &id, &integration, "SO-1", &with(body, "/packages", json!([{"weight": null}]))).expect(201);
 }

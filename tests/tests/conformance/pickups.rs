@@ -47,8 +47,20 @@ fn every_required_field_is_named_when_missing() {
     let a = h.book(&id, &book_body());
     let body = pickup_body("postal", &[&a]);
     for key in [
-        "carrierCode", "pickupDate", "readyTime", "closeTime", "bookNumbers", "name", "company", "address1", "address2", "city",
-        "state", "zip", "country", "phone",
+        "carrierCode",
+        "pickupDate",
+        "readyTime",
+        "closeTime",
+        "bookNumbers",
+        "name",
+        "company",
+        "address1",
+        "address2",
+        "city",
+        "state",
+        "zip",
+        "country",
+        "phone",
     ] {
         schedule(&h, &id, &without(body.clone(), &format!("/{key}"))).assert_error(400, "INVALID_REQUEST", Some(key));
     }
@@ -78,7 +90,8 @@ fn dates_and_times_have_their_formats_and_the_window_is_ordered() {
     for date in ["2026-11-20", "2026/11/22", "22-11-2026", "tomorrow", "2026-02-30"] {
         schedule(&h, &id, &with(body.clone(), "/pickupDate", json!(date))).assert_error(400, "INVALID_REQUEST", Some("pickupDate"));
     }
-    for (key, value) in [("readyTime", "9:00"), ("readyTime", "09:00"), ("readyTime", "25:00:00"), ("closeTime", "5pm"), ("closeTime", "")] {
+    for (key, value) in [("readyTime", "9:00"), ("readyTime", "09:00"), ("readyTime", "25:00:00"), ("closeTime", "5pm"), ("closeTime", "")]
+    {
         schedule(&h, &id, &with(body.clone(), &format!("/{key}"), json!(value))).assert_error(400, "INVALID_REQUEST", Some(key));
     }
     for (ready, close) in [("17:00:00", "09:00:00"), ("12:00:00", "12:00:00")] {
@@ -98,7 +111,11 @@ fn book_numbers_must_be_listed_once_and_not_voided() {
     schedule(&h, &id, &pickup_body("postal", &[])).assert_error(400, "INVALID_REQUEST", Some("bookNumbers"));
     schedule(&h, &id, &pickup_body("postal", &[&a, &a])).assert_error(400, "INVALID_REQUEST", Some("bookNumbers[1]"));
     schedule(&h, &id, &pickup_body("postal", &[&a, &v])).assert_error(400, "INVALID_REQUEST", Some("bookNumbers[1]"));
-    schedule(&h, &id, &with(pickup_body("postal", &[&a]), "/bookNumbers", json!(a))).assert_error(400, "INVALID_REQUEST", Some("bookNumbers"));
+    schedule(&h, &id, &with(pickup_body("postal", &[&a]), "/bookNumbers", json!(a))).assert_error(
+        400,
+        "INVALID_REQUEST",
+        Some("bookNumbers"),
+    );
     let many: Vec<String> = (0..501).map(|i| format!("{}", 1_000_000_000 + i)).collect();
     let refs: Vec<&str> = many.iter().map(String::as_str).collect();
     schedule(&h, &id, &pickup_body("postal", &refs)).assert_error(400, "LIMIT_EXCEEDED", Some("bookNumbers"));

@@ -58,20 +58,20 @@ fn every_named_field_is_matched_as_a_case_insensitive_substring() {
     let book = booked["bookNumber"].as_str().unwrap().to_string();
     let tracking = booked["trackingNumber"].as_str().unwrap().to_string();
     let keywords = [
-        "Mira Okafor",        // receiver name
-        "mira okafor",        // any case
-        "OKAFOR TEXTILES",    // receiver company
-        "extil",              // a substring
-        "(646) 555-0123",     // receiver phone as given
-        "6465550123",         // receiver phone digits
-        "555-0123",           // part of it
-        "mira@okafor",        // receiver e-mail
-        "REF-77812",          // shipper reference
-        "second-4411",        // second reference
-        "ORDNUM-9931",        // order number
-        tracking.as_str(),    // tracking number
+        "Mira Okafor",                   // receiver name
+        "mira okafor",                   // any case
+        "OKAFOR TEXTILES",               // receiver company
+        "extil",                         // a substring
+        "(646) 555-0123",                // receiver phone as given
+        "6465550123",                    // receiver phone digits
+        "555-0123",                      // part of it
+        "mira@okafor",                   // receiver e-mail
+        "REF-77812",                     // shipper reference
+        "second-4411",                   // second reference
+        "ORDNUM-9931",                   // order number
+        tracking.as_str(),               // tracking number
         &tracking[tracking.len() - 8..], // its end
-        book.as_str(),        // book number
+        book.as_str(),                   // book number
     ];
     for k in keywords {
         assert_eq!(h.found(&id, k), vec![book.clone()], "keyword {k:?}");

@@ -65,8 +65,7 @@ fn every_status_of_the_closed_list_is_accepted_as_spelled() {
     let h = Harness::new();
     let (id, book, tn) = booked(&h);
     assert!(EVENT_STATUSES.contains(&"Delivery Arragned"));
-    let events: Vec<Value> =
-        EVENT_STATUSES.iter().enumerate().map(|(i, s)| event(&tn, s, &format!("2026-11-22 10:{i:02}:00"))).collect();
+    let events: Vec<Value> = EVENT_STATUSES.iter().enumerate().map(|(i, s)| event(&tn, s, &format!("2026-11-22 10:{i:02}:00"))).collect();
     assert_eq!(feed(&h, &id, &book, json!(events)).expect(200)["recorded"], 9);
     for wrong in ["Delivery Arranged", "delivered", "DELIVERED", "Lost", "", "In transit"] {
         feed(&h, &id, &book, json!([event(&tn, wrong, "2026-11-23 10:00:00")])).assert_error(
@@ -92,7 +91,9 @@ fn each_field_of_an_event_is_checked() {
     let h = Harness::new();
     let (id, book, tn) = booked(&h);
     let ok = event(&tn, "In Transit", "2026-11-22 08:30:00");
-    for time in ["2026-11-22T08:30:00", "2026-11-22", "2026-11-22 25:00:00", "2026-02-30 08:00:00", "22/11/2026 08:30:00", "2026-11-22 8:30:00"] {
+    for time in
+        ["2026-11-22T08:30:00", "2026-11-22", "2026-11-22 25:00:00", "2026-02-30 08:00:00", "22/11/2026 08:30:00", "2026-11-22 8:30:00"]
+    {
         feed(&h, &id, &book, json!([with(ok.clone(), "/eventTime", json!(time))])).assert_error(
             400,
             "INVALID_REQUEST",
@@ -140,7 +141,8 @@ fn the_events_list_is_required_not_empty_and_limited() {
     h.call("POST", &path, &json!({})).assert_error(400, "INVALID_REQUEST", Some("events"));
     feed(&h, &id, &book, json!([])).assert_error(400, "INVALID_REQUEST", Some("events"));
     feed(&h, &id, &book, json!("In Transit")).assert_error(400, "INVALID_REQUEST", Some("events"));
-    let many: Vec<Value> = (0..1001).map(|i| event(&tn, "In Transit", &format!("2026-11-22 {:02}:{:02}:00", i / 60 % 24, i % 60))).collect();
+    let many: Vec<Value> =
+        (0..1001).map(|i| event(&tn, "In Transit", &format!("2026-11-22 {:02}:{:02}:00", i / 60 % 24, i % 60))).collect();
     feed(&h, &id, &book, json!(many)).assert_error(400, "LIMIT_EXCEEDED", Some("events"));
 }
 
@@ -223,11 +225,15 @@ fn the_rust_feed_is_keyed_by_carrier_and_tracking_number() {
     assert_eq!((r.recorded, r.duplicates), (0, 1));
     let e = h.shipping.record_tracking_event("parcel", &tn, &carrier_event("In Transit", "2026-11-22 07:00:00")).unwrap_err();
     assert_eq!(e.category(), ErrorCategory::NotFound);
-    let e = h.shipping.record_tracking_event("postal", "9400100000000000000000", &carrier_event("In Transit", "2026-11-22 07:00:00")).unwrap_err();
+    let e = h
+        .shipping
+        .record_tracking_event("postal", "9400100000000000000000", &carrier_event("In Transit", "2026-11-22 07:00:00"))
+        .unwrap_err();
     assert_eq!(e.category(), ErrorCategory::NotFound);
     // The consolidator and the further express carrier are trackable carriers: only the number is unknown.
     for carrier in ["consolidator", "worldexpress"] {
-        let e = h.shipping.record_tracking_event(carrier, "LX123456785US", &carrier_event("In Transit", "2026-11-22 07:00:00")).unwrap_err();
+        let e =
+            h.shipping.record_tracking_event(carrier, "LX123456785US", &carrier_event("In Transit", "2026-11-22 07:00:00")).unwrap_err();
         assert_eq!(e.category(), ErrorCategory::NotFound, "{carrier}");
     }
     let e = h.shipping.record_tracking_event("nope", &tn, &carrier_event("In Transit", "2026-11-22 07:00:00")).unwrap_err();
@@ -248,7 +254,10 @@ fn ecommerce_shipments_are_tracked_by_their_own_carrier_or_the_postal_final_mile
     let id = h.shipper("ann@example.com");
     let b = h.book_with(&id, &book_body_for("ecommerce", "ecommerce_parcel_ground", "ecommerce_custom")).expect(201).clone();
     let (book, tn) = (b["bookNumber"].as_str().unwrap(), b["trackingNumber"].as_str().unwrap());
-    assert_eq!(h.shipping.record_tracking_event("postal", tn, &carrier_event("Out for Delivery", "2026-11-23 07:00:00")).unwrap().recorded, 1);
+    assert_eq!(
+        h.shipping.record_tracking_event("postal", tn, &carrier_event("Out for Delivery", "2026-11-23 07:00:00")).unwrap().recorded,
+        1
+    );
     assert_eq!(h.shipping.record_tracking_event("ecommerce", tn, &carrier_event("In Transit", "2026-11-22 07:00:00")).unwrap().recorded, 1);
     let a = info(&h, &id, book);
     let carriers: Vec<&str> = a.expect(200).as_array().unwrap().iter().map(|e| e["carrier"].as_str().unwrap()).collect();
