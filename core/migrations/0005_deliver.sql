@@ -10,11 +10,10 @@ CREATE TABLE search_customers (
     last INTEGER NOT NULL
 );
 CREATE VIRTUAL TABLE shipment_search USING fts5(book_number UNINDEXED, body, tokenize = 'trigram');
-CREATE VIRTUAL TABLE shipment_search_terms USING fts5vocab(shipment_search, row);
--- Trigrams of digits are few (1,000) and in almost every shipment, so a number is a poor
--- trigram query. Every six-character window of a field that holds a digit and no space
--- is also indexed as one token (hex of its bytes), without positions: numbers of six
--- characters or more are found by those, then checked against the text.
+-- Tokens of our own, without positions (each the hex of its bytes): every one- and
+-- two-character window of each field (trigrams cannot find keywords that short), and
+-- every six-character window that holds a digit and no space (digit trigrams are few
+-- and in almost every shipment, so a number is a poor trigram query).
 CREATE VIRTUAL TABLE shipment_grams USING fts5(grams, content = '', detail = none);
 
 -- Orders of REST API integrations (4.2), as put, with the status bookings move.

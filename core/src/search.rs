@@ -7,22 +7,18 @@
 //! the customer's booking sequence`, so one customer's shipments form one rowid range
 //! and a search reads that range backwards (newest first) and stops at 100 matches.
 //!
-//! Keywords of three characters or more are an FTS phrase query. A trigram index cannot
-//! answer shorter keywords directly, so:
-//! - two characters: every occurrence of a two-character string in a body is the start
-//!   of some indexed trigram (each field ends with a newline, so every character has a
-//!   successor). The index's vocabulary lists those trigrams; the search is the OR of
-//!   them, still on the index, with the same semantics as a substring scan;
-//! - one character (or a two-character keyword with too many trigrams): `instr` over
-//!   the same stored text, in the same rowid range, newest first.
+//! Keywords of three characters or more are an FTS phrase query on the trigrams. Two
+//! indexes of our own tokens complete it, in a contentless FTS5 table without positions
+//! (`shipment_grams`), each token the hex of its characters' UTF-8 bytes:
+//! - every one- and two-character window of every field: a keyword of one or two
+//!   characters (which trigrams cannot find) is one token, found directly;
+//! - every six-character window of a field that holds a digit and no whitespace.
+//!   Numbers are the weak spot of trigrams: there are only 1,000 digit trigrams and
+//!   every shipment holds dozens of digits, so a tracking number's trigrams are in almost
+//!   every row. A keyword with such windows is looked up by (up to four of) them, which
+//!   are rare, and each candidate is checked with `instr` against the stored text.
 //!
-//! Numbers are the weak spot of trigrams: there are only 1,000 digit trigrams and every
-//! shipment holds dozens of digits, so a tracking number's trigrams are in almost every
-//! row. A second index therefore holds every six-character window of every field that
-//! contains a digit and no whitespace, as one token. A keyword with such windows is
-//! looked up by (up to four of) them, which are rare, and each candidate is checked
-//! with `instr` against the same text, so the answer is still exactly the substring
-//! match.
+//! Every plan gives exactly the substring match; a unit test compares each with a scan.
 
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
@@ -33,8 +29,6 @@ use crate::wire;
 pub const MAX_RESULTS: i64 = 100;
 /// Longest keyword accepted, in characters.
 const MAX_KEYWORD: usize = 200;
-/// Most trigrams a two-character keyword is expanded into before scanning instead.
-const MAX_EXPANSION: usize = 400;
 
 /// Length of the windows of the number index.
 const GRAM: usize = 6;
@@ -52,11 +46,14 @@ fn gram_token(window: &[char]) -> String {
     text.bytes().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The number-index tokens of a body (each field on its own line), without repeats.
+/// The tokens of `shipment_grams` for a body (each field on its own line), without repeats.
 fn grams(body: &str) -> String {
     let mut tokens = std::collections::BTreeSet::new();
     for line in body.lines() {
         let chars: Vec<char> = line.chars().collect();
+        for w in chars.windows(1).chain(chars.windows(2)) {
+            tokens.insert(gram_token(w));
+        }
         for w in chars.windows(GRAM).filter(|w| is_gram(w)) {
             tokens.insert(gram_token(w));
         }
@@ -180,61 +177,40 @@ pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> R
         .optional()?;
     let Some(key) = key else { return Ok(Vec::new()) };
     let (lo, hi) = (key << 32, (key << 32) | i64::from(u32::MAX));
-    let chars = keyword.chars().count();
-    let numbers = if chars >= GRAM { keyword_grams(keyword) } else { Vec::new() };
-    if !numbers.is_empty() {
+    let chars: Vec<char> = keyword.chars().collect();
+    if chars.len() <= 2 {
+        // A one- or two-character keyword is itself a token of the window index.
         let rows = conn
             .prepare_cached(
                 "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
-                 WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 AND instr(s.body, ?4) > 0
-                 ORDER BY g.rowid DESC LIMIT ?5",
+                 WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 ORDER BY g.rowid DESC LIMIT ?4",
             )?
-            .query_map(rusqlite::params![numbers.join(" AND "), lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
+            .query_map(rusqlite::params![gram_token(&chars), lo, hi, MAX_RESULTS], |r| r.get(0))?
             .collect::<rusqlite::Result<Vec<String>>>()?;
         return Ok(rows);
     }
-    let query = if chars >= 3 {
-        Some(quoted(keyword))
-    } else if chars == 2 {
-        expand(conn, keyword)?
+    let numbers = if chars.len() >= GRAM { keyword_grams(keyword) } else { Vec::new() };
+    let (query, check) = if numbers.is_empty() {
+        (
+            "SELECT book_number FROM shipment_search WHERE shipment_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3
+             ORDER BY rowid DESC LIMIT ?4",
+            quoted(keyword),
+        )
     } else {
-        None
+        (
+            "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
+             WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 AND instr(s.body, ?4) > 0
+             ORDER BY g.rowid DESC LIMIT ?5",
+            numbers.join(" AND "),
+        )
     };
-    let rows = match query {
-        Some(q) if q.is_empty() => Vec::new(),
-        Some(q) => conn
-            .prepare_cached(
-                "SELECT book_number FROM shipment_search WHERE shipment_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3
-                 ORDER BY rowid DESC LIMIT ?4",
-            )?
-            .query_map(rusqlite::params![q, lo, hi, MAX_RESULTS], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()?,
-        None => conn
-            .prepare_cached(
-                "SELECT book_number FROM shipment_search WHERE rowid BETWEEN ?2 AND ?3 AND instr(body, ?1) > 0
-                 ORDER BY rowid DESC LIMIT ?4",
-            )?
-            .query_map(rusqlite::params![keyword, lo, hi, MAX_RESULTS], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()?,
+    let mut stmt = conn.prepare_cached(query)?;
+    let rows = if numbers.is_empty() {
+        stmt.query_map(rusqlite::params![check, lo, hi, MAX_RESULTS], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?
+    } else {
+        stmt.query_map(rusqlite::params![check, lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?
     };
     Ok(rows)
-}
-
-/// The OR of every indexed trigram that starts with the two-character `keyword` (an empty
-/// query when there is none: nothing matches), or `None` when there are too many and a
-/// scan is the better plan.
-fn expand(conn: &Connection, keyword: &str) -> Result<Option<String>> {
-    let mut upper = keyword.to_string();
-    upper.push(char::MAX);
-    let mut stmt = conn.prepare_cached("SELECT term FROM shipment_search_terms WHERE term >= ?1 AND term <= ?2 LIMIT ?3")?;
-    let terms = stmt
-        .query_map(rusqlite::params![keyword, upper, i64::try_from(MAX_EXPANSION + 1).unwrap_or(i64::MAX)], |r| r.get::<_, String>(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
-    let terms: Vec<String> = terms.into_iter().filter(|t| t.starts_with(keyword) && t.chars().count() == 3).collect();
-    if terms.len() > MAX_EXPANSION {
-        return Ok(None);
-    }
-    Ok(Some(terms.iter().map(|t| quoted(t)).collect::<Vec<_>>().join(" OR ")))
 }
 
 /// Search shipments (4.3) for `customer_id`: the matching shipments as search shows
@@ -293,7 +269,7 @@ mod tests {
         conn
     }
 
-    /// Every path (number index, trigrams, expanded pairs, scan) gives exactly the
+    /// Every plan (short keywords, numbers, trigrams) gives exactly the
     /// substring matches, newest first.
     #[test]
     fn every_plan_equals_a_substring_scan() {
@@ -337,6 +313,32 @@ mod tests {
             assert_eq!(matching(&conn, "C1", &k).unwrap(), expected, "keyword {k:?}");
         }
         assert!(matching(&conn, "C3", "mira").unwrap().is_empty());
+    }
+
+    /// A schema-4 database with shipments gets them indexed by the upgrade to schema 5.
+    #[test]
+    fn the_upgrade_indexes_shipments_booked_before() {
+        let mut conn = store();
+        conn.execute_batch(
+            "DROP TABLE shipment_search; DROP TABLE shipment_grams; DROP TABLE search_customers;
+             DROP TABLE order_shipments; DROP TABLE orders; DROP TABLE pickup_shipments; DROP TABLE pickups;
+             DROP TABLE manifest_shipments; DROP TABLE manifests; PRAGMA user_version = 4;",
+        )
+        .unwrap();
+        for (i, name) in ["Mira Okafor", "Jonas Berg"].into_iter().enumerate() {
+            let v = view(&format!("100000000{i}"), name, "(212) 555-0100", &format!("9400100000000000000{i}00"), "INV-1");
+            conn.execute(
+                "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
+                    tracking_number, shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at)
+                 VALUES (?1, 'C1', 'postal', 's', 'p', 'ground', ?2, '2026-11-21', '8', 'USD', '1', 100, 'PDF', ?3, ?4)",
+                rusqlite::params![v.book_number, v.tracking_number, wire::to_json(&v).unwrap(), format!("2026-11-21T10:00:0{i}Z")],
+            )
+            .unwrap();
+        }
+        crate::store::migrate(&mut conn).unwrap();
+        assert_eq!(matching(&conn, "C1", "okafor").unwrap(), ["1000000000"]);
+        assert_eq!(matching(&conn, "C1", "inv-1").unwrap(), ["1000000001", "1000000000"]);
+        assert_eq!(matching(&conn, "C1", "000000000100").unwrap(), ["1000000001"]);
     }
 
     #[test]
