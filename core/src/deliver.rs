@@ -272,6 +272,10 @@ impl Shipping {
         mut vary: impl FnMut(u32, &mut wire::ShipmentView),
     ) -> Result<()> {
         self.write(|tx| {
+            // Bigger in-memory term lists while loading: fewer, larger segments to merge.
+            for table in ["shipment_search", "shipment_grams"] {
+                tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 67108864)"), [])?;
+            }
             let base = booking::find(tx, customer_id, template)?;
             type Row = (String, String, String, String, String, String, String, String, String, String, i64, String);
             let row: Row = tx.query_row(
@@ -334,6 +338,9 @@ impl Shipping {
                 ])?;
                 piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8])?;
                 search::index(tx, customer_id, &view)?;
+            }
+            for table in ["shipment_search", "shipment_grams"] {
+                tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 1048576)"), [])?;
             }
             Ok(())
         })
