@@ -149,12 +149,16 @@ pub(crate) fn reindex_all(tx: &Transaction) -> Result<()> {
     Ok(())
 }
 
-/// Checks a keyword: required, not blank, at most 200 characters. Returns it trimmed
+/// Checks a keyword: required, not blank, no control characters, at most 200
+/// characters. Returns it trimmed
 /// and lower-cased.
 pub(crate) fn keyword(raw: &str) -> Result<String> {
     let k = raw.trim();
     if k.is_empty() {
         return Err(Error::invalid("keyword", "must not be empty"));
+    }
+    if k.chars().any(char::is_control) {
+        return Err(Error::invalid("keyword", "must not contain control characters (line breaks, tabs, NUL)"));
     }
     let n = k.chars().count();
     if n > MAX_KEYWORD {
@@ -346,6 +350,9 @@ mod tests {
         assert_eq!(keyword("  MiRa ").unwrap(), "mira");
         assert_eq!(keyword("").unwrap_err().details()[0].field, "keyword");
         assert!(keyword(&"x".repeat(201)).is_err());
+        for bad in ["a\u{0}bc", "ab\ncd", "a\tb"] {
+            assert_eq!(keyword(bad).unwrap_err().details()[0].field, "keyword", "{bad:?}");
+        }
         assert_eq!(keyword_grams("12345"), Vec::<String>::new());
         assert_eq!(keyword_grams("abcdefgh"), Vec::<String>::new());
         assert_eq!(keyword_grams("1234567").len(), 2);

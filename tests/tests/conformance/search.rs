@@ -23,6 +23,9 @@ fn the_keyword_is_required_and_not_blank() {
     h.call("POST", &path, &json!({"keyword": 42})).assert_error(400, "INVALID_REQUEST", Some("keyword"));
     h.call("POST", &path, &json!({"keyword": null})).assert_error(400, "INVALID_REQUEST", Some("keyword"));
     h.search(&id, &"x".repeat(201)).assert_error(400, "INVALID_REQUEST", Some("keyword"));
+    for control in ["Lee\u{0}", "Lee\nAnn", "a\tb"] {
+        h.search(&id, control).assert_error(400, "INVALID_REQUEST", Some("keyword"));
+    }
     h.raw("POST", &path, "[]").assert_error(400, "INVALID_REQUEST", None);
     h.raw("POST", &path, "{").assert_error(400, "INVALID_REQUEST", None);
 }
