@@ -7,7 +7,8 @@
 //! the customer's booking sequence`, so one customer's shipments form one rowid range
 //! and a search reads that range backwards (newest first) and stops at 100 matches.
 //!
-//! Keywords of three characters or more are an FTS phrase query on the trigrams. Two
+//! Keywords of three to five characters are an FTS phrase query on the trigrams; longer
+//! ones the AND of trigrams that cover them, each candidate checked with `instr`. Two
 //! indexes of our own tokens complete it, in a contentless FTS5 table without positions
 //! (`shipment_grams`), each token the hex of its characters' UTF-8 bytes:
 //! - every one- and two-character window of every field: a keyword of one or two
@@ -194,6 +195,24 @@ pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> R
         return Ok(rows);
     }
     let numbers = if chars.len() >= GRAM { keyword_grams(keyword) } else { Vec::new() };
+    if numbers.is_empty() && chars.len() >= GRAM {
+        // A long keyword: every trigram it holds must be in the row, so the AND of
+        // trigrams that cover it (no positions to compare) finds the candidates, and
+        // instr checks them; about half the work of the phrase query.
+        let mut picked: Vec<String> = (0..chars.len() - 2).step_by(3).map(|i| chars[i..i + 3].iter().collect()).collect();
+        if (chars.len() - 3) % 3 != 0 {
+            picked.push(chars[chars.len() - 3..].iter().collect());
+        }
+        let query = picked.iter().map(|t| quoted(t)).collect::<Vec<_>>().join(" AND ");
+        let rows = conn
+            .prepare_cached(
+                "SELECT book_number FROM shipment_search WHERE shipment_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3
+                 AND instr(body, ?4) > 0 ORDER BY rowid DESC LIMIT ?5",
+            )?
+            .query_map(rusqlite::params![query, lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        return Ok(rows);
+    }
     let (query, check) = if numbers.is_empty() {
         (
             "SELECT book_number FROM shipment_search WHERE shipment_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3
