@@ -151,11 +151,51 @@ mod rating {
     }
 }
 
+mod search {
+    use std::hint::black_box;
+
+    use consign_benches::search_fixture;
+    use criterion::Criterion;
+
+    /// Search over a million booked shipments of one customer (a cached file database
+    /// under `target/bench-data`; `--test` runs use ten thousand). Each benchmark cycles
+    /// through its keywords; the answer is checked so the work cannot be skipped.
+    pub fn define(c: &mut Criterion) {
+        let quick = std::env::args().any(|a| a == "--test");
+        let size = if quick { "10k" } else { "1m" };
+        // Built (or opened from its cache) only when a search benchmark runs: building a
+        // million shipments takes minutes, and a filter like `quote/` should not pay it.
+        let fixture = std::cell::OnceCell::new();
+        let fixture = || fixture.get_or_init(|| search_fixture(if quick { 10_000 } else { 1_000_000 }));
+        for name in ["tracking-number", "surname", "two-chars", "many-matches"] {
+            let mut i = 0;
+            c.bench_function(&format!("search/{size}/{name}"), |b| {
+                let f = fixture();
+                let keywords = match name {
+                    "tracking-number" => &f.tracking_numbers,
+                    "surname" => &f.surnames,
+                    "two-chars" => &f.two_chars,
+                    _ => &f.many_matches,
+                };
+                let bodies: Vec<String> = keywords.iter().map(|k| serde_json::json!({ "keyword": k }).to_string()).collect();
+                let path = format!("/restapi/v1/customers/{}/searchShipments", f.customer_id);
+                b.iter(|| {
+                    i = (i + 1) % bodies.len();
+                    let r = f.shipping.handle("POST", black_box(&path), black_box(&bodies[i]));
+                    assert_eq!(r.status, 200);
+                    r.body.len()
+                })
+            });
+        }
+    }
+}
+
 fn all(c: &mut Criterion) {
     catalog::define(c);
     rating::define(c);
     quote::define(c);
     booking::define(c);
+    search::define(c);
 }
 
 criterion_group!(benches, all);

@@ -144,6 +144,9 @@ pub fn run(db: &str) -> Result<(), String> {
         .map(|e| vec![e.id.to_string(), e.kind.clone(), e.amount.clone(), e.balance_after.clone(), e.reference.clone()])
         .collect();
     println!("{}", table::render(&[">entry", "kind", ">amount", ">balance", "reference"], &rows));
+
+    // Search, tracking, a pickup and a manifest for the shipment just booked.
+    crate::demo_deliver::run(&shipping, &id, book_number, dir, 7)?;
     Ok(())
 }
 
@@ -156,7 +159,7 @@ fn cents(v: &serde_json::Value) -> i64 {
 }
 
 /// Decodes standard base64 (with padding), as the label endpoint sends it.
-fn base64_decode(text: &str) -> Option<Vec<u8>> {
+pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
     let value = |c: u8| -> Option<u32> {
         Some(match c {
             b'A'..=b'Z' => c - b'A',

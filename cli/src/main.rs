@@ -6,6 +6,7 @@
 //!   interface against a database file and prints the JSON answer.
 
 mod demo;
+mod demo_deliver;
 mod table;
 
 use std::io::Write;

@@ -568,6 +568,10 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
         }
     }
     crate::tracking::record_booked(tx, &book_number, &v.carrier.code, &tracking_numbers, &v.shipment.sender, ctx.now)?;
+    crate::search::index(tx, &ctx.customer.id, &view)?;
+    if let Some(f) = &req.fulfillment {
+        crate::orders::fulfil(tx, &ctx.customer.id, &book_number, f)?;
+    }
 
     let pieces = (v.carrier.code == "postal" && tracking_numbers.len() > 1).then(|| {
         tracking_numbers
@@ -793,6 +797,7 @@ pub(crate) fn void(
         return Err(Error::conflict(format!("Shipment {book_number} is already voided.")));
     }
     tx.execute("UPDATE shipments SET voided = 1, voided_at = ?2 WHERE book_number = ?1", [book_number, &ledger::timestamp(now)])?;
+    crate::orders::on_void(tx, customer_id, book_number)?;
     let balance = if s.charged_cents > 0 {
         ledger::append(tx, customer_id, EntryKind::Refund, s.charged_cents, &format!("shipment {book_number} voided"), now)?
     } else {
@@ -852,6 +857,8 @@ pub(crate) fn list(conn: &Connection, customer_id: &str, min: &str, limit: i64) 
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(wire::ShipmentsResponse { shipments })
 }
+
+pub(crate) use base64_engine::encode as base64;
 
 /// Standard base64 (RFC 4648, with padding), for label bytes in JSON.
 mod base64_engine {

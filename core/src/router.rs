@@ -83,7 +83,7 @@ impl Endpoint<'_> {
 }
 
 /// Decodes `%XX` escapes of a path parameter (invalid escapes are kept as they are).
-fn decode(segment: &str) -> String {
+pub(crate) fn decode(segment: &str) -> String {
     fn hex(b: u8) -> Option<u8> {
         (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
     }
@@ -178,6 +178,9 @@ impl Shipping {
         }
         let (path, query) = path.split_once('?').unwrap_or((path, ""));
         let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        if let Some(outcome) = self.dispatch_deliver(method, &segments, path, body) {
+            return outcome;
+        }
         let endpoint = route(&segments).ok_or_else(|| Error::new(ErrorCategory::NotFound, format!("No operation is served at {path}.")))?;
         let method = method.to_ascii_uppercase();
         use Endpoint::*;

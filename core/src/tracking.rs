@@ -51,3 +51,100 @@ pub(crate) fn record_booked(
     }
     Ok(())
 }
+
+/// Most events one feed request may carry.
+pub const MAX_FEED_EVENTS: usize = 1000;
+
+/// The tracking events of shipment `book_number`, newest first (4.6). Events of the same
+/// time are listed latest recorded first.
+pub(crate) fn events(conn: &rusqlite::Connection, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT tracking_number, carrier, event, event_status, event_time, service_area, service_area_country
+         FROM tracking_events WHERE book_number = ?1 ORDER BY event_time DESC, id DESC",
+    )?;
+    let rows = stmt
+        .query_map([book_number], |r| {
+            Ok(crate::wire::TrackingEvent {
+                tracking_number: r.get("tracking_number")?,
+                carrier: r.get("carrier")?,
+                event: r.get("event")?,
+                event_status: r.get("event_status")?,
+                event_time: r.get("event_time")?,
+                service_area: r.get("service_area")?,
+                service_area_country: r.get("service_area_country")?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// The carriers whose feed may report events for a shipment of `shipment_carrier`: its
+/// own, and for the e-commerce carrier also the postal carrier, which delivers its
+/// packages on the final mile under the same IMpb numbers.
+pub(crate) fn accepted_carriers(shipment_carrier: &str) -> Vec<&str> {
+    if shipment_carrier == "ecommerce" {
+        vec!["ecommerce", "postal"]
+    } else {
+        vec![shipment_carrier]
+    }
+}
+
+/// Checks one event's own fields (everything but which shipment it belongs to),
+/// recording problems under `at` (e.g. `events[2]`). Returns the normalised event.
+pub(crate) fn check_event(p: &mut crate::error::Problems, at: &str, e: &crate::wire::TrackingEvent) -> crate::wire::TrackingEvent {
+    let field = |name: &str| crate::error::join_path(at, name);
+    let event = e.event.trim();
+    if event.is_empty() {
+        p.push(field("event"), "must not be empty: describe the event");
+    } else if event.chars().count() > 200 {
+        p.push(field("event"), format!("must be at most 200 characters, found {}", event.chars().count()));
+    }
+    if !EVENT_STATUSES.contains(&e.event_status.as_str()) {
+        p.push(field("eventStatus"), format!("expected one of {}, found {:?}", EVENT_STATUSES.join(", "), e.event_status));
+    }
+    let time = e.event_time.trim();
+    if time.len() != 19 || chrono::NaiveDateTime::parse_from_str(time, "%Y-%m-%d %H:%M:%S").is_err() {
+        p.push(field("eventTime"), format!("expected a time as YYYY-MM-DD HH:MM:SS, found {:?}", e.event_time));
+    }
+    let area = e.service_area.trim();
+    if area.chars().count() > 100 {
+        p.push(field("serviceArea"), format!("must be at most 100 characters, found {}", area.chars().count()));
+    }
+    let country = e.service_area_country.trim().to_ascii_uppercase();
+    if country.len() != 2 || crate::refdata::country(&country).is_none() {
+        p.push(field("serviceAreaCountry"), format!("expected an ISO 3166-1 two-letter country code, found {:?}", e.service_area_country));
+    }
+    crate::wire::TrackingEvent {
+        tracking_number: e.tracking_number.trim().to_string(),
+        carrier: e.carrier.trim().to_string(),
+        event: event.to_string(),
+        event_status: e.event_status.clone(),
+        event_time: time.to_string(),
+        service_area: area.to_string(),
+        service_area_country: country,
+    }
+}
+
+/// Stores checked events of shipment `book_number`; an event already stored (same
+/// tracking number, status, time, text and place) is a duplicate and ignored. Returns
+/// (recorded, duplicates).
+pub(crate) fn store(tx: &Transaction, book_number: &str, events: &[crate::wire::TrackingEvent]) -> Result<(usize, usize)> {
+    let mut stmt = tx.prepare_cached(
+        "INSERT OR IGNORE INTO tracking_events (book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?;
+    let mut recorded = 0;
+    for e in events {
+        recorded += stmt.execute(rusqlite::params![
+            book_number,
+            e.tracking_number,
+            e.carrier,
+            e.event,
+            e.event_status,
+            e.event_time,
+            e.service_area,
+            e.service_area_country
+        ])?;
+    }
+    Ok((recorded, events.len() - recorded))
+}

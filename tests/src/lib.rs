@@ -276,3 +276,113 @@ pub fn parcel_account(account_number: &str) -> Value {
 pub fn quoting_option(name: &str, carrier: &str, service: &str, package_type: &str) -> Value {
     json!({"name": name, "carrierCode": carrier, "serviceCode": service, "packageTypeCode": package_type})
 }
+
+/// A receiver in Los Angeles with every field of 2.1.
+pub fn la_address() -> Value {
+    json!({"name": "Bo Kim", "company": "Kim Studio", "address1": "9 Elm St", "address2": "", "city": "Los Angeles",
+        "state": "CA", "zip": "90012", "country": "US", "phone": "213-555-0199", "email": "bo@kimstudio.example"})
+}
+
+/// A valid booking (4.5): postal Priority Mail, Philadelphia to Los Angeles, one 2 lb box
+/// with all six piece keys, automatic recharge approved.
+pub fn book_body() -> Value {
+    json!({
+        "carrierCode": "postal", "serviceCode": "postal_priority_mail", "packageTypeCode": "postal_custom",
+        "shipmentDate": days_ahead(1), "shipmentReference": "INV-1001", "shipmentReference2": "PO-77",
+        "contentDescription": "ceramics", "orderNumber": "SO-5001",
+        "sender": us_address(), "receiver": la_address(), "residential": false, "signatureOptionCode": null,
+        "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
+        "pieces": [{"weight": "2", "length": "10", "width": "8", "height": "6", "insuranceAmount": null, "declaredValue": null}],
+        "approvePrepayRecharge": true
+    })
+}
+
+/// A booking of `carrier`/`service`/`package` otherwise as [`book_body`].
+pub fn book_body_for(carrier: &str, service: &str, package: &str) -> Value {
+    let b = with(book_body(), "/carrierCode", json!(carrier));
+    let b = with(b, "/serviceCode", json!(service));
+    with(b, "/packageTypeCode", json!(package))
+}
+
+impl Harness {
+    /// A customer with a payment method on file, so bookings can recharge.
+    #[track_caller]
+    pub fn shipper(&self, email: &str) -> String {
+        let id = self.create_customer(email);
+        self.call("POST", &Self::path(&id, "/paymentMethod"), &payment_body("tok_1NqLx2")).expect(200);
+        id
+    }
+
+    /// Books `body` for customer `id`.
+    pub fn book_with(&self, id: &str, body: &Value) -> Answer {
+        self.call("POST", &Self::path(id, "/shipments"), body)
+    }
+
+    /// Books `body` and returns the book number (asserting 201).
+    #[track_caller]
+    pub fn book(&self, id: &str, body: &Value) -> String {
+        let a = self.book_with(id, body);
+        a.expect(201)["bookNumber"].as_str().expect("bookNumber is a string").to_string()
+    }
+
+    /// Voids shipment `book` (asserting 200).
+    #[track_caller]
+    pub fn void(&self, id: &str, book: &str) {
+        self.call("POST", &Self::path(id, &format!("/shipments/{book}")), &json!({"voided": true})).expect(200);
+    }
+
+    /// Searches `keyword` for customer `id`.
+    pub fn search(&self, id: &str, keyword: &str) -> Answer {
+        self.call("POST", &Self::path(id, "/searchShipments"), &json!({ "keyword": keyword }))
+    }
+
+    /// The book numbers a search finds (asserting 200), in answer order.
+    #[track_caller]
+    pub fn found(&self, id: &str, keyword: &str) -> Vec<String> {
+        let a = self.search(id, keyword);
+        a.expect(200)["shipments"].as_array().expect("shipments").iter().map(|s| s["bookNumber"].as_str().unwrap().to_string()).collect()
+    }
+
+    /// Creates an integration for customer `id` and returns its id.
+    #[track_caller]
+    pub fn integration(&self, id: &str) -> String {
+        let a = self.call("POST", &Self::path(id, "/integrations"), &json!({"name": "Web shop"}));
+        a.expect(201)["integrationId"].as_str().unwrap().to_string()
+    }
+}
+
+/// A valid put-order body (4.2) for `order_id`, every key present, two lines.
+pub fn order_body(order_id: &str) -> Value {
+    json!({
+        "orderId": order_id, "orderDate": TODAY, "orderNumber": "SO-5001", "fulfillmentStatus": "pending",
+        "shippingService": "Priority", "shipperReference": null, "shipperReference2": null, "contentDescription": "ceramics",
+        "shippingTotal": "9.50", "weightUnit": "lb", "dimUnit": "in", "dueByDate": days_ahead(5), "orderGroup": null,
+        "sender": us_address(), "receiver": la_address(),
+        "returnTo": {"name": "Returns", "city": "Philadelphia"},
+        "items": [
+            {"productId": "P-1", "sku": "MUG-BLUE", "title": "Blue mug", "price": "18.00", "quantity": 2, "weight": "0.8",
+             "imgUrl": null, "htsNumber": "6912.00", "countryOfOrigin": "US", "lineId": "L1", "pickLocation": "A3"},
+            {"productId": "P-2", "sku": "BOWL", "title": "Bowl", "price": 24, "quantity": 1, "weight": null,
+             "imgUrl": null, "htsNumber": null, "countryOfOrigin": null, "lineId": "L2", "pickLocation": null}
+        ],
+        "packages": [{"weight": "2", "length": "10", "width": "8", "height": "6", "insuranceAmount": null, "declaredValue": null}]
+    })
+}
+
+/// A valid schedule-pickup body (4.7) of `carrier` for `books`.
+pub fn pickup_body(carrier: &str, books: &[&str]) -> Value {
+    json!({
+        "carrierCode": carrier, "pickupDate": days_ahead(1), "readyTime": "09:00:00", "closeTime": "17:00:00",
+        "bookNumbers": books, "name": "Ann Lee", "company": "Lee Ceramics", "address1": "200 Market St", "address2": "Suite 4",
+        "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US", "phone": "(215) 555-0142",
+        "residential": false, "specialInstructions": "Ring the bell"
+    })
+}
+
+/// A valid create-manifest body (4.10) of `carrier` for `books`.
+pub fn manifest_body(carrier: &str, books: &[&str]) -> Value {
+    json!({
+        "carrierCode": carrier, "bookNumbers": books, "name": "Ann Lee", "company": "Lee Ceramics",
+        "address1": "200 Market St", "address2": "Suite 4", "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US"
+    })
+}

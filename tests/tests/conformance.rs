@@ -11,8 +11,14 @@ mod booking;
 mod customers;
 #[path = "conformance/ledger.rs"]
 mod ledger;
+#[path = "conformance/manifests.rs"]
+mod manifests;
+#[path = "conformance/orders.rs"]
+mod orders;
 #[path = "conformance/payment_method.rs"]
 mod payment_method;
+#[path = "conformance/pickups.rs"]
+mod pickups;
 #[path = "conformance/provider_accounts.rs"]
 mod provider_accounts;
 #[path = "conformance/quotes.rs"]
@@ -27,5 +33,9 @@ mod regional;
 mod robustness;
 #[path = "conformance/router.rs"]
 mod router;
+#[path = "conformance/search.rs"]
+mod search;
 #[path = "conformance/services.rs"]
 mod services;
+#[path = "conformance/tracking.rs"]
+mod tracking;

@@ -21,6 +21,8 @@ const MIGRATIONS: &[Migration] = &[
     Migration { sql: crate::rating::SCHEMA_SQL, seed: Some(seed_rates) },
     Migration { sql: include_str!("../../migrations/0003_quotes.sql"), seed: None },
     Migration { sql: include_str!("../../migrations/0004_shipments.sql"), seed: None },
+    // Search, orders, pickups, manifests; shipments booked before are indexed once.
+    Migration { sql: include_str!("../../migrations/0005_deliver.sql"), seed: Some(crate::search::reindex_all) },
 ];
 
 fn seed_rates(tx: &Transaction) -> Result<()> {

@@ -7,6 +7,7 @@
 mod accounts;
 mod booking;
 mod customers;
+mod deliver;
 mod numbers;
 mod quotes;
 mod strict;
@@ -14,6 +15,7 @@ mod strict;
 pub use accounts::*;
 pub use booking::*;
 pub use customers::*;
+pub use deliver::*;
 pub(crate) use numbers::{decimal_text, JsonDecimal};
 pub use numbers::{Dec, Int};
 pub use quotes::*;

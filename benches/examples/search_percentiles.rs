@@ -1,0 +1,72 @@
+//! Median and 99th percentile of search over a million booked shipments, per keyword
+//! class, through `Shipping::handle` (JSON in and out) and the typed method.
+//!
+//! `cargo run --release -p consign-benches --example search_percentiles [shipments] [rounds]`
+//! (defaults: 1,000,000 shipments, 2,000 searches per class). The database is built once
+//! into `target/bench-data/search-{n}.db` and reused.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark: a broken setup should stop the run
+
+use std::time::{Duration, Instant};
+
+use consign::wire::SearchShipmentsRequest;
+use consign_benches::search_fixture;
+
+fn percentile(sorted: &[Duration], p: usize) -> Duration {
+    let i = (sorted.len() * p).div_ceil(100).saturating_sub(1);
+    sorted[i.min(sorted.len() - 1)]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{}.{:03}", d.as_micros() / 1000, d.as_micros() % 1000)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: u32 = args.next().map_or(1_000_000, |a| a.parse().expect("a number of shipments"));
+    let rounds: usize = args.next().map_or(2_000, |a| a.parse().expect("a number of rounds"));
+    let started = Instant::now();
+    let f = search_fixture(n);
+    println!("fixture: {} shipments, ready in {:.1?}", f.shipments, started.elapsed());
+    let path = format!("/restapi/v1/customers/{}/searchShipments", f.customer_id);
+    let cases: [(&str, &[String]); 4] = [
+        ("tracking number", &f.tracking_numbers),
+        ("surname", &f.surnames),
+        ("2-character keyword", &f.two_chars),
+        ("more than 100 matches", &f.many_matches),
+    ];
+    println!("| keyword class | keywords | results (min-max) | handle median ms | handle p99 ms | typed median ms | typed p99 ms |");
+    println!("|---|---|---|---|---|---|---|");
+    for (name, keywords) in cases {
+        let bodies: Vec<String> = keywords.iter().map(|k| serde_json::json!({ "keyword": k }).to_string()).collect();
+        // Warm the page cache and the statement cache.
+        for b in &bodies {
+            f.shipping.handle("POST", &path, b);
+        }
+        let (mut lo, mut hi) = (usize::MAX, 0);
+        let mut via_handle = Vec::with_capacity(rounds);
+        let mut typed = Vec::with_capacity(rounds);
+        for i in 0..rounds {
+            let k = i % bodies.len();
+            let t = Instant::now();
+            let r = f.shipping.handle("POST", &path, &bodies[k]);
+            via_handle.push(t.elapsed());
+            assert_eq!(r.status, 200, "{}", r.body);
+            let t = Instant::now();
+            let found = f.shipping.search_shipments(&f.customer_id, &SearchShipmentsRequest { keyword: keywords[k].clone() }).unwrap();
+            typed.push(t.elapsed());
+            lo = lo.min(found.shipments.len());
+            hi = hi.max(found.shipments.len());
+        }
+        via_handle.sort();
+        typed.sort();
+        println!(
+            "| {name} | {} | {lo}-{hi} | {} | {} | {} | {} |",
+            keywords.len(),
+            ms(percentile(&via_handle, 50)),
+            ms(percentile(&via_handle, 99)),
+            ms(percentile(&typed, 50)),
+            ms(percentile(&typed, 99)),
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! Create manifest (4.10) and get it back: a PDF listing the shipments one carrier
+//! takes from one shipper, with totals and a Code 128 barcode of the manifest id.
+//!
+//! A shipment is on at most one manifest (`CONFLICT` otherwise); the document is stored,
+//! so `GET .../manifest/:manifestId` returns the same bytes.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use rusqlite::{Connection, OptionalExtension, Transaction};
+use rust_decimal::Decimal;
+
+use crate::address::{self, AddressUse};
+use crate::catalog::Catalog;
+use crate::documents::{self, LabelAddress, ManifestData, ManifestLine};
+use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::pickups::{flat_address, listed, Listed};
+use crate::wire;
+
+/// The data type of a manifest's `data`.
+pub const MANIFEST_TYPE: &str = "application/pdf";
+
+fn destination(a: &wire::ViewAddress) -> String {
+    let mut place = a.city.clone();
+    if !a.state.is_empty() {
+        place = format!("{place}, {}", a.state);
+    }
+    if let Some(zip) = a.zip.as_deref().filter(|z| !z.is_empty()) {
+        place = format!("{place} {zip}");
+    }
+    format!("{place}, {}", a.country)
+}
+
+/// The weight of a shipment (sum of its pieces) in its view's unit.
+fn weight(view: &wire::ShipmentView) -> Decimal {
+    view.pieces.iter().filter_map(|p| p.weight.parse::<Decimal>().ok()).sum()
+}
+
+fn lines(catalog: &Catalog, shipments: &[Listed]) -> (Vec<ManifestLine>, String) {
+    let mut totals: Vec<(String, Decimal)> = Vec::new();
+    let lines = shipments
+        .iter()
+        .map(|s| {
+            let w = weight(&s.view);
+            let unit = s.view.weight_unit.clone();
+            match totals.iter_mut().find(|(u, _)| *u == unit) {
+                Some((_, t)) => *t += w,
+                None => totals.push((unit.clone(), w)),
+            }
+            ManifestLine {
+                book_number: s.book_number.clone(),
+                tracking_number: s.view.tracking_number.clone(),
+                service_label: catalog.service(&s.service_code).map_or_else(|| s.service_code.clone(), |sv| sv.label.clone()),
+                weight: format!("{} {unit}", w.normalize()),
+                destination: destination(&s.view.receiver),
+            }
+        })
+        .collect();
+    let total = totals.iter().map(|(u, t)| format!("{} {u}", t.normalize())).collect::<Vec<_>>().join(" + ");
+    (lines, total)
+}
+
+/// Create manifest (4.10) in `tx`.
+pub(crate) fn create(
+    tx: &Transaction,
+    catalog: &Catalog,
+    customer_id: &str,
+    req: &wire::CreateManifestRequest,
+    today: NaiveDate,
+    now: DateTime<Utc>,
+) -> Result<wire::ManifestResponse> {
+    let mut p = Problems::new();
+    let shipments = listed(tx, catalog, &mut p, customer_id, &req.carrier_code, &req.book_numbers)?;
+    let r = req;
+    let wire_address = flat_address([&r.name, &r.company, &r.address1, &r.address2, &r.city, &r.state, &r.zip, &r.country, &r.phone]);
+    let shipper = address::validate(&mut p, "", &wire_address, AddressUse::Manifest);
+    if req.state.is_none() && !matches!(shipper.country.as_str(), "US" | "CA") {
+        p.push("state", "is required (may be empty outside US and CA)");
+    }
+    p.finish()?;
+
+    let mut on = tx.prepare_cached("SELECT manifest_id FROM manifest_shipments WHERE book_number = ?1")?;
+    let mut conflicts = Vec::new();
+    for (i, s) in shipments.iter().enumerate() {
+        if let Some(id) = on.query_row([&s.book_number], |r| r.get::<_, String>(0)).optional()? {
+            conflicts.push(FieldError {
+                field: format!("bookNumbers[{i}]"),
+                message: format!("shipment {} is already on manifest {id}", s.book_number),
+            });
+        }
+    }
+    if !conflicts.is_empty() {
+        return Err(Error::fields(ErrorCategory::Conflict, conflicts));
+    }
+
+    let id = format!("M{:07}", crate::store::next_id(tx, "manifest")?);
+    let carrier = req.carrier_code.trim();
+    let carrier_label = catalog.carrier(carrier).map_or_else(|| carrier.to_string(), |c| c.label.clone());
+    let (lines, total_weight) = lines(catalog, &shipments);
+    let data = ManifestData {
+        manifest_id: id.clone(),
+        carrier_label,
+        created: today,
+        shipper: LabelAddress {
+            name: shipper.name.clone(),
+            company: shipper.company.clone(),
+            address1: shipper.address1.clone(),
+            address2: shipper.address2.clone(),
+            city: shipper.city.clone(),
+            state: shipper.state.clone(),
+            zip: shipper.zip.clone().unwrap_or_default(),
+            country: shipper.country.clone(),
+            phone: shipper.phone.clone(),
+        },
+        lines,
+        total_weight,
+    };
+    let pdf = documents::render_manifest_pdf(&data).map_err(|e| Error::internal(format!("could not render the manifest: {e}")))?;
+    tx.prepare_cached(
+        "INSERT INTO manifests (id, customer_id, carrier_code, shipper, document_type, document, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(rusqlite::params![
+        id,
+        customer_id,
+        carrier,
+        wire::to_json(&shipper)?,
+        MANIFEST_TYPE,
+        pdf,
+        crate::ledger::timestamp(now)
+    ])?;
+    let mut stmt = tx.prepare_cached("INSERT INTO manifest_shipments (manifest_id, position, book_number) VALUES (?1, ?2, ?3)")?;
+    for (i, s) in shipments.iter().enumerate() {
+        stmt.execute(rusqlite::params![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number])?;
+    }
+    Ok(wire::ManifestResponse {
+        manifest_id: id,
+        kind: MANIFEST_TYPE.to_string(),
+        data: crate::booking::base64(&pdf),
+        book_numbers: shipments.into_iter().map(|s| s.book_number).collect(),
+    })
+}
+
+/// The customer's manifest `id`, or `NOT_FOUND`.
+pub(crate) fn get(conn: &Connection, customer_id: &str, id: &str) -> Result<wire::ManifestResponse> {
+    let row: Option<(String, Vec<u8>)> = conn
+        .prepare_cached("SELECT document_type, document FROM manifests WHERE id = ?1 AND customer_id = ?2")?
+        .query_row([id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let (kind, pdf) = row.ok_or_else(|| Error::not_found("manifest", id))?;
+    let book_numbers = conn
+        .prepare_cached("SELECT book_number FROM manifest_shipments WHERE manifest_id = ?1 ORDER BY position")?
+        .query_map([id], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    Ok(wire::ManifestResponse { manifest_id: id.to_string(), kind, data: crate::booking::base64(&pdf), book_numbers })
+}

@@ -1,0 +1,357 @@
+//! Orders of REST API integrations (4.2): put (create or replace), get, delete, and the
+//! fulfilment status that bookings move.
+//!
+//! A booking with `fulfillment` links its shipment to the order. The order's
+//! `fulfillmentStatus` is then recomputed from every non-voided shipment linked to it:
+//! each shipped item is matched to an order line by `lineId`, else `productId`, else
+//! `sku`; when every line's quantity is shipped the order is `fulfilled`, when some is
+//! `partial`. A fulfilment without items ships the whole order. Voiding a linked shipment
+//! recomputes the status the same way, so it moves back (to `pending` when nothing
+//! shipped remains). A put replaces the order, status included, as the spec says.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension, Transaction};
+use rust_decimal::Decimal;
+
+use crate::address::{self, AddressUse};
+use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::shipment;
+use crate::wire;
+
+/// The values of `fulfillmentStatus`.
+pub const FULFILLMENT_STATUSES: [&str; 3] = ["pending", "fulfilled", "partial"];
+
+fn integration(conn: &Connection, customer_id: &str, integration_id: &str) -> Result<()> {
+    if crate::accounts::owns_integration(conn, customer_id, integration_id)? {
+        Ok(())
+    } else {
+        Err(Error::not_found("integration", integration_id))
+    }
+}
+
+fn is_date(text: &str) -> bool {
+    shipment::parse_date(text).is_some() || DateTime::parse_from_rfc3339(text.trim()).is_ok()
+}
+
+fn non_negative(p: &mut Problems, field: &str, value: Option<Decimal>) {
+    if let Some(v) = value {
+        if v < Decimal::ZERO {
+            p.push(field, format!("must be zero or more, found {v}"));
+        }
+    }
+}
+
+/// Checks an order against every rule of 4.2; returns it with `shipperReference`
+/// defaulted.
+fn validate(order_id: &str, req: &wire::Order) -> Result<wire::Order> {
+    let mut p = Problems::new();
+    if req.order_id != order_id {
+        p.push("orderId", format!("must equal the order id of the path, {order_id:?}; found {:?}", req.order_id));
+    }
+    if order_id.chars().count() > 100 {
+        p.push("orderId", "must be at most 100 characters");
+    }
+    if !is_date(&req.order_date) {
+        p.push("orderDate", format!("expected a date as YYYY-MM-DD, found {:?}", req.order_date));
+    }
+    if !FULFILLMENT_STATUSES.contains(&req.fulfillment_status.as_str()) {
+        p.push("fulfillmentStatus", format!("expected one of pending, fulfilled, partial, found {:?}", req.fulfillment_status));
+    }
+    for (field, value) in [
+        ("orderNumber", &req.order_number),
+        ("shippingService", &req.shipping_service),
+        ("weightUnit", &req.weight_unit),
+        ("dimUnit", &req.dim_unit),
+        ("dueByDate", &req.due_by_date),
+        ("orderGroup", &req.order_group),
+    ] {
+        match value {
+            None => p.push(field, "is required (null when it does not apply)"),
+            Some(Some(v)) if v.chars().count() > 100 => p.push(field, "must be at most 100 characters"),
+            Some(_) => {}
+        }
+    }
+    for (field, value) in [
+        ("shipperReference", &req.shipper_reference),
+        ("shipperReference2", &req.shipper_reference2),
+        ("contentDescription", &req.content_description),
+    ] {
+        if value.as_ref().is_some_and(|v| v.chars().count() > 100) {
+            p.push(field, "must be at most 100 characters");
+        }
+    }
+    match &req.shipping_total {
+        None => p.push("shippingTotal", "is required (null when it does not apply)"),
+        Some(Some(v)) => {
+            shipment::amount(&mut p, "shippingTotal", v.0);
+        }
+        Some(None) => {}
+    }
+    let weight_unit = req.weight_unit.clone().flatten();
+    if let Some(u) = &weight_unit {
+        if !matches!(u.as_str(), "lb" | "kg") {
+            p.push("weightUnit", format!("expected lb, kg or null, found {u:?}"));
+        }
+    }
+    let dim_unit = req.dim_unit.clone().flatten();
+    if let Some(u) = &dim_unit {
+        if !matches!(u.as_str(), "in" | "cm") {
+            p.push("dimUnit", format!("expected in, cm or null, found {u:?}"));
+        }
+    }
+    if let Some(Some(d)) = &req.due_by_date {
+        if !is_date(d) {
+            p.push("dueByDate", format!("expected a date as YYYY-MM-DD or null, found {d:?}"));
+        }
+    }
+    let sender = address::validate(&mut p, "sender", &req.sender, AddressUse::Order);
+    let receiver = address::validate(&mut p, "receiver", &req.receiver, AddressUse::Order);
+    if let Some(r) = &req.return_to {
+        address::validate(&mut p, "returnTo", r, AddressUse::ReturnTo);
+    }
+    let domestic = !sender.country.is_empty() && sender.country == receiver.country;
+
+    let mut weights = false;
+    match &req.items {
+        None => p.push("items", "is required (null when the order has no item information)"),
+        Some(items) => {
+            for (i, item) in items.iter().flatten().enumerate() {
+                let at = |f: &str| format!("items[{i}].{f}");
+                non_negative(&mut p, &at("price"), item.price.map(|d| d.0));
+                if let Some(q) = item.quantity {
+                    if q.0 < 1 {
+                        p.push(at("quantity"), format!("must be at least 1, found {}", q.0));
+                    }
+                }
+                non_negative(&mut p, &at("weight"), item.weight.map(|d| d.0));
+                weights |= item.weight.is_some();
+                if let Some(c) = &item.country_of_origin {
+                    if c.len() != 2 || crate::refdata::country(&c.to_ascii_uppercase()).is_none() {
+                        p.push(at("countryOfOrigin"), format!("expected an ISO 3166-1 two-letter country code or null, found {c:?}"));
+                    }
+                }
+            }
+        }
+    }
+    let mut dims = false;
+    match &req.packages {
+        None => p.push("packages", "is required (null when no packages are precalculated)"),
+        Some(packages) => {
+            for (i, pkg) in packages.iter().flatten().enumerate() {
+                let at = |f: &str| format!("packages[{i}].{f}");
+                for (name, value) in [("weight", pkg.weight), ("length", pkg.length), ("width", pkg.width), ("height", pkg.height)] {
+                    non_negative(&mut p, &at(name), value.map(|d| d.0));
+                }
+                weights |= pkg.weight.is_some();
+                dims |= pkg.length.is_some() || pkg.width.is_some() || pkg.height.is_some();
+                if let Some(v) = pkg.insurance_amount {
+                    shipment::amount(&mut p, &at("insuranceAmount"), v.0);
+                }
+                if let Some(v) = pkg.declared_value {
+                    if domestic {
+                        p.push(at("declaredValue"), "must be null for a domestic order (sender and receiver in one country)");
+                    } else {
+                        shipment::amount(&mut p, &at("declaredValue"), v.0);
+                    }
+                }
+            }
+        }
+    }
+    if weights && weight_unit.is_none() && matches!(req.weight_unit, Some(None)) {
+        p.push("weightUnit", "must be lb or kg when items or packages have weights");
+    }
+    if dims && dim_unit.is_none() && matches!(req.dim_unit, Some(None)) {
+        p.push("dimUnit", "must be in or cm when packages have dimensions");
+    }
+    p.finish()?;
+
+    let mut order = req.clone();
+    if order.shipper_reference.is_none() {
+        order.shipper_reference = Some(req.order_number.clone().flatten().unwrap_or_else(|| req.order_id.clone()));
+    }
+    Ok(order)
+}
+
+/// Put order (4.2): creates or replaces the order.
+pub(crate) fn put(
+    tx: &Transaction,
+    customer_id: &str,
+    integration_id: &str,
+    order_id: &str,
+    req: &wire::Order,
+    now: DateTime<Utc>,
+) -> Result<wire::OkResponse> {
+    integration(tx, customer_id, integration_id)?;
+    let order = validate(order_id, req)?;
+    let at = crate::ledger::timestamp(now);
+    tx.prepare_cached(
+        "INSERT INTO orders (integration_id, order_id, customer_id, fulfillment_status, document, created_at, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
+         ON CONFLICT (integration_id, order_id) DO UPDATE
+         SET fulfillment_status = excluded.fulfillment_status, document = excluded.document, updated_at = excluded.updated_at",
+    )?
+    .execute(rusqlite::params![integration_id, order_id, customer_id, order.fulfillment_status, wire::to_json(&order)?, at])?;
+    Ok(wire::OkResponse::OK)
+}
+
+fn load(conn: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<Option<wire::Order>> {
+    let row: Option<(String, String)> = conn
+        .prepare_cached("SELECT fulfillment_status, document FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3")?
+        .query_row([integration_id, order_id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    row.map(|(status, doc)| {
+        let mut order: wire::Order =
+            serde_json::from_str(&doc).map_err(|e| Error::internal(format!("order {order_id} is unreadable: {e}")))?;
+        order.fulfillment_status = status;
+        Ok(order)
+    })
+    .transpose()
+}
+
+/// Get order: the order as put, with its current status.
+pub(crate) fn get(conn: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::Order> {
+    integration(conn, customer_id, integration_id)?;
+    load(conn, customer_id, integration_id, order_id)?.ok_or_else(|| Error::not_found("order", order_id))
+}
+
+/// Delete order. Shipments that fulfilled it keep their `fulfillment` link.
+pub(crate) fn delete(tx: &Transaction, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::OkResponse> {
+    integration(tx, customer_id, integration_id)?;
+    let n = tx.execute(
+        "DELETE FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3",
+        [integration_id, order_id, customer_id],
+    )?;
+    if n == 0 {
+        return Err(Error::not_found("order", order_id));
+    }
+    tx.execute("DELETE FROM order_shipments WHERE integration_id = ?1 AND order_id = ?2", [integration_id, order_id])?;
+    Ok(wire::OkResponse::OK)
+}
+
+/// The order line an item of a fulfilment ships: by `lineId`, else `productId`, else `sku`.
+fn line_of(lines: &[wire::OrderItem], item: &wire::FulfillmentItem) -> Option<usize> {
+    let same = |a: &Option<String>, b: &str| a.as_deref().is_some_and(|a| a == b);
+    if !item.line_id.is_empty() {
+        lines.iter().position(|l| same(&l.line_id, &item.line_id))
+    } else if !item.product_id.is_empty() {
+        lines.iter().position(|l| same(&l.product_id, &item.product_id))
+    } else if !item.sku.is_empty() {
+        lines.iter().position(|l| same(&l.sku, &item.sku))
+    } else {
+        None
+    }
+}
+
+fn ordered(line: &wire::OrderItem) -> i64 {
+    line.quantity.map_or(1, |q| q.0)
+}
+
+/// The non-voided shipments' fulfilments of an order.
+fn shipped(conn: &Connection, integration_id: &str, order_id: &str) -> Result<Vec<wire::Fulfillment>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.view FROM order_shipments o JOIN shipments s ON s.book_number = o.book_number
+         WHERE o.integration_id = ?1 AND o.order_id = ?2 AND s.voided = 0",
+    )?;
+    let views = stmt.query_map([integration_id, order_id], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    views
+        .into_iter()
+        .map(|v| {
+            let view: wire::ShipmentView =
+                serde_json::from_str(&v).map_err(|e| Error::internal(format!("a stored shipment is unreadable: {e}")))?;
+            Ok(view.fulfillment.unwrap_or_default())
+        })
+        .collect()
+}
+
+/// Recomputes the status of an order from its non-voided shipments.
+fn recompute(tx: &Transaction, customer_id: &str, integration_id: &str, order_id: &str) -> Result<()> {
+    let Some(order) = load(tx, customer_id, integration_id, order_id)? else { return Ok(()) };
+    let lines = order.items.flatten().unwrap_or_default();
+    let fulfilments = shipped(tx, integration_id, order_id)?;
+    let mut counts = vec![0i64; lines.len()];
+    let mut whole = false;
+    for f in &fulfilments {
+        whole |= f.items.is_empty();
+        for item in &f.items {
+            if let Some(j) = line_of(&lines, item) {
+                counts[j] = counts[j].saturating_add(item.quantity.0);
+            }
+        }
+    }
+    let status = if fulfilments.is_empty() {
+        "pending"
+    } else if whole || lines.iter().zip(&counts).all(|(l, n)| *n >= ordered(l)) {
+        "fulfilled"
+    } else if counts.iter().any(|n| *n > 0) {
+        "partial"
+    } else {
+        "pending"
+    };
+    tx.execute(
+        "UPDATE orders SET fulfillment_status = ?3 WHERE integration_id = ?1 AND order_id = ?2",
+        [integration_id, order_id, status],
+    )?;
+    Ok(())
+}
+
+/// Links booked shipment `book_number` to the order of its fulfilment, after checking
+/// that the order exists (else `NOT_FOUND`), that each item matches an order line and
+/// that no line is shipped beyond its quantity; then moves the order's status.
+pub(crate) fn fulfil(tx: &Transaction, customer_id: &str, book_number: &str, f: &wire::Fulfillment) -> Result<()> {
+    let order = load(tx, customer_id, &f.integration_id, &f.order_id)?.ok_or_else(|| {
+        Error::fields(
+            ErrorCategory::NotFound,
+            vec![FieldError {
+                field: "fulfillment.orderId".into(),
+                message: format!("no order {:?} in integration {:?}", f.order_id, f.integration_id),
+            }],
+        )
+    })?;
+    let lines = order.items.flatten().unwrap_or_default();
+    let mut counts = vec![0i64; lines.len()];
+    for earlier in shipped(tx, &f.integration_id, &f.order_id)? {
+        for item in &earlier.items {
+            if let Some(j) = line_of(&lines, item) {
+                counts[j] = counts[j].saturating_add(item.quantity.0);
+            }
+        }
+    }
+    let mut p = Problems::new();
+    for (i, item) in f.items.iter().enumerate() {
+        match line_of(&lines, item) {
+            None => {
+                p.push(format!("fulfillment.items[{i}]"), format!("matches no line of order {} (by lineId, productId or sku)", f.order_id))
+            }
+            Some(j) => {
+                let left = ordered(&lines[j]) - counts[j];
+                if item.quantity.0 > left {
+                    p.push(
+                        format!("fulfillment.items[{i}].quantity"),
+                        format!("{} exceeds the {} left to ship of that order line", item.quantity.0, left.max(0)),
+                    );
+                }
+                counts[j] = counts[j].saturating_add(item.quantity.0);
+            }
+        }
+    }
+    p.finish()?;
+    tx.prepare_cached("INSERT OR IGNORE INTO order_shipments (integration_id, order_id, book_number) VALUES (?1, ?2, ?3)")?.execute([
+        &f.integration_id,
+        &f.order_id,
+        book_number,
+    ])?;
+    recompute(tx, customer_id, &f.integration_id, &f.order_id)
+}
+
+/// After shipment `book_number` was voided: recomputes the status of the order it fulfilled.
+pub(crate) fn on_void(tx: &Transaction, customer_id: &str, book_number: &str) -> Result<()> {
+    let links: Vec<(String, String)> = {
+        let mut stmt = tx.prepare_cached("SELECT integration_id, order_id FROM order_shipments WHERE book_number = ?1")?;
+        let rows = stmt.query_map([book_number], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+        rows
+    };
+    for (integration_id, order_id) in links {
+        recompute(tx, customer_id, &integration_id, &order_id)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,380 @@
+//! Search shipments (4.3): a case-insensitive substring match of one keyword on the
+//! fields the spec names, over the customer's own shipments, newest first, at most 100.
+//!
+//! The index is an FTS5 table with the trigram tokenizer, written in the booking's own
+//! transaction. Each shipment is one row whose `body` holds the searchable fields, one per
+//! line, lower-cased and ending with a newline. The rowid is `(customer key << 32) |
+//! the customer's booking sequence`, so one customer's shipments form one rowid range
+//! and a search reads that range backwards (newest first) and stops at 100 matches.
+//!
+//! Keywords of three to five characters are an FTS phrase query on the trigrams; longer
+//! ones the AND of trigrams that cover them, each candidate checked with `instr`. Two
+//! indexes of our own tokens complete it, in a contentless FTS5 table without positions
+//! (`shipment_grams`), each token the hex of its characters' UTF-8 bytes:
+//! - every one- and two-character window of every field: a keyword of one or two
+//!   characters (which trigrams cannot find) is one token, found directly;
+//! - every six-character window of a field that holds a digit and no whitespace.
+//!   Numbers are the weak spot of trigrams: there are only 1,000 digit trigrams and
+//!   every shipment holds dozens of digits, so a tracking number's trigrams are in almost
+//!   every row. A keyword with such windows is looked up by (up to four of) them, which
+//!   are rare, and each candidate is checked with `instr` against the stored text.
+//!
+//! Every plan gives exactly the substring match; a unit test compares each with a scan.
+
+use rusqlite::{Connection, OptionalExtension, Transaction};
+
+use crate::error::{Error, Result};
+use crate::wire;
+
+/// Most shipments a search returns (spec part 8).
+pub const MAX_RESULTS: i64 = 100;
+/// Longest keyword accepted, in characters.
+const MAX_KEYWORD: usize = 200;
+
+/// Length of the windows of the number index.
+const GRAM: usize = 6;
+/// Most windows of a keyword looked up in the number index.
+const MAX_GRAMS: usize = 4;
+
+/// True if a window goes into the number index: it holds a digit and no whitespace.
+fn is_gram(window: &[char]) -> bool {
+    window.iter().any(char::is_ascii_digit) && !window.iter().any(|c| c.is_whitespace())
+}
+
+/// A window as one FTS token: the hex of its UTF-8 bytes.
+fn gram_token(window: &[char]) -> String {
+    let text: String = window.iter().collect();
+    text.bytes().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The tokens of `shipment_grams` for a body (each field on its own line), without repeats.
+fn grams(body: &str) -> String {
+    let mut tokens = std::collections::BTreeSet::new();
+    for line in body.lines() {
+        let chars: Vec<char> = line.chars().collect();
+        for w in chars.windows(1).chain(chars.windows(2)) {
+            tokens.insert(gram_token(w));
+        }
+        for w in chars.windows(GRAM).filter(|w| is_gram(w)) {
+            tokens.insert(gram_token(w));
+        }
+    }
+    tokens.into_iter().collect::<Vec<_>>().join(" ")
+}
+
+/// Up to [`MAX_GRAMS`] indexed windows of `keyword`, spread over it (first and last
+/// included); empty when it has none.
+fn keyword_grams(keyword: &str) -> Vec<String> {
+    let chars: Vec<char> = keyword.chars().collect();
+    let windows: Vec<&[char]> = chars.windows(GRAM).filter(|w| is_gram(w)).collect();
+    if windows.len() <= MAX_GRAMS {
+        return windows.into_iter().map(gram_token).collect();
+    }
+    let last = windows.len() - 1;
+    let mut picked: Vec<usize> = (0..MAX_GRAMS).map(|i| i * last / (MAX_GRAMS - 1)).collect();
+    picked.dedup();
+    picked.into_iter().filter_map(|i| windows.get(i).map(|w| gram_token(w))).collect()
+}
+
+/// The searchable text of a shipment: one field per line, lower case, newline-terminated.
+pub(crate) fn body(view: &wire::ShipmentView) -> String {
+    let mut fields: Vec<&str> = vec![&view.book_number];
+    fields.extend(view.tracking_numbers.iter().map(String::as_str));
+    if !view.tracking_numbers.contains(&view.tracking_number) {
+        fields.push(&view.tracking_number);
+    }
+    let mut digits = Vec::new();
+    for a in [&view.sender, &view.receiver] {
+        fields.extend([a.name.as_str(), a.company.as_str(), a.phone.as_str(), a.email.as_str()]);
+        digits.push(a.phone.chars().filter(char::is_ascii_digit).collect::<String>());
+    }
+    fields.extend(digits.iter().map(String::as_str));
+    if let Some(f) = &view.fulfillment {
+        fields.push(&f.order_id);
+    }
+    fields.extend([view.order_number.as_str(), view.shipper_reference.as_str(), view.shipper_reference2.as_str()]);
+    let mut text = String::new();
+    for f in fields.into_iter().map(str::trim).filter(|f| !f.is_empty()) {
+        text.push_str(&f.to_lowercase());
+        text.push('\n');
+    }
+    text
+}
+
+/// The customer's search key, created on first use.
+fn customer_key(tx: &Transaction, customer_id: &str) -> Result<i64> {
+    let existing: Option<i64> =
+        tx.prepare_cached("SELECT key FROM search_customers WHERE customer_id = ?1")?.query_row([customer_id], |r| r.get(0)).optional()?;
+    match existing {
+        Some(k) => Ok(k),
+        None => {
+            let key = crate::store::next_id(tx, "search_customer")?;
+            tx.execute("INSERT INTO search_customers (customer_id, key, last) VALUES (?1, ?2, 0)", rusqlite::params![customer_id, key])?;
+            Ok(key)
+        }
+    }
+}
+
+/// Adds a booked shipment to the index (in the booking's transaction).
+pub(crate) fn index(tx: &Transaction, customer_id: &str, view: &wire::ShipmentView) -> Result<()> {
+    let key = customer_key(tx, customer_id)?;
+    let seq: i64 = tx
+        .prepare_cached("UPDATE search_customers SET last = last + 1 WHERE customer_id = ?1 RETURNING last")?
+        .query_row([customer_id], |r| r.get(0))?;
+    if !(0..=i64::from(u32::MAX)).contains(&seq) {
+        return Err(Error::internal("the customer has more shipments than the search index can number"));
+    }
+    let rowid = (key << 32) | seq;
+    let text = body(view);
+    tx.prepare_cached("INSERT INTO shipment_search (rowid, book_number, body) VALUES (?1, ?2, ?3)")?.execute(rusqlite::params![
+        rowid,
+        view.book_number,
+        text
+    ])?;
+    tx.prepare_cached("INSERT INTO shipment_grams (rowid, grams) VALUES (?1, ?2)")?.execute(rusqlite::params![rowid, grams(&text)])?;
+    Ok(())
+}
+
+/// Indexes every shipment already stored (the upgrade to schema 5), oldest first.
+pub(crate) fn reindex_all(tx: &Transaction) -> Result<()> {
+    let rows: Vec<(String, String)> = {
+        let mut stmt = tx.prepare("SELECT customer_id, view FROM shipments ORDER BY created_at, book_number")?;
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+        rows
+    };
+    for (customer_id, view) in rows {
+        let view: wire::ShipmentView =
+            serde_json::from_str(&view).map_err(|e| Error::internal(format!("a stored shipment is unreadable: {e}")))?;
+        index(tx, &customer_id, &view)?;
+    }
+    Ok(())
+}
+
+/// Checks a keyword: required, not blank, no control characters, at most 200
+/// characters. Returns it trimmed
+/// and lower-cased.
+pub(crate) fn keyword(raw: &str) -> Result<String> {
+    let k = raw.trim();
+    if k.is_empty() {
+        return Err(Error::invalid("keyword", "must not be empty"));
+    }
+    if k.chars().any(char::is_control) {
+        return Err(Error::invalid("keyword", "must not contain control characters (line breaks, tabs, NUL)"));
+    }
+    let n = k.chars().count();
+    if n > MAX_KEYWORD {
+        return Err(Error::invalid("keyword", format!("must be at most {MAX_KEYWORD} characters, found {n}")));
+    }
+    Ok(k.to_lowercase())
+}
+
+/// An FTS5 string literal: the text in double quotes, inner quotes doubled.
+fn quoted(text: &str) -> String {
+    format!("\"{}\"", text.replace('"', "\"\""))
+}
+
+/// Book numbers of the customer's shipments matching `keyword` (already checked by
+/// [`keyword`]), newest first, at most [`MAX_RESULTS`].
+pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> Result<Vec<String>> {
+    let key: Option<i64> = conn
+        .prepare_cached("SELECT key FROM search_customers WHERE customer_id = ?1")?
+        .query_row([customer_id], |r| r.get(0))
+        .optional()?;
+    let Some(key) = key else { return Ok(Vec::new()) };
+    let (lo, hi) = (key << 32, (key << 32) | i64::from(u32::MAX));
+    let chars: Vec<char> = keyword.chars().collect();
+    if chars.len() <= 2 {
+        // A one- or two-character keyword is itself a token of the window index.
+        let rows = conn
+            .prepare_cached(
+                "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
+                 WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 ORDER BY g.rowid DESC LIMIT ?4",
+            )?
+            .query_map(rusqlite::params![gram_token(&chars), lo, hi, MAX_RESULTS], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        return Ok(rows);
+    }
+    let numbers = if chars.len() >= GRAM { keyword_grams(keyword) } else { Vec::new() };
+    if numbers.is_empty() && chars.len() >= GRAM {
+        // A long keyword: every trigram it holds must be in the row, so the AND of
+        // trigrams that cover it (no positions to compare) finds the candidates, and
+        // instr checks them; about half the work of the phrase query.
+        let mut picked: Vec<String> = (0..chars.len() - 2).step_by(3).map(|i| chars[i..i + 3].iter().collect()).collect();
+        if (chars.len() - 3) % 3 != 0 {
+            picked.push(chars[chars.len() - 3..].iter().collect());
+        }
+        let query = picked.iter().map(|t| quoted(t)).collect::<Vec<_>>().join(" AND ");
+        let rows = conn
+            .prepare_cached(
+                "SELECT book_number FROM shipment_search WHERE shipment_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3
+                 AND instr(body, ?4) > 0 ORDER BY rowid DESC LIMIT ?5",
+            )?
+            .query_map(rusqlite::params![query, lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()?;
+        return Ok(rows);
+    }
+    let (query, check) = if numbers.is_empty() {
+        (
+            "SELECT book_number FROM shipment_search WHERE shipment_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3
+             ORDER BY rowid DESC LIMIT ?4",
+            quoted(keyword),
+        )
+    } else {
+        (
+            "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
+             WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 AND instr(s.body, ?4) > 0
+             ORDER BY g.rowid DESC LIMIT ?5",
+            numbers.join(" AND "),
+        )
+    };
+    let mut stmt = conn.prepare_cached(query)?;
+    let rows = if numbers.is_empty() {
+        stmt.query_map(rusqlite::params![check, lo, hi, MAX_RESULTS], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?
+    } else {
+        stmt.query_map(rusqlite::params![check, lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?
+    };
+    Ok(rows)
+}
+
+/// Search shipments (4.3) for `customer_id`: the matching shipments as search shows
+/// them, newest first.
+pub(crate) fn search(conn: &Connection, customer_id: &str, raw_keyword: &str) -> Result<wire::ShipmentsResponse> {
+    let keyword = keyword(raw_keyword)?;
+    let books = matching(conn, customer_id, &keyword)?;
+    let mut stmt = conn.prepare_cached("SELECT view, voided FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
+    let mut shipments = Vec::with_capacity(books.len());
+    for book in books {
+        let row: Option<(String, bool)> = stmt.query_row([&book, customer_id], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+        if let Some((view, voided)) = row {
+            let mut view: wire::ShipmentView =
+                serde_json::from_str(&view).map_err(|e| Error::internal(format!("shipment {book} is unreadable: {e}")))?;
+            view.voided = voided;
+            shipments.push(view);
+        }
+    }
+    Ok(wire::ShipmentsResponse { shipments })
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::*;
+
+    fn view(book: &str, name: &str, phone: &str, tracking: &str, reference: &str) -> wire::ShipmentView {
+        let address = |name: &str, phone: &str| {
+            serde_json::json!({"name": name, "company": "Acme 7 Ltd", "address1": "1 Main St", "address2": "", "city": "Austin",
+                "state": "TX", "zip": "78701", "country": "US", "phone": phone, "email": "x@example.com"})
+        };
+        serde_json::from_value(serde_json::json!({
+            "bookNumber": book, "trackingNumber": tracking, "trackingNumbers": [tracking], "voided": false,
+            "carrierCode": "postal", "serviceCode": "s", "packageTypeCode": "p", "shipmentDate": "2026-11-21",
+            "shipperReference": reference, "shipmentReference": reference, "shipperReference2": "", "contentDescription": "",
+            "sender": address("Ann Lee", "215-555-0142"), "receiver": address(name, phone), "residential": false,
+            "signatureOptionCode": null, "weightUnit": "lb", "dimUnit": "in", "currency": "USD", "customsCurrency": null,
+            "pieces": [], "fulfillment": null, "totalShippingCost": 1, "orderNumber": ""
+        }))
+        .unwrap()
+    }
+
+    fn store() -> Connection {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::store::configure(&conn).unwrap();
+        crate::store::migrate(&mut conn).unwrap();
+        for id in ["C1", "C2"] {
+            conn.execute(
+                "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                    minimum_balance_cents, recharge_amount_cents, created_at) VALUES (?1, ?1, ?1, '', 'Default', '{}', '{}', 0, 0, '')",
+                [id],
+            )
+            .unwrap();
+        }
+        conn
+    }
+
+    /// Every plan (short keywords, numbers, trigrams) gives exactly the
+    /// substring matches, newest first.
+    #[test]
+    fn every_plan_equals_a_substring_scan() {
+        let mut conn = store();
+        let names = ["Mira Okafor", "Jonas Berg", "Zq Ito", "Amara Quist", "Bo #1 Kim", "Éloïse Dürr"];
+        let tx = conn.transaction().unwrap();
+        let mut bodies = Vec::new();
+        for i in 0..300u32 {
+            let v = view(
+                &format!("{}", 1_000_000_000 + i),
+                names[(i % 6) as usize],
+                &format!("(212) 555-{:04}", (i * 37) % 10_000),
+                &format!("94001{:017}", u64::from(i) * 7_919),
+                &format!("INV-{}", i % 13),
+            );
+            let customer = if i % 5 == 0 { "C2" } else { "C1" };
+            index(&tx, customer, &v).unwrap();
+            if customer == "C1" {
+                bodies.push((v.book_number.clone(), body(&v)));
+            }
+        }
+        tx.commit().unwrap();
+        bodies.reverse();
+        let mut keywords: Vec<String> =
+            ["a", "é", "zq", "ki", "#", "#1", "qx", "55", "555-0", "inv-1", "2125550", "9400100000000", "okafor", "dürr"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+        for (i, (_, b)) in bodies.iter().enumerate().step_by(17) {
+            let chars: Vec<char> = b.chars().collect();
+            for len in [2, 3, 6, 9, 14] {
+                let start = (i * 7) % chars.len().saturating_sub(len).max(1);
+                let k: String = chars[start..(start + len).min(chars.len())].iter().collect();
+                if !k.contains('\n') && !k.trim().is_empty() {
+                    keywords.push(k.trim().to_string());
+                }
+            }
+        }
+        for k in keywords {
+            let expected: Vec<String> = bodies.iter().filter(|(_, b)| b.contains(&k)).map(|(bn, _)| bn.clone()).take(100).collect();
+            assert_eq!(matching(&conn, "C1", &k).unwrap(), expected, "keyword {k:?}");
+        }
+        assert!(matching(&conn, "C3", "mira").unwrap().is_empty());
+    }
+
+    /// A schema-4 database with shipments gets them indexed by the upgrade to schema 5.
+    #[test]
+    fn the_upgrade_indexes_shipments_booked_before() {
+        let mut conn = store();
+        conn.execute_batch(
+            "DROP TABLE shipment_search; DROP TABLE shipment_grams; DROP TABLE search_customers;
+             DROP TABLE order_shipments; DROP TABLE orders; DROP TABLE pickup_shipments; DROP TABLE pickups;
+             DROP TABLE manifest_shipments; DROP TABLE manifests; PRAGMA user_version = 4;",
+        )
+        .unwrap();
+        for (i, name) in ["Mira Okafor", "Jonas Berg"].into_iter().enumerate() {
+            let v = view(&format!("100000000{i}"), name, "(212) 555-0100", &format!("9400100000000000000{i}00"), "INV-1");
+            conn.execute(
+                "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
+                    tracking_number, shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at)
+                 VALUES (?1, 'C1', 'postal', 's', 'p', 'ground', ?2, '2026-11-21', '8', 'USD', '1', 100, 'PDF', ?3, ?4)",
+                rusqlite::params![v.book_number, v.tracking_number, wire::to_json(&v).unwrap(), format!("2026-11-21T10:00:0{i}Z")],
+            )
+            .unwrap();
+        }
+        crate::store::migrate(&mut conn).unwrap();
+        assert_eq!(matching(&conn, "C1", "okafor").unwrap(), ["1000000000"]);
+        assert_eq!(matching(&conn, "C1", "inv-1").unwrap(), ["1000000001", "1000000000"]);
+        assert_eq!(matching(&conn, "C1", "000000000100").unwrap(), ["1000000001"]);
+    }
+
+    #[test]
+    fn keywords_are_checked() {
+        assert_eq!(keyword("  MiRa ").unwrap(), "mira");
+        assert_eq!(keyword("").unwrap_err().details()[0].field, "keyword");
+        assert!(keyword(&"x".repeat(201)).is_err());
+        for bad in ["a\u{0}bc", "ab\ncd", "a\tb"] {
+            assert_eq!(keyword(bad).unwrap_err().details()[0].field, "keyword", "{bad:?}");
+        }
+        assert_eq!(keyword_grams("12345"), Vec::<String>::new());
+        assert_eq!(keyword_grams("abcdefgh"), Vec::<String>::new());
+        assert_eq!(keyword_grams("1234567").len(), 2);
+        assert_eq!(keyword_grams("12345678901234567890").len(), MAX_GRAMS);
+    }
+}
