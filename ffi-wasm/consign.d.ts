@@ -336,3 +336,44 @@ export interface BatchBookResult {
   error?: string; errorCategory?: string; details?: FieldError[];
 }
 export interface BatchBookResponse { batchId: string; results: BatchBookResult[]; prepayBalance: string; }
+
+// ---- after booking: search (4.3), tracking (4.6), pickups (4.7), manifests (4.10), orders (4.2)
+export interface SearchShipmentsRequest { keyword: string; }
+export type EventStatus = "Info Received" | "In Transit" | "Out for Delivery" | "Delivery Arragned" | "With Delivery Courier"
+  | "Delivered to Broker" | "Failed Attempt" | "Delivered" | "Exception";
+export interface TrackingEvent {
+  trackingNumber: string; carrier: string; event: string; eventStatus: EventStatus;
+  eventTime: string; serviceArea: string; serviceAreaCountry: string;
+}
+export interface RecordTrackingEventsRequest { events: TrackingEvent[]; }
+export interface RecordTrackingEventsResponse { recorded: number; duplicates: number; }
+export interface FlatAddress {
+  name: string; company: string; address1: string; address2: string; city: string; state: string; zip: string; country: string;
+}
+export interface SchedulePickupRequest extends FlatAddress {
+  carrierCode: string; pickupDate: string; readyTime: string; closeTime: string; bookNumbers: string[]; phone: string;
+  residential?: boolean | null; specialInstructions?: string | null; packageLocation?: string | null;
+}
+export interface PickupIdResponse { pickupId: string; }
+export interface Pickup {
+  pickupId: string; carrierCode: string; pickupDate: string; readyTime: string; closeTime: string; bookNumbers: string[];
+  address: FlatAddress & { zip: string | null; phone: string; email: string }; residential: boolean;
+  specialInstructions: string | null; packageLocation: string | null; cancelled: boolean;
+}
+export interface CreateManifestRequest extends FlatAddress { carrierCode: string; bookNumbers: string[]; }
+export interface ManifestResponse { manifestId: string; type: string; data: string; bookNumbers?: string[]; }
+export interface OrderItem {
+  productId?: string; sku?: string | null; title?: string; price?: Decimal; quantity?: number; weight?: Decimal | null;
+  imgUrl?: string | null; htsNumber?: string | null; countryOfOrigin?: string | null; lineId?: string | null; pickLocation?: string | null;
+}
+export interface OrderPackage {
+  weight?: string; length?: string | null; width?: string | null; height?: string | null;
+  insuranceAmount?: Decimal | null; declaredValue?: Decimal | null;
+}
+export interface Order {
+  orderId: string; orderDate: string; orderNumber: string | null; fulfillmentStatus: "pending" | "fulfilled" | "partial";
+  shippingService: string | null; shipperReference?: string | null; shipperReference2?: string | null; contentDescription?: string;
+  shippingTotal: Decimal | null; weightUnit: "lb" | "kg" | null; dimUnit: "in" | "cm" | null; dueByDate: string | null;
+  orderGroup: string | null; sender: Address; returnTo?: Partial<Address>; receiver: Address;
+  items: OrderItem[] | null; packages: OrderPackage[] | null;
+}

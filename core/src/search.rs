@@ -43,8 +43,18 @@ fn is_gram(window: &[char]) -> bool {
 
 /// A window as one FTS token: the hex of its UTF-8 bytes.
 fn gram_token(window: &[char]) -> String {
-    let text: String = window.iter().collect();
-    text.bytes().map(|b| format!("{b:02x}")).collect()
+    // Written straight into one buffer: this runs for every window of every field of
+    // every booking, and a string per byte showed as a third of a booking's cost.
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut token = String::with_capacity(window.len() * 2);
+    let mut utf8 = [0u8; 4];
+    for c in window {
+        for &b in c.encode_utf8(&mut utf8).as_bytes() {
+            token.push(char::from(HEX[usize::from(b >> 4)]));
+            token.push(char::from(HEX[usize::from(b & 15)]));
+        }
+    }
+    token
 }
 
 /// The tokens of `shipment_grams` for a body (each field on its own line), without repeats.
@@ -376,5 +386,16 @@ mod tests {
         assert_eq!(keyword_grams("abcdefgh"), Vec::<String>::new());
         assert_eq!(keyword_grams("1234567").len(), 2);
         assert_eq!(keyword_grams("12345678901234567890").len(), MAX_GRAMS);
+    }
+}
+
+#[cfg(test)]
+mod gram_token_tests {
+    use super::gram_token;
+
+    #[test]
+    fn a_token_is_the_hex_of_the_utf8_bytes() {
+        let chars: Vec<char> = "1Zé".chars().collect();
+        assert_eq!(gram_token(&chars), "315ac3a9");
     }
 }

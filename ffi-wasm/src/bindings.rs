@@ -373,6 +373,127 @@ impl Shipping {
         self.call("GET", &customer(customer_id, &format!("shipments/{}/label/{}", seg(book_number), seg(format))), None)
     }
 
+    // ---- after booking: search, tracking, pickups, manifests, orders ---------------------
+
+    /// Search shipments (4.3), `POST .../searchShipments` with `{ keyword }`.
+    #[wasm_bindgen(js_name = searchShipments, unchecked_return_type = "ShipmentsResponse")]
+    pub fn search_shipments(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "SearchShipmentsRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, "searchShipments"), Some(&req))
+    }
+
+    /// Track shipment (4.6), `GET .../shipments/:bookNumber/tracking-information`: events newest first.
+    #[wasm_bindgen(js_name = trackingInformation, unchecked_return_type = "TrackingEvent[]")]
+    pub fn tracking_information(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, &format!("shipments/{}/tracking-information", seg(book_number))), None)
+    }
+
+    /// Record carrier events, `POST .../shipments/:bookNumber/tracking-events` with `{ events }`.
+    #[wasm_bindgen(js_name = recordTrackingEvents, unchecked_return_type = "RecordTrackingEventsResponse")]
+    pub fn record_tracking_events(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
+        #[wasm_bindgen(unchecked_param_type = "RecordTrackingEventsRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, &format!("shipments/{}/tracking-events", seg(book_number))), Some(&req))
+    }
+
+    /// Schedule pickup (4.7), `POST .../pickups`: answers `{ pickupId }`.
+    #[wasm_bindgen(js_name = schedulePickup, unchecked_return_type = "PickupIdResponse")]
+    pub fn schedule_pickup(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "SchedulePickupRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, "pickups"), Some(&req))
+    }
+
+    /// Get pickup, `GET .../pickups/:pickupId`.
+    #[wasm_bindgen(unchecked_return_type = "Pickup")]
+    pub fn pickup(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = pickupId)] pickup_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, &format!("pickups/{}", seg(pickup_id))), None)
+    }
+
+    /// Cancel pickup, `POST .../pickups/:pickupId` with `{ cancelled: true }`.
+    #[wasm_bindgen(js_name = cancelPickup, unchecked_return_type = "Pickup")]
+    pub fn cancel_pickup(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = pickupId)] pickup_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call(
+            "POST",
+            &customer(customer_id, &format!("pickups/{}", seg(pickup_id))),
+            Some(&JsValue::from_str(r#"{"cancelled": true}"#)),
+        )
+    }
+
+    /// Create manifest (4.10), `POST .../manifest`: `{ manifestId, type, data }` (data: base64 PDF).
+    #[wasm_bindgen(js_name = createManifest, unchecked_return_type = "ManifestResponse")]
+    pub fn create_manifest(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "CreateManifestRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, "manifest"), Some(&req))
+    }
+
+    /// Get manifest, `GET .../manifest/:manifestId`.
+    #[wasm_bindgen(unchecked_return_type = "ManifestResponse")]
+    pub fn manifest(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = manifestId)] manifest_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, &format!("manifest/{}", seg(manifest_id))), None)
+    }
+
+    /// Put order (4.2), `PUT .../integrations/:integrationId/orders/:orderId`: create or replace.
+    #[wasm_bindgen(js_name = putOrder, unchecked_return_type = "OkResponse")]
+    pub fn put_order(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = integrationId)] integration_id: &str,
+        #[wasm_bindgen(js_name = orderId)] order_id: &str,
+        #[wasm_bindgen(unchecked_param_type = "Order | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("PUT", &customer(customer_id, &format!("integrations/{}/orders/{}", seg(integration_id), seg(order_id))), Some(&req))
+    }
+
+    /// Get order, `GET .../integrations/:integrationId/orders/:orderId`.
+    #[wasm_bindgen(unchecked_return_type = "Order")]
+    pub fn order(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = integrationId)] integration_id: &str,
+        #[wasm_bindgen(js_name = orderId)] order_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, &format!("integrations/{}/orders/{}", seg(integration_id), seg(order_id))), None)
+    }
+
+    /// Delete order, `DELETE .../integrations/:integrationId/orders/:orderId`.
+    #[wasm_bindgen(js_name = deleteOrder, unchecked_return_type = "OkResponse")]
+    pub fn delete_order(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = integrationId)] integration_id: &str,
+        #[wasm_bindgen(js_name = orderId)] order_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("DELETE", &customer(customer_id, &format!("integrations/{}/orders/{}", seg(integration_id), seg(order_id))), None)
+    }
+
     // ---- batches (DECISIONS 9) ------------------------------------------------------------
 
     /// Create batch, `POST .../batch`: answers `{ batchId }`.

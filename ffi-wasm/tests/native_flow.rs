@@ -38,6 +38,14 @@ impl flow::Driver for Native {
             "label" => ("GET", customer(args, &format!("shipments/{}/label/{}", text(&args[1]), text(&args[2]))), None),
             "prepay" => ("GET", customer(args, "prepay"), None),
             "voidShipment" => ("POST", customer(args, &format!("shipments/{}", text(&args[1]))), None),
+            "searchShipments" => ("POST", customer(args, "searchShipments"), Some(&args[1])),
+            "recordTrackingEvents" => ("POST", customer(args, &format!("shipments/{}/tracking-events", text(&args[1]))), Some(&args[2])),
+            "trackingInformation" => ("GET", customer(args, &format!("shipments/{}/tracking-information", text(&args[1]))), None),
+            "schedulePickup" => ("POST", customer(args, "pickups"), Some(&args[1])),
+            "createManifest" => ("POST", customer(args, "manifest"), Some(&args[1])),
+            "createIntegration" => ("POST", customer(args, "integrations"), Some(&args[1])),
+            "putOrder" => ("PUT", customer(args, &format!("integrations/{}/orders/{}", text(&args[1]), text(&args[2]))), Some(&args[3])),
+            "order" => ("GET", customer(args, &format!("integrations/{}/orders/{}", text(&args[1]), text(&args[2]))), None),
             other => panic!("no native route for {other}: add it to tests/native_flow.rs"),
         };
         let body = match (op, body) {

@@ -53,7 +53,27 @@ pub fn run(d: &mut impl Driver) -> Vec<(String, Value)> {
     step("list shipments", "shipments", &[id.clone(), json!({"limit": 10})], d);
     step("label", "label", &[id.clone(), book.clone(), json!("PDF")], d);
     step("prepay", "prepay", std::slice::from_ref(&id), d);
-    // Operations to add here once they exist: search, track, pickup, manifest, order.
+    step("search", "searchShipments", &[id.clone(), json!({"keyword": "kim"})], d);
+    let tracking = booked["trackingNumber"].clone();
+    let event = json!({"trackingNumber": tracking, "carrier": booked_carrier(&cheapest), "event": "Departed the origin facility",
+        "eventStatus": "In Transit", "eventTime": "2026-11-22 08:15:00", "serviceArea": "Philadelphia, PA", "serviceAreaCountry": "US"});
+    step("record tracking events", "recordTrackingEvents", &[id.clone(), book.clone(), json!({"events": [event]})], d);
+    step("track", "trackingInformation", &[id.clone(), book.clone()], d);
+    let mut pickup = flat(&address());
+    pickup["carrierCode"] = cheapest["carrierCode"].clone();
+    pickup["pickupDate"] = json!("2026-11-23");
+    pickup["readyTime"] = json!("10:00:00");
+    pickup["closeTime"] = json!("16:00:00");
+    pickup["bookNumbers"] = json!([book.clone()]);
+    step("schedule pickup", "schedulePickup", &[id.clone(), pickup], d);
+    let mut manifest = flat(&address());
+    manifest["carrierCode"] = cheapest["carrierCode"].clone();
+    manifest["bookNumbers"] = json!([book.clone()]);
+    step("create manifest", "createManifest", &[id.clone(), manifest], d);
+    let integration = step("create integration", "createIntegration", &[id.clone(), json!({"name": "web shop"})], d);
+    let integration_id = integration["integrationId"].clone();
+    step("put order", "putOrder", &[id.clone(), integration_id.clone(), json!("ORD-1"), order()], d);
+    step("get order", "order", &[id.clone(), integration_id, json!("ORD-1")], d);
     step("void shipment", "voidShipment", &[id.clone(), book.clone()], d);
 
     // The error path: thrown errors carry status, errorCategory and details.
@@ -64,6 +84,31 @@ pub fn run(d: &mut impl Driver) -> Vec<(String, Value)> {
     step("duplicate e-mail", "createCustomer", &[customer_body("ann@example.com")], d);
     step("void twice", "voidShipment", &[id.clone(), book], d);
     steps
+}
+
+/// The carrier of the booked quote.
+fn booked_carrier(quote: &Value) -> Value {
+    quote["carrierCode"].clone()
+}
+
+/// The flat address fields of pickup and manifest requests.
+fn flat(address: &Value) -> Value {
+    let mut flat = json!({});
+    for key in ["name", "company", "address1", "address2", "city", "state", "zip", "country", "phone"] {
+        flat[key] = address[key].clone();
+    }
+    flat
+}
+
+/// An order of 4.2: every required key, nullable ones null.
+fn order() -> Value {
+    json!({
+        "orderId": "ORD-1", "orderDate": "2026-11-20", "orderNumber": "1042", "fulfillmentStatus": "pending",
+        "shippingService": null, "shippingTotal": "7.50", "weightUnit": "lb", "dimUnit": "in", "dueByDate": null, "orderGroup": null,
+        "sender": address(), "receiver": {"name": "Bo Kim", "address1": "9 Elm St", "city": "Los Angeles", "state": "CA", "zip": "90012", "country": "US"},
+        "items": [{"productId": "MUG-1", "sku": "MUG-1", "title": "Mug", "price": "20.00", "quantity": 2, "lineId": "L1"}],
+        "packages": null
+    })
 }
 
 fn address() -> Value {
