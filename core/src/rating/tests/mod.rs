@@ -289,7 +289,7 @@ fn canada_international_and_inbound_zones() {
 
 #[test]
 fn every_catalog_service_and_package_type_has_a_card_and_a_realistic_price() {
-    let cat: serde_json::Value = serde_json::from_str(include_str!("../../data/catalog.json")).unwrap();
+    let cat: serde_json::Value = serde_json::from_str(include_str!("../../../data/catalog.json")).unwrap();
     let services = cat["services"].as_array().unwrap();
     let mut n = 0;
     for s in services {
