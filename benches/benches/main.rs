@@ -161,7 +161,10 @@ mod search {
     /// under `target/bench-data`; `--test` runs use ten thousand). Each benchmark cycles
     /// through its keywords; the answer is checked so the work cannot be skipped.
     pub fn define(c: &mut Criterion) {
-        let quick = std::env::args().any(|a| a == "--test");
+        // Criterion measures only when cargo passes --bench; `cargo test` (no --bench) and
+        // `cargo bench -- --test` run each bench once, and get the small fixture.
+        let args: Vec<String> = std::env::args().collect();
+        let quick = args.iter().any(|a| a == "--test") || !args.iter().any(|a| a == "--bench");
         let size = if quick { "10k" } else { "1m" };
         // Built (or opened from its cache) only when a search benchmark runs: building a
         // million shipments takes minutes, and a filter like `quote/` should not pay it.
