@@ -85,8 +85,12 @@ pub(crate) fn parse_borrowed<'de, T: Deserialize<'de>>(body: &'de str) -> Result
     // Tracking the path of every field was most of the cost of parsing a batch quote;
     // only a failed parse needs it, so that one parses again with tracking to name the
     // field at fault.
-    if let Ok(value) = serde_json::from_str(body) {
-        return Ok(value);
+    // The fast path is strict too: a struct is read only from a JSON object.
+    let mut fast = serde_json::Deserializer::from_str(body);
+    if let Ok(value) = T::deserialize(strict::Strict(&mut fast)) {
+        if fast.end().is_ok() {
+            return Ok(value);
+        }
     }
     let mut de = serde_json::Deserializer::from_str(body);
     let value: T =
