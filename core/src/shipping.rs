@@ -287,6 +287,28 @@ impl Shipping {
         Ok(value)
     }
 
+    /// Runs `f` in one write transaction with the booking context of `customer_id`: the
+    /// catalog, rate book and clock in force, and the customer with its profile.
+    fn write_booking<T>(&self, customer_id: &str, f: impl FnOnce(&Transaction, &booking::Context) -> Result<T>) -> Result<T> {
+        let catalog = self.catalog();
+        let rates = self.rate_book();
+        let (today, now) = (self.clock.today(), self.clock.now());
+        self.write(|tx| {
+            let customer = customers::find(tx, customer_id)?;
+            let profile = Self::profile(&catalog, &customer)?;
+            let ctx = booking::Context {
+                catalog: &catalog,
+                rates: &rates,
+                profile,
+                customer: &customer,
+                today,
+                now,
+                labels_at_booking: self.labels_at_booking,
+            };
+            f(tx, &ctx)
+        })
+    }
+
     fn customer(&self, conn: &Connection, customer_id: &str) -> Result<(Customer, Arc<Catalog>)> {
         let customer = customers::find(conn, customer_id)?;
         Ok((customer, self.catalog()))
@@ -584,23 +606,7 @@ impl Shipping {
     /// `INSUFFICIENT_FUNDS` (nothing is written then); `CONFLICT` for an idempotency key
     /// reused with another payload.
     pub fn book_shipment(&self, customer_id: &str, req: &wire::BookShipmentRequest) -> Result<wire::BookShipmentResponse> {
-        let catalog = self.catalog();
-        let rates = self.rate_book();
-        let (today, now) = (self.clock.today(), self.clock.now());
-        self.write(|tx| {
-            let customer = customers::find(tx, customer_id)?;
-            let profile = Self::profile(&catalog, &customer)?;
-            let ctx = booking::Context {
-                catalog: &catalog,
-                rates: &rates,
-                profile,
-                customer: &customer,
-                today,
-                now,
-                labels_at_booking: self.labels_at_booking,
-            };
-            booking::book(tx, &ctx, req)
-        })
+        self.write_booking(customer_id, |tx, ctx| booking::book(tx, ctx, req))
     }
 
     /// Void shipment, `POST .../shipments/:bookNumber` `{"voided": true}`: refunds its
@@ -720,23 +726,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or batch; `CONFLICT` for a booked batch.
     pub fn batch_book(&self, customer_id: &str, req: &wire::BatchBookRequest) -> Result<wire::BatchBookResponse> {
-        let catalog = self.catalog();
-        let rates = self.rate_book();
-        let (today, now) = (self.clock.today(), self.clock.now());
-        self.write(|tx| {
-            let customer = customers::find(tx, customer_id)?;
-            let profile = Self::profile(&catalog, &customer)?;
-            let ctx = booking::Context {
-                catalog: &catalog,
-                rates: &rates,
-                profile,
-                customer: &customer,
-                today,
-                now,
-                labels_at_booking: self.labels_at_booking,
-            };
-            batches::book(tx, &ctx, req)
-        })
+        self.write_booking(customer_id, |tx, ctx| batches::book(tx, ctx, req))
     }
 }
 
