@@ -738,7 +738,7 @@ const RATE_REVISION: &str = "rate_revision";
 fn load_rate_book(conn: &Connection) -> Result<Arc<RateBook>> {
     static DEFAULT: OnceLock<std::result::Result<Arc<RateBook>, String>> = OnceLock::new();
     let imported: Option<i64> =
-        conn.query_row("SELECT last FROM id_sequences WHERE name = ?1", [RATE_REVISION], |r| r.get(0)).optional()?;
+        conn.prepare_cached("SELECT last FROM id_sequences WHERE name = ?1")?.query_row([RATE_REVISION], |r| r.get(0)).optional()?;
     if imported.is_none() {
         return DEFAULT
             .get_or_init(|| RateBook::default_book().map(Arc::new).map_err(|e| e.to_string()))
