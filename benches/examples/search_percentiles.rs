@@ -2,7 +2,7 @@
 //! class, through `Shipping::handle` (JSON in and out) and the typed method.
 //!
 //! `cargo run --release -p consign-benches --example search_percentiles [shipments] [rounds]`
-//! (defaults: 1,000,000 shipments, 2,000 searches per class). The database is built once
+//! `[class]` (defaults: 1,000,000 shipments, 2,000 searches per class, every class). The database is built once
 //! into `target/bench-data/search-{n}.db` and reused.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark: a broken setup should stop the run
@@ -25,6 +25,8 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let n: u32 = args.next().map_or(1_000_000, |a| a.parse().expect("a number of shipments"));
     let rounds: usize = args.next().map_or(2_000, |a| a.parse().expect("a number of rounds"));
+    // A third argument keeps only the keyword classes whose name contains it (to profile one).
+    let only = args.next().unwrap_or_default();
     let started = Instant::now();
     let f = search_fixture(n);
     println!("fixture: {} shipments, ready in {:.1?}", f.shipments, started.elapsed());
@@ -37,7 +39,7 @@ fn main() {
     ];
     println!("| keyword class | keywords | results (min-max) | handle median ms | handle p99 ms | typed median ms | typed p99 ms |");
     println!("|---|---|---|---|---|---|---|");
-    for (name, keywords) in cases {
+    for (name, keywords) in cases.into_iter().filter(|(name, _)| name.contains(only.as_str())) {
         let bodies: Vec<String> = keywords.iter().map(|k| serde_json::json!({ "keyword": k }).to_string()).collect();
         // Warm the page cache and the statement cache.
         for b in &bodies {

@@ -4,20 +4,22 @@
 //! The index is an FTS5 table with the trigram tokenizer, written in the booking's own
 //! transaction. Each shipment is one row whose `body` holds the searchable fields, one per
 //! line, lower-cased and ending with a newline. The rowid is `(customer key << 32) |
-//! the customer's booking sequence`, so one customer's shipments form one rowid range
-//! and a search reads that range backwards (newest first) and stops at 100 matches.
+//! (2^32 - 1 - the customer's booking sequence)`, so one customer's shipments form one
+//! rowid range with the newest first, and a search reads that range forwards (FTS5 reads
+//! doclists forwards far faster than backwards) and stops at 100 matches.
 //!
-//! Keywords of three to five characters are an FTS phrase query on the trigrams; longer
-//! ones the AND of trigrams that cover them, each candidate checked with `instr`. Two
-//! indexes of our own tokens complete it, in a contentless FTS5 table without positions
-//! (`shipment_grams`), each token the hex of its characters' UTF-8 bytes:
+//! The trigram index keeps no positions (`detail = none`, about a third of the size and of
+//! the writing): a keyword of three to five characters is the AND of the trigrams that
+//! cover it, and each candidate is checked with `instr` against the stored body. A second
+//! contentless FTS5 table without positions (`shipment_grams`) holds tokens of our own,
+//! each the hex of its characters' UTF-8 bytes:
 //! - every one- and two-character window of every field: a keyword of one or two
 //!   characters (which trigrams cannot find) is one token, found directly;
-//! - every six-character window of a field that holds a digit and no whitespace.
-//!   Numbers are the weak spot of trigrams: there are only 1,000 digit trigrams and
-//!   every shipment holds dozens of digits, so a tracking number's trigrams are in almost
-//!   every row. A keyword with such windows is looked up by (up to four of) them, which
-//!   are rare, and each candidate is checked with `instr` against the stored text.
+//! - every six-character window of every field. Trigrams are a poor filter wherever
+//!   they are common: there are only 1,000 digit trigrams and every shipment holds dozens
+//!   of digits, and names built of common syllables share theirs with thousands of other
+//!   names. Six-character windows are rare, so a keyword of six or more characters is
+//!   looked up by (up to four of) its windows and each candidate checked with `instr`.
 //!
 //! Every plan gives exactly the substring match; a unit test compares each with a scan.
 
@@ -31,52 +33,58 @@ pub const MAX_RESULTS: i64 = 100;
 /// Longest keyword accepted, in characters.
 const MAX_KEYWORD: usize = 200;
 
-/// Length of the windows of the number index.
+/// Length of the long windows of the window index.
 const GRAM: usize = 6;
-/// Most windows of a keyword looked up in the number index.
+/// Most long windows of a keyword looked up in the window index.
 const MAX_GRAMS: usize = 4;
 
-/// True if a window goes into the number index: it holds a digit and no whitespace.
-fn is_gram(window: &[char]) -> bool {
-    window.iter().any(char::is_ascii_digit) && !window.iter().any(|c| c.is_whitespace())
-}
-
-/// A window as one FTS token: the hex of its UTF-8 bytes.
-fn gram_token(window: &[char]) -> String {
+/// Appends a window as one FTS token, the hex of its UTF-8 bytes, to `out`.
+fn push_token(out: &mut String, window: &[char]) {
     // Written straight into one buffer: this runs for every window of every field of
-    // every booking, and a string per byte showed as a third of a booking's cost.
+    // every booking.
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut token = String::with_capacity(window.len() * 2);
     let mut utf8 = [0u8; 4];
     for c in window {
         for &b in c.encode_utf8(&mut utf8).as_bytes() {
-            token.push(char::from(HEX[usize::from(b >> 4)]));
-            token.push(char::from(HEX[usize::from(b & 15)]));
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 15)]));
         }
     }
+}
+
+/// A window as one FTS token.
+fn gram_token(window: &[char]) -> String {
+    let mut token = String::with_capacity(window.len() * 2);
+    push_token(&mut token, window);
     token
 }
 
-/// The tokens of `shipment_grams` for a body (each field on its own line), without repeats.
+/// The tokens of `shipment_grams` for a body (each field on its own line), without
+/// repeats, separated by spaces.
 fn grams(body: &str) -> String {
-    let mut tokens = std::collections::BTreeSet::new();
-    for line in body.lines() {
-        let chars: Vec<char> = line.chars().collect();
-        for w in chars.windows(1).chain(chars.windows(2)) {
-            tokens.insert(gram_token(w));
-        }
-        for w in chars.windows(GRAM).filter(|w| is_gram(w)) {
-            tokens.insert(gram_token(w));
-        }
+    let lines: Vec<Vec<char>> = body.lines().map(|l| l.chars().collect()).collect();
+    let mut windows: Vec<&[char]> = Vec::with_capacity(body.len() * 3);
+    for chars in &lines {
+        windows.extend(chars.windows(1).chain(chars.windows(2)));
+        windows.extend(chars.windows(GRAM));
     }
-    tokens.into_iter().collect::<Vec<_>>().join(" ")
+    windows.sort_unstable();
+    windows.dedup();
+    let mut out = String::with_capacity(windows.len() * 9);
+    for w in windows {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        push_token(&mut out, w);
+    }
+    out
 }
 
-/// Up to [`MAX_GRAMS`] indexed windows of `keyword`, spread over it (first and last
-/// included); empty when it has none.
+/// Up to [`MAX_GRAMS`] long windows of `keyword`, spread over it (first and last
+/// included); empty when it is shorter than a window.
 fn keyword_grams(keyword: &str) -> Vec<String> {
     let chars: Vec<char> = keyword.chars().collect();
-    let windows: Vec<&[char]> = chars.windows(GRAM).filter(|w| is_gram(w)).collect();
+    let windows: Vec<&[char]> = chars.windows(GRAM).collect();
     if windows.len() <= MAX_GRAMS {
         return windows.into_iter().map(gram_token).collect();
     }
@@ -134,7 +142,8 @@ pub(crate) fn index(tx: &Transaction, customer_id: &str, view: &wire::ShipmentVi
     if !(0..=i64::from(u32::MAX)).contains(&seq) {
         return Err(Error::internal("the customer has more shipments than the search index can number"));
     }
-    let rowid = (key << 32) | seq;
+    // Newest lowest: FTS5 reads doclists forward far faster than backward.
+    let rowid = (key << 32) | (i64::from(u32::MAX) - seq);
     let text = body(view);
     tx.prepare_cached("INSERT INTO shipment_search (rowid, book_number, body) VALUES (?1, ?2, ?3)")?.execute(rusqlite::params![
         rowid,
@@ -198,51 +207,39 @@ pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> R
         let rows = conn
             .prepare_cached(
                 "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
-                 WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 ORDER BY g.rowid DESC LIMIT ?4",
+                 WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 ORDER BY g.rowid LIMIT ?4",
             )?
             .query_map(rusqlite::params![gram_token(&chars), lo, hi, MAX_RESULTS], |r| r.get(0))?
             .collect::<rusqlite::Result<Vec<String>>>()?;
         return Ok(rows);
     }
-    let numbers = if chars.len() >= GRAM { keyword_grams(keyword) } else { Vec::new() };
-    if numbers.is_empty() && chars.len() >= GRAM {
-        // A long keyword: every trigram it holds must be in the row, so the AND of
-        // trigrams that cover it (no positions to compare) finds the candidates, and
-        // instr checks them; about half the work of the phrase query.
+    let windows = keyword_grams(keyword);
+    let sql = if windows.is_empty() {
+        // The trigram index has no positions (detail=none: a third of the size, and
+        // cheaper to write), so the keyword's trigrams that cover it, ANDed, find the
+        // candidates and instr checks each.
+        "SELECT book_number FROM shipment_search WHERE shipment_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3
+         AND instr(body, ?4) > 0 ORDER BY rowid LIMIT ?5"
+    } else {
+        // Long windows are rare where trigrams are common (numbers, names built of
+        // common syllables): the windows find the candidates, instr checks each.
+        "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
+         WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 AND instr(s.body, ?4) > 0
+         ORDER BY g.rowid LIMIT ?5"
+    };
+    let query = if windows.is_empty() {
         let mut picked: Vec<String> = (0..chars.len() - 2).step_by(3).map(|i| chars[i..i + 3].iter().collect()).collect();
         if (chars.len() - 3) % 3 != 0 {
             picked.push(chars[chars.len() - 3..].iter().collect());
         }
-        let query = picked.iter().map(|t| quoted(t)).collect::<Vec<_>>().join(" AND ");
-        let rows = conn
-            .prepare_cached(
-                "SELECT book_number FROM shipment_search WHERE shipment_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3
-                 AND instr(body, ?4) > 0 ORDER BY rowid DESC LIMIT ?5",
-            )?
-            .query_map(rusqlite::params![query, lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()?;
-        return Ok(rows);
-    }
-    let (query, check) = if numbers.is_empty() {
-        (
-            "SELECT book_number FROM shipment_search WHERE shipment_search MATCH ?1 AND rowid BETWEEN ?2 AND ?3
-             ORDER BY rowid DESC LIMIT ?4",
-            quoted(keyword),
-        )
+        picked.iter().map(|t| quoted(t)).collect::<Vec<_>>().join(" AND ")
     } else {
-        (
-            "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
-             WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 AND instr(s.body, ?4) > 0
-             ORDER BY g.rowid DESC LIMIT ?5",
-            numbers.join(" AND "),
-        )
+        windows.join(" AND ")
     };
-    let mut stmt = conn.prepare_cached(query)?;
-    let rows = if numbers.is_empty() {
-        stmt.query_map(rusqlite::params![check, lo, hi, MAX_RESULTS], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?
-    } else {
-        stmt.query_map(rusqlite::params![check, lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?
-    };
+    let rows = conn
+        .prepare_cached(sql)?
+        .query_map(rusqlite::params![query, lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(rows)
 }
 
@@ -326,11 +323,29 @@ mod tests {
         }
         tx.commit().unwrap();
         bodies.reverse();
-        let mut keywords: Vec<String> =
-            ["a", "é", "zq", "ki", "#", "#1", "qx", "55", "555-0", "inv-1", "2125550", "9400100000000", "okafor", "dürr"]
-                .iter()
-                .map(|s| s.to_string())
-                .collect();
+        let mut keywords: Vec<String> = [
+            "a",
+            "é",
+            "zq",
+            "ki",
+            "#",
+            "#1",
+            "qx",
+            "55",
+            "555-0",
+            "inv-1",
+            "2125550",
+            "9400100000000",
+            "okafor",
+            "dürr",
+            "ra ok",
+            "mira okafor",
+            "éloïse",
+            "berg",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         for (i, (_, b)) in bodies.iter().enumerate().step_by(17) {
             let chars: Vec<char> = b.chars().collect();
             for len in [2, 3, 6, 9, 14] {
@@ -383,7 +398,7 @@ mod tests {
             assert_eq!(keyword(bad).unwrap_err().details()[0].field, "keyword", "{bad:?}");
         }
         assert_eq!(keyword_grams("12345"), Vec::<String>::new());
-        assert_eq!(keyword_grams("abcdefgh"), Vec::<String>::new());
+        assert_eq!(keyword_grams("abcdefgh").len(), 3);
         assert_eq!(keyword_grams("1234567").len(), 2);
         assert_eq!(keyword_grams("12345678901234567890").len(), MAX_GRAMS);
     }

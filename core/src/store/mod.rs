@@ -23,6 +23,8 @@ const MIGRATIONS: &[Migration] = &[
     Migration { sql: include_str!("../../migrations/0004_shipments.sql"), seed: None },
     // Search, orders, pickups, manifests; shipments booked before are indexed once.
     Migration { sql: include_str!("../../migrations/0005_deliver.sql"), seed: Some(crate::search::reindex_all) },
+    // The search indexes rebuilt without positions and with every long window.
+    Migration { sql: include_str!("../../migrations/0006_search_lean.sql"), seed: Some(crate::search::reindex_all) },
 ];
 
 fn seed_rates(tx: &Transaction) -> Result<()> {
