@@ -9,7 +9,7 @@ use rust_decimal::Decimal;
 
 use super::fixed::D;
 use super::store::{export_csv, parse_rows, CsvKind, KeyRule, Row};
-use super::{zones, Currency, DimUnit, Place, RateBook, WeightUnit, Zone};
+use super::{zones, Currency, DimUnit, Place, RateBook, Scale, WeightUnit, Zone};
 
 /// Why rate data could not be loaded.
 #[derive(Debug, thiserror::Error)]
@@ -154,13 +154,16 @@ pub(crate) struct Surcharges {
     pub oversize_girth: Vec<(D, D)>,
 }
 
-/// The largest amount of the rules whose threshold `v` is above (the last of equal
-/// amounts, as `Iterator::max`), or zero.
+/// The largest amount of the rules whose threshold (times `unit`) `v` is above (the
+/// last of equal amounts, as `Iterator::max`), or zero.
 #[inline(always)]
-fn max_over(rules: &[(D, D)], v: D) -> D {
+fn max_over(rules: &[(D, D)], v: D, unit: D) -> D {
+    let one = unit.m == 1 && unit.s == 0;
     let mut best: Option<D> = None;
     for &(thr, a) in rules {
-        if v.gt(thr) {
+        // A threshold too large to scale is above any piece.
+        let above = if one { v.gt(thr) } else { thr.checked_mul(unit).is_some_and(|t| v.gt(t)) };
+        if above {
             best = Some(match best {
                 Some(b) if b.gt(a) => b,
                 _ => a,
@@ -171,27 +174,28 @@ fn max_over(rules: &[(D, D)], v: D) -> D {
 }
 
 impl Surcharges {
-    /// (additional handling, oversize) of one piece; oversize replaces handling.
+    /// (additional handling, oversize) of one piece; oversize replaces handling. The
+    /// piece's weight and dims are in the unit `scale` brings the thresholds to.
     #[inline]
-    pub(crate) fn piece_handling(&self, actual: D, dims: Option<[D; 3]>) -> (D, D) {
+    pub(crate) fn piece_handling(&self, actual: D, dims: Option<[D; 3]>, scale: Scale) -> (D, D) {
         if let Some([l, w, h]) = dims {
-            let mut oversize = max_over(&self.oversize_length, l);
+            let mut oversize = max_over(&self.oversize_length, l, scale.length);
             if !self.oversize_girth.is_empty() {
                 let girth = w
                     .checked_add(h)
                     .and_then(|wh| wh.checked_mul(D { m: 2, s: 0 }))
                     .and_then(|wh2| l.checked_add(wh2))
                     .unwrap_or_else(|| D::pos(l.dec() + (w.dec() + h.dec()) * Decimal::TWO));
-                oversize = oversize.max(max_over(&self.oversize_girth, girth));
+                oversize = oversize.max(max_over(&self.oversize_girth, girth, scale.length));
             }
             if !oversize.is_zero() {
                 // an oversize piece pays no additional handling
                 return (D::ZERO, oversize);
             }
         }
-        let mut handling = max_over(&self.handling_weight, actual);
+        let mut handling = max_over(&self.handling_weight, actual, scale.weight);
         if let (Some([l, _, _]), false) = (dims, self.handling_length.is_empty()) {
-            handling = handling.max(max_over(&self.handling_length, l));
+            handling = handling.max(max_over(&self.handling_length, l, scale.length));
         }
         let oversize = D::ZERO;
         (handling, oversize)

@@ -538,7 +538,6 @@ fn in_range(d: Decimal, lo_exclusive: i128, hi: i128) -> bool {
 }
 
 const KG_PER_LB: Decimal = Decimal::from_parts(45_359_237, 0, 0, false, 8);
-const CM_PER_IN: Decimal = Decimal::from_parts(254, 0, 0, false, 2);
 const MAX_WEIGHT: i128 = 1_000_000;
 const MAX_DIM: i128 = 100_000;
 const MAX_INSURANCE: i128 = 1_000_000_000;
@@ -572,14 +571,24 @@ pub(crate) fn convert_weight(w: Decimal, from: WeightUnit, to: WeightUnit) -> De
     }
 }
 
+/// Multipliers that bring a carrier's weight and length thresholds to the unit a
+/// piece's measures were brought to (see [`weight_factors`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Scale {
+    pub weight: D,
+    pub length: D,
+}
+
 /// Billable weight of one piece, in carrier steps.
 struct PieceWeight {
     actual_steps: u32,
     steps: u32,
-    /// Sorted dims (longest first) in the carrier's length unit, if known.
+    /// Sorted dims (longest first), in the comparison unit of `scale`, if known.
     dims: Option<[D; 3]>,
-    /// Actual weight in the carrier's unit, unrounded.
+    /// Actual weight in the comparison unit of `scale`, unrounded.
     actual: D,
+    /// What turns the carrier's thresholds into the comparison unit.
+    scale: Scale,
 }
 
 impl RateBook {
@@ -653,7 +662,7 @@ impl RateBook {
                 unit: carrier.weight_unit.as_str(),
             })?;
             base = base.checked_add(D::pos(price)).ok_or_else(too_large)?;
-            let (h, o) = sur.piece_handling(pw.actual, pw.dims);
+            let (h, o) = sur.piece_handling(pw.actual, pw.dims, pw.scale);
             handling = handling.checked_add(h).ok_or_else(too_large)?;
             oversize = oversize.checked_add(o).ok_or_else(too_large)?;
             if let Some(v) = piece.insurance {
@@ -839,13 +848,16 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
             found: piece.weight,
         });
     }
-    let actual = convert_weight_d(piece.weight, input.weight_unit, carrier.weight_unit);
-    let actual_steps = ceil_ratio_d(actual, D::pos(carrier.step)).ok_or_else(|| RateError::InvalidPiece {
-        piece: i,
-        field: "weight",
-        expected: "a smaller weight",
-        found: piece.weight,
-    })?;
+    // The piece and the carrier's step, limits and thresholds are compared in one
+    // unit, reached by multiplying both sides by integers (exact), never by dividing the
+    // piece's measures into the carrier's unit (which would round at 28 digits, and
+    // cost a `Decimal` division per measure).
+    let (wf, wc) = weight_factors(input.weight_unit, carrier.weight_unit);
+    let (lf, lc) = length_factors(input.dim_unit, carrier.dim_unit);
+    let too_heavy = || RateError::InvalidPiece { piece: i, field: "weight", expected: "a smaller weight", found: piece.weight };
+    let actual = D::pos(piece.weight).checked_mul(wf).ok_or_else(too_heavy)?;
+    let step = D::pos(carrier.step).checked_mul(wc).ok_or_else(too_heavy)?;
+    let actual_steps = ceil_ratio_d(actual, step).ok_or_else(too_heavy)?;
     let mut steps = actual_steps;
     let mut dims = None;
     if let Some(d) = piece.dims {
@@ -859,56 +871,104 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
                 });
             }
         }
-        let (from, to) = (input.dim_unit, carrier.dim_unit);
-        let mut c = [convert_len_d(d[0], from, to), convert_len_d(d[1], from, to), convert_len_d(d[2], from, to)];
+        let too_large =
+            || RateError::InvalidPiece { piece: i, field: "dims", expected: "smaller dimensions", found: d[0].max(d[1]).max(d[2]) };
+        let scaled = |v: Decimal| D::pos(v).checked_mul(lf).ok_or_else(too_large);
+        let mut c = [scaled(d[0])?, scaled(d[1])?, scaled(d[2])?];
         // the same sort as on Decimal (same algorithm, same comparisons), so equal
         // values of different scales end up in the same places
         c.sort_unstable_by(|a, b| b.cmp_value(*a));
         dims = Some(c);
-        let volume = c[0].checked_mul(c[1]).and_then(|v| v.checked_mul(c[2]));
-        let Some(volume) = volume else {
-            // `Decimal` multiplication would have panicked here; keep that behaviour
-            let _ = c[0].dec() * c[1].dec() * c[2].dec();
-            unreachable!("volume overflow")
-        };
-        let min_volume = D::pos(carrier.dim_min_volume);
+        let volume = c[0].checked_mul(c[1]).and_then(|v| v.checked_mul(c[2])).ok_or_else(too_large)?;
+        let cube = lc.checked_mul(lc).and_then(|l2| l2.checked_mul(lc)).ok_or_else(too_large)?;
+        let min_volume = D::pos(carrier.dim_min_volume).checked_mul(cube).ok_or_else(too_large)?;
         if !flat && (min_volume.is_zero() || volume.gt(min_volume)) {
             // volume per weight step, in one division
-            let dim_steps = ceil_ratio_d(volume, D::pos(carrier.dim_volume_per_step)).ok_or_else(|| RateError::InvalidPiece {
-                piece: i,
-                field: "dims",
-                expected: "smaller dimensions",
-                found: c[0].dec(),
-            })?;
+            let per_step = D::pos(carrier.dim_volume_per_step).checked_mul(cube).ok_or_else(too_large)?;
+            let dim_steps = ceil_ratio_d(volume, per_step).ok_or_else(too_large)?;
             steps = steps.max(dim_steps);
         }
     }
-    Ok(PieceWeight { actual_steps, steps, dims, actual })
+    let scale = Scale { weight: wc, length: lc };
+    Ok(PieceWeight { actual_steps, steps, dims, actual, scale })
 }
 
-/// [`convert_weight`] on `D`: same unit and ounces to pounds (a product) on the
-/// fast path; conversions that divide go through `Decimal`.
-fn convert_weight_d(w: Decimal, from: WeightUnit, to: WeightUnit) -> D {
-    let wd = D::pos(w);
-    if from == to {
-        return wd;
+/// Nanograms per weight unit: integers, so that a weight in any unit and a weight in
+/// any other meet in one unit by multiplying each by an integer.
+const fn nanograms(u: WeightUnit) -> u128 {
+    match u {
+        WeightUnit::Lb => 453_592_370_000,
+        WeightUnit::Oz => 28_349_523_125,
+        WeightUnit::Kg => 1_000_000_000_000,
+        WeightUnit::G => 1_000_000_000,
     }
-    if let (WeightUnit::Oz, WeightUnit::Lb) = (from, to) {
-        if let Some(r) = wd.mul_fast(D { m: 625, s: 4 }) {
-            return r;
+}
+
+/// Hundredths of a millimetre per length unit, likewise.
+const fn centimils(u: DimUnit) -> u128 {
+    match u {
+        DimUnit::In => 2_540,
+        DimUnit::Cm => 1_000,
+    }
+}
+
+const fn gcd(mut a: u128, mut b: u128) -> u128 {
+    while b != 0 {
+        let r = a % b;
+        a = b;
+        b = r;
+    }
+    a
+}
+
+/// `(f, g)`, the smallest integers with `x` of unit `a` times `f` and `y` of unit `b`
+/// times `g` in one common unit: `(a, b)` per unit as given, reduced.
+const fn factors(a: u128, b: u128) -> (D, D) {
+    let g = gcd(a, b);
+    (D { m: a / g, s: 0 }, D { m: b / g, s: 0 })
+}
+
+const WEIGHT_UNITS: [WeightUnit; 4] = [WeightUnit::Lb, WeightUnit::Oz, WeightUnit::Kg, WeightUnit::G];
+
+/// [`factors`] of every pair of weight units, computed at compile time.
+const WEIGHT_FACTORS: [[(D, D); 4]; 4] = {
+    let mut t = [[(D::ZERO, D::ZERO); 4]; 4];
+    let mut i = 0;
+    while i < 4 {
+        let mut j = 0;
+        while j < 4 {
+            t[i][j] = factors(nanograms(WEIGHT_UNITS[i]), nanograms(WEIGHT_UNITS[j]));
+            j += 1;
         }
+        i += 1;
     }
-    D::pos(convert_weight(w, from, to))
+    t
+};
+
+const fn weight_index(u: WeightUnit) -> usize {
+    match u {
+        WeightUnit::Lb => 0,
+        WeightUnit::Oz => 1,
+        WeightUnit::Kg => 2,
+        WeightUnit::G => 3,
+    }
 }
 
-/// [`convert_len`] on `D`.
+/// Multipliers that bring a weight in `input` and one in `carrier` units to one unit
+/// (both 1 for the same unit).
 #[inline]
-fn convert_len_d(d: Decimal, from: DimUnit, to: DimUnit) -> D {
-    let dd = D::pos(d);
-    match (from, to) {
-        (DimUnit::In, DimUnit::Cm) => dd.mul_fast(D::pos(CM_PER_IN)).unwrap_or_else(|| D::pos(d * CM_PER_IN)),
-        (DimUnit::Cm, DimUnit::In) => D::pos(d / CM_PER_IN),
-        _ => dd,
+fn weight_factors(input: WeightUnit, carrier: WeightUnit) -> (D, D) {
+    WEIGHT_FACTORS[weight_index(input)][weight_index(carrier)]
+}
+
+/// The same for lengths.
+#[inline]
+fn length_factors(input: DimUnit, carrier: DimUnit) -> (D, D) {
+    const IN_CM: (D, D) = factors(centimils(DimUnit::In), centimils(DimUnit::Cm));
+    match (input, carrier) {
+        (DimUnit::In, DimUnit::Cm) => IN_CM,
+        (DimUnit::Cm, DimUnit::In) => (IN_CM.1, IN_CM.0),
+        _ => (D { m: 1, s: 0 }, D { m: 1, s: 0 }),
     }
 }
 

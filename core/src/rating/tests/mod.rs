@@ -183,6 +183,26 @@ fn additional_handling_and_oversize() {
     assert!(!l.iter().any(|x| x.0 == "Additional handling"), "{l:?}");
 }
 
+/// Metric pieces meet a pound-and-inch carrier's limits exactly: 121.92 cm is 48 in and
+/// 22.6796185 kg is 50 lb, so neither is over; a hair more is.
+#[test]
+fn metric_pieces_meet_inch_and_pound_thresholds_exactly() {
+    let quote = |kg: Decimal, long_cm: Decimal| {
+        let p = [PieceInput { weight: kg, dims: Some([dec!(10), long_cm, dec!(10)]), insurance: None }];
+        let r = rate("parcel", "parcel_ground", "parcel_custom", &input(us("10001"), us("60601"), WeightUnit::Kg, &p)).unwrap();
+        (lines(&r).into_iter().find(|l| l.0 == "Additional handling").map(|l| l.1), r.quoted_weight, r.weight_type)
+    };
+    assert_eq!(quote(dec!(2), dec!(121.92)).0, None);
+    assert_eq!(quote(dec!(2), dec!(121.93)).0, Some(dec!(26.00)));
+    let (handling, weight, kind) = quote(dec!(22.6796185), dec!(20));
+    assert_eq!((handling, weight, kind), (None, dec!(50), WeightType::Actual));
+    let (handling, weight, _) = quote(dec!(22.6796186), dec!(20));
+    assert_eq!((handling, weight), (Some(dec!(31.45)), dec!(51)));
+    // 10 x 10 x 353.06 cm is 3.937... x 3.937... x 139 in: 2,154.5 in^3, 15.5 lb at 139 in^3/lb
+    let (_, weight, kind) = quote(dec!(1), dec!(353.06));
+    assert_eq!((weight, kind), (dec!(16), WeightType::Dimensional));
+}
+
 #[test]
 fn delivery_area_by_zip3_and_zip5() {
     let p = [piece(dec!(1))];
