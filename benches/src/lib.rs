@@ -10,8 +10,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use consign::wire::{self, BatchQuoteRequest, BatchQuoteResponse, QuoteShipment};
 use consign::Shipping;
 use rusqlite::{Connection, TransactionBehavior};
-use serde::Serialize;
-use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 /// Shipments in the batch benchmarks: the most one request may hold.
@@ -229,22 +227,6 @@ pub fn batch(date: &str, one_service: bool) -> Vec<Value> {
     (0..BATCH).map(|i| shipment(i, date, one_service)).collect()
 }
 
-/// A result of the floor's answer: the shape of [`wire::ShipmentQuotes`] on success.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Quoted<'a> {
-    shipment_index: usize,
-    status: &'a str,
-    quotes: &'a RawValue,
-    quote_errors: &'a [wire::QuoteError],
-}
-
-/// The floor's answer: the shape of [`BatchQuoteResponse`].
-#[derive(Serialize)]
-struct Answer<'a> {
-    results: Vec<Quoted<'a>>,
-}
-
 /// The floor of a batch quote: what any implementation must do for the same request
 /// and answer, without validating or rating. It parses the request into the same wire
 /// types, serialises each shipment's quotes once, inserts the same rows (same columns,
@@ -319,17 +301,9 @@ impl Floor {
                 .expect("prepares");
             for ((_, json), result) in items.iter().zip(&self.answer.results) {
                 let quotes = result.quotes.as_deref().unwrap_or_default();
-                let quotes_json = serde_json::value::to_raw_value(quotes).expect("serialises");
+                let quotes_json = wire::quotes_json(quotes);
                 insert
-                    .execute(rusqlite::params![
-                        "c1",
-                        next,
-                        quotes.len() as i64,
-                        json,
-                        quotes_json.get(),
-                        1_800_000_000i64,
-                        1_802_592_000i64
-                    ])
+                    .execute(rusqlite::params!["c1", next, quotes.len() as i64, json, quotes_json, 1_800_000_000i64, 1_802_592_000i64])
                     .expect("inserts");
                 next += quotes.len() as i64;
                 stored.push(quotes_json);
@@ -337,20 +311,22 @@ impl Floor {
         }
         tx.commit().expect("commits");
         std::hint::black_box(&items);
-        // The answer, with each shipment's quotes as stored: they are serialised once.
-        let results: Vec<Quoted> = self
-            .answer
-            .results
-            .iter()
-            .zip(&stored)
-            .map(|(r, quotes)| Quoted {
-                shipment_index: r.shipment_index,
-                status: &r.status,
-                quotes,
-                quote_errors: r.quote_errors.as_deref().unwrap_or_default(),
-            })
-            .collect();
-        serde_json::to_string(&Answer { results }).expect("serialises").len()
+        // The answer, with each shipment's quotes as stored (serialised once), written
+        // as the service writes it.
+        let mut answer = String::with_capacity(stored.iter().map(|q| q.len() + 100).sum());
+        answer.push_str("{\"results\":[");
+        for (i, (r, quotes)) in self.answer.results.iter().zip(&stored).enumerate() {
+            if i > 0 {
+                answer.push(',');
+            }
+            answer.push_str(&format!("{{\"shipmentIndex\":{},\"status\":\"{}\",\"quotes\":", r.shipment_index, r.status));
+            answer.push_str(quotes);
+            answer.push_str(",\"quoteErrors\":");
+            answer.push_str(&serde_json::to_string(r.quote_errors.as_deref().unwrap_or_default()).expect("serialises"));
+            answer.push('}');
+        }
+        answer.push_str("]}");
+        answer.len()
     }
 
     /// Empties the table, so that every run inserts into a table of the same size.

@@ -17,7 +17,6 @@ use rusqlite::{Connection, OptionalExtension, Transaction};
 use rust_decimal::Decimal;
 use serde::ser::{SerializeStruct, Serializer};
 use serde::Serialize;
-use serde_json::value::RawValue;
 
 use crate::address::{self, Address, AddressUse};
 use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service, ServicePackage};
@@ -155,8 +154,8 @@ pub(crate) fn validate(ctx: &Context, s: &wire::QuoteShipment) -> Result<ValidSh
 pub(crate) struct Priced<'c> {
     pub quotes: Vec<PricedQuote<'c>>,
     pub errors: Vec<wire::QuoteError>,
-    /// The quotes as JSON, as [`persist`] stored them (`None` when there are none).
-    pub quotes_json: Option<Box<RawValue>>,
+    /// The quotes as a JSON array, as [`persist`] stored them (`None` when there are none).
+    pub quotes_json: Option<String>,
 }
 
 /// A priced quote that borrows its names from the catalog. It serialises to exactly
@@ -230,6 +229,31 @@ impl Serialize for PricedQuote<'_> {
         q.serialize_field("surcharges", &Lines(&rate.surcharges))?;
         q.end()
     }
+}
+
+/// Appends `quotes` as a JSON array to `out`, as serde writes them (see
+/// [`wire::write_quotes`]).
+pub(crate) fn write_quotes_json(out: &mut String, quotes: &[PricedQuote<'_>]) {
+    wire::write_quotes(
+        out,
+        quotes.iter().map(|q| {
+            let rate = &q.rate;
+            let fields = wire::QuoteFields {
+                quote_id: q.quote_id,
+                carrier_code: &q.service.carrier,
+                service_code: &q.service.code,
+                service_description: &q.service.label,
+                package_type_code: q.package_type,
+                currency: rate.currency.as_str(),
+                total_amount: rate.total,
+                base_amount: rate.base,
+                zone: rate.zone.as_str(),
+                quoted_weight: wire::decimal_text(rate.quoted_weight.normalize()),
+                quoted_weight_type: rate.weight_type.as_str(),
+            };
+            (fields, rate.surcharges.iter().map(|l| (&*l.description, l.amount)))
+        }),
+    );
 }
 
 fn quote_error(service: &Service, package_type: &str, category: ErrorCategory, error: String) -> wire::QuoteError {
@@ -484,14 +508,14 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
             q.quote_id = next;
             next += 1;
         }
-        let quotes_json =
-            serde_json::value::to_raw_value(quotes).map_err(|e| Error::internal(format!("could not serialise the quotes: {e}")))?;
+        let mut quotes_json = String::with_capacity(quotes.len() * 400);
+        write_quotes_json(&mut quotes_json, quotes);
         insert.execute(rusqlite::params![
             customer_id,
             first,
             quotes.len() as i64,
             batch.shipment_json,
-            quotes_json.get(),
+            quotes_json,
             created,
             created + QUOTE_LIFETIME_SECS
         ])?;
@@ -536,4 +560,56 @@ pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Resul
     let Some(quote) = usize::try_from(quote_id - first).ok().and_then(|i| quotes.into_iter().nth(i)) else { return Ok(None) };
     let at = |secs: i64| DateTime::from_timestamp(secs, 0).unwrap_or_default();
     Ok(Some(StoredQuote { quote, shipment_json, created_at: at(created), expires_at: at(expires) }))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use rust_decimal::Decimal;
+
+    use super::*;
+    use crate::rating::{Surcharge, SurchargeKind, WeightType, Zone};
+
+    /// The quotes writer writes what serde writes, for priced and for wire quotes: names
+    /// that need escaping, amounts of every scale, no surcharges and several.
+    #[test]
+    fn quotes_are_written_as_serde_writes_them() {
+        let catalog = Catalog::default_catalog().unwrap();
+        let mut odd = catalog.services()[0].clone();
+        odd.label = "Parcel \"Night\" \\ Owl\t\u{1}é".into();
+        let services = [catalog.services()[0].clone(), odd];
+        let amount = |text: &str| text.parse::<Decimal>().unwrap();
+        let mut quotes = Vec::new();
+        for (i, service) in services.iter().enumerate() {
+            for (j, lines) in [vec![], vec![("Fuel surcharge", "1.20"), ("Odd \"line\"", "0.001")]].into_iter().enumerate() {
+                let surcharges = lines
+                    .into_iter()
+                    .map(|(d, a)| Surcharge { kind: SurchargeKind::Fuel, description: Cow::Owned(d.to_string()), amount: amount(a) })
+                    .collect();
+                quotes.push(PricedQuote {
+                    quote_id: 1_000_000_007 + (i * 2 + j) as i64,
+                    service,
+                    package_type: if j == 0 { "parcel_custom" } else { "a\"b" },
+                    rate: Rate {
+                        zone: Zone::new("8").unwrap(),
+                        base: amount(["12.50", "0", "1000000.00", "-0.5"][i * 2 + j]),
+                        surcharges,
+                        total: amount(["13.70", "0.00", "79228162514264337593543950335", "7.9228162514264337593543950335"][i * 2 + j]),
+                        quoted_weight: amount(["2.500", "0.5", "31", "100"][i * 2 + j]),
+                        quoted_weight_unit: WeightUnit::Lb,
+                        weight_type: if j == 0 { WeightType::Actual } else { WeightType::Dimensional },
+                        currency: Currency::Usd,
+                    },
+                });
+            }
+        }
+        for n in 0..=quotes.len() {
+            let mut written = String::new();
+            write_quotes_json(&mut written, &quotes[..n]);
+            assert_eq!(written, serde_json::to_string(&quotes[..n]).unwrap());
+            let wire: Vec<wire::Quote> = quotes[..n].iter().map(PricedQuote::to_wire).collect();
+            assert_eq!(wire::quotes_json(&wire), serde_json::to_string(&wire).unwrap());
+        }
+    }
 }

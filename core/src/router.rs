@@ -197,7 +197,7 @@ impl Shipping {
             (RegionalShipmentTypes(id, code), "GET") => Response::json(200, &self.regional_shipment_types(id, code)?),
             (Integrations(id), "POST") => Response::json(201, &self.create_integration(id, &parse_body(body)?)?),
             (Prepay(id), "GET") => Response::json(200, &self.prepay(id)?),
-            (BatchQuote(id), "POST") => Response::json(200, &self.batch_quote_json(id, body)?),
+            (BatchQuote(id), "POST") => Response { status: 200, body: self.batch_quote_json(id, body)? },
             (Quote(id), "POST") => Response::json(200, &self.quote(id, &parse_body(body)?)?),
             (Shipments(id), "POST") => Response::json(201, &self.book_shipment(id, &parse_body(body)?)?),
             (Shipments(id), "GET") => {

@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
-use serde::Serialize;
 use serde_json::value::RawValue;
 
 use crate::catalog::{Catalog, Profile};
@@ -480,7 +479,7 @@ impl Shipping {
     /// Batch quote from the request body as sent; a shipment whose JSON does not fit the
     /// shipment shape fails alone. The answer is the JSON of [`wire::BatchQuoteResponse`],
     /// written with each shipment's quotes as stored rather than serialised again.
-    pub(crate) fn batch_quote_json(&self, customer_id: &str, body: &str) -> Result<BatchAnswer> {
+    pub(crate) fn batch_quote_json(&self, customer_id: &str, body: &str) -> Result<String> {
         let req: BorrowedBatchQuoteRequest = wire::parse_borrowed(body)?;
         check_batch_size(req.shipments.len())?;
         let items = req
@@ -793,49 +792,32 @@ fn typed_answer(outcomes: Vec<Outcome<'_>>) -> Result<wire::BatchQuoteResponse> 
     Ok(wire::BatchQuoteResponse { results })
 }
 
-/// The batch answer as the router writes it: [`wire::BatchQuoteResponse`] with each
-/// shipment's quotes as the JSON that was stored, so they are serialised once.
-#[derive(Serialize)]
-pub(crate) struct BatchAnswer {
-    results: Vec<ShipmentAnswer>,
-}
-
-/// One result of a [`BatchAnswer`].
-#[derive(Serialize)]
-#[serde(untagged)]
-enum ShipmentAnswer {
-    Quoted(Quoted),
-    Failed(wire::ShipmentQuotes),
-}
-
-/// A successful result: the fields of [`wire::ShipmentQuotes`] that success has.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct Quoted {
-    shipment_index: usize,
-    status: &'static str,
-    quotes: Box<RawValue>,
-    quote_errors: Vec<wire::QuoteError>,
-}
-
-/// The batch answer as JSON: serialised, the same text as [`typed_answer`] (a test pins
-/// this).
-fn json_answer(outcomes: Vec<Outcome<'_>>) -> Result<BatchAnswer> {
-    let results = outcomes
-        .into_iter()
-        .enumerate()
-        .map(|(i, p)| match p {
+/// The batch answer as JSON, the text of [`wire::BatchQuoteResponse`] (a test pins it
+/// against [`typed_answer`] serialised), written with each shipment's quotes as stored
+/// rather than serialised again.
+fn json_answer(outcomes: Vec<Outcome<'_>>) -> Result<String> {
+    use std::fmt::Write as _;
+    let size: usize = outcomes.iter().map(|o| o.as_ref().map_or(0, |p| p.quotes_json.as_ref().map_or(0, String::len)) + 100).sum();
+    let mut out = String::with_capacity(size + 16);
+    out.push_str("{\"results\":[");
+    for (i, outcome) in outcomes.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match outcome {
             Ok(p) => {
-                let quotes = match p.quotes_json {
-                    Some(json) => json,
-                    None => RawValue::from_string("[]".to_string()).map_err(|e| Error::internal(e.to_string()))?,
-                };
-                Ok(ShipmentAnswer::Quoted(Quoted { shipment_index: i, status: "success", quotes, quote_errors: p.errors }))
+                // Writing to a String cannot fail.
+                let _ = write!(out, "{{\"shipmentIndex\":{i},\"status\":\"success\",\"quotes\":");
+                out.push_str(p.quotes_json.as_deref().unwrap_or("[]"));
+                out.push_str(",\"quoteErrors\":");
+                out.push_str(&wire::to_json(&p.errors)?);
+                out.push('}');
             }
-            Err(e) => Ok(ShipmentAnswer::Failed(failed(i, &e))),
-        })
-        .collect::<Result<_>>()?;
-    Ok(BatchAnswer { results })
+            Err(e) => out.push_str(&wire::to_json(&failed(i, &e))?),
+        }
+    }
+    out.push_str("]}");
+    Ok(out)
 }
 
 fn check_batch_size(n: usize) -> Result<()> {

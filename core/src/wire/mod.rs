@@ -19,6 +19,7 @@ pub use deliver::*;
 pub(crate) use numbers::{decimal_text, JsonDecimal};
 pub use numbers::{Dec, Int};
 pub use quotes::*;
+pub(crate) use quotes::{write_quotes, QuoteFields};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

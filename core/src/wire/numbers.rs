@@ -83,47 +83,70 @@ pub(crate) fn json_decimal<S: Serializer>(d: &Decimal, s: S) -> Result<S::Ok, S:
     JsonDecimal(*d).serialize(s)
 }
 
-/// The `Display` text of `d` (a test compares them), formatted on the stack.
+/// The `Display` text of `d` (a test compares them), formatted on the stack. Digits are
+/// written by hand: this runs for every amount of every quote of a batch, and
+/// `core::fmt` cost several times as much.
 pub(crate) fn decimal_text(d: Decimal) -> StackText {
-    let mut digits = StackText::default();
-    let mantissa = d.mantissa().unsigned_abs();
-    let written = if mantissa == 0 {
-        Ok(())
-    } else if let Ok(small) = u64::try_from(mantissa) {
-        fmt::Write::write_fmt(&mut digits, format_args!("{small}"))
-    } else {
-        fmt::Write::write_fmt(&mut digits, format_args!("{mantissa}"))
-    };
     let scale = d.scale() as usize;
     let mut out = StackText::default();
-    if written.is_err() || scale > 28 {
+    if scale > 28 {
         let _ = fmt::Write::write_fmt(&mut out, format_args!("{d}"));
         return out;
     }
-    let digits = digits.as_str();
-    let mut push = |s: &str| {
-        let _ = fmt::Write::write_str(&mut out, s);
-    };
+    let mut buf = [0u8; 40];
+    let digits = mantissa_digits(d.mantissa().unsigned_abs(), &mut buf);
     if d.is_sign_negative() {
-        push("-");
+        out.push(b"-");
     }
     if digits.len() > scale {
         let (whole, fraction) = digits.split_at(digits.len() - scale);
-        push(whole);
+        out.push(whole);
         if scale > 0 {
-            push(".");
-            push(fraction);
+            out.push(b".");
+            out.push(fraction);
         }
     } else if scale == 0 {
-        push("0");
+        out.push(b"0");
     } else {
-        push("0.");
+        out.push(b"0.");
         for _ in digits.len()..scale {
-            push("0");
+            out.push(b"0");
         }
-        push(digits);
+        out.push(digits);
     }
     out
+}
+
+/// The decimal digits of `m` (none for zero), most significant first, in `buf`.
+fn mantissa_digits(mut m: u128, buf: &mut [u8; 40]) -> &[u8] {
+    let mut start = buf.len();
+    while m > u128::from(u64::MAX) {
+        start -= 1;
+        buf[start] = b'0' + (m % 10) as u8;
+        m /= 10;
+    }
+    // u64 division by a constant is a multiply; u128 division is a call
+    let mut small = m as u64;
+    while small > 0 {
+        start -= 1;
+        buf[start] = b'0' + (small % 10) as u8;
+        small /= 10;
+    }
+    &buf[start..]
+}
+
+/// Appends `n` in decimal to `out`, as `Display` writes it.
+pub(crate) fn push_int(out: &mut String, n: i64) {
+    let mut buf = [0u8; 40];
+    if n < 0 {
+        out.push('-');
+    }
+    let digits = mantissa_digits(u128::from(n.unsigned_abs()), &mut buf);
+    if digits.is_empty() {
+        out.push('0');
+    }
+    // Digits are ASCII.
+    out.push_str(std::str::from_utf8(digits).unwrap_or_default());
 }
 
 /// Text formatted into a fixed buffer; writing more than fits is an error.
@@ -139,9 +162,24 @@ impl Default for StackText {
 }
 
 impl StackText {
+    /// Appends `bytes` (ASCII) if they fit; text that does not fit is dropped, which the
+    /// callers rule out (a decimal is at most 31 characters).
+    fn push(&mut self, bytes: &[u8]) {
+        if let Some(to) = self.bytes.get_mut(self.len..self.len + bytes.len()) {
+            to.copy_from_slice(bytes);
+            self.len += bytes.len();
+        }
+    }
+
     /// The text written.
     pub(crate) fn as_str(&self) -> &str {
         std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
+    }
+}
+
+impl AsRef<str> for StackText {
+    fn as_ref(&self) -> &str {
+        self.as_str()
     }
 }
 
@@ -225,6 +263,15 @@ mod tests {
         }
         let d = Decimal::from_str("12.5").unwrap().normalize();
         assert_eq!(serde_json::to_string(&JsonDecimal(d)).unwrap(), "12.5");
+    }
+
+    #[test]
+    fn push_int_is_display() {
+        for n in [0, 7, -7, 10, 1_000_000_007, i64::MAX, i64::MIN] {
+            let mut out = String::from("x");
+            push_int(&mut out, n);
+            assert_eq!(out, format!("x{n}"));
+        }
     }
 
     #[test]

@@ -335,3 +335,110 @@ pub enum QuoteAnswer {
     /// Quotes and quote errors.
     Many(QuotesResponse),
 }
+
+/// The fields of a quote that [`write_quotes`] writes, borrowed.
+pub(crate) struct QuoteFields<'a, W: AsRef<str>> {
+    pub quote_id: i64,
+    pub carrier_code: &'a str,
+    pub service_code: &'a str,
+    pub service_description: &'a str,
+    pub package_type_code: &'a str,
+    pub currency: &'a str,
+    pub total_amount: Decimal,
+    pub base_amount: Decimal,
+    pub zone: &'a str,
+    pub quoted_weight: W,
+    pub quoted_weight_type: &'a str,
+}
+
+/// Appends quotes, each its fields and its surcharge lines (description, amount), as a
+/// JSON array to `out`: byte for byte what serde_json writes for [`Quote`]s (a test pins
+/// this), written directly. The quotes are most of a batch answer and of its stored rows,
+/// and serde's general path (an escape loop per string, each amount re-parsed to be
+/// written raw) was 40% of an all-services batch.
+pub(crate) fn write_quotes<'a, W, L>(out: &mut String, quotes: impl Iterator<Item = (QuoteFields<'a, W>, L)>)
+where
+    W: AsRef<str>,
+    L: Iterator<Item = (&'a str, Decimal)>,
+{
+    let amount = |out: &mut String, d: Decimal| out.push_str(super::decimal_text(d).as_str());
+    out.push('[');
+    for (i, (q, lines)) in quotes.enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"quoteId\":");
+        super::numbers::push_int(out, q.quote_id);
+        out.push_str(",\"carrierCode\":");
+        json_str(out, q.carrier_code);
+        out.push_str(",\"serviceCode\":");
+        json_str(out, q.service_code);
+        out.push_str(",\"serviceDescription\":");
+        json_str(out, q.service_description);
+        out.push_str(",\"packageTypeCode\":");
+        json_str(out, q.package_type_code);
+        out.push_str(",\"currency\":");
+        json_str(out, q.currency);
+        out.push_str(",\"totalAmount\":");
+        amount(out, q.total_amount);
+        out.push_str(",\"baseAmount\":");
+        amount(out, q.base_amount);
+        out.push_str(",\"zone\":");
+        json_str(out, q.zone);
+        out.push_str(",\"quotedWeight\":");
+        json_str(out, q.quoted_weight.as_ref());
+        out.push_str(",\"quotedWeightType\":");
+        json_str(out, q.quoted_weight_type);
+        out.push_str(",\"surcharges\":[");
+        for (j, (description, value)) in lines.enumerate() {
+            if j > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"description\":");
+            json_str(out, description);
+            out.push_str(",\"amount\":");
+            amount(out, value);
+            out.push('}');
+        }
+        out.push_str("]}");
+    }
+    out.push(']');
+}
+
+/// The JSON array of `quotes`, byte for byte what `serde_json::to_string` gives, written
+/// directly (several times faster: for storing or forwarding many quotes).
+pub fn quotes_json(quotes: &[Quote]) -> String {
+    let mut out = String::with_capacity(quotes.len() * 400);
+    write_quotes(
+        &mut out,
+        quotes.iter().map(|q| {
+            let fields = QuoteFields {
+                quote_id: q.quote_id,
+                carrier_code: &q.carrier_code,
+                service_code: &q.service_code,
+                service_description: &q.service_description,
+                package_type_code: &q.package_type_code,
+                currency: &q.currency,
+                total_amount: q.total_amount,
+                base_amount: q.base_amount,
+                zone: &q.zone,
+                quoted_weight: q.quoted_weight.as_str(),
+                quoted_weight_type: &q.quoted_weight_type,
+            };
+            (fields, q.surcharges.iter().map(|l| (l.description.as_str(), l.amount)))
+        }),
+    );
+    out
+}
+
+/// `s` as a JSON string: copied between quotes when nothing in it needs escaping (the
+/// catalog's codes and names), else escaped by serde_json.
+fn json_str(out: &mut String, s: &str) {
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else if let Ok(escaped) = serde_json::to_string(s) {
+        out.push_str(&escaped);
+    }
+}
