@@ -855,8 +855,11 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
     let (wf, wc) = weight_factors(input.weight_unit, carrier.weight_unit);
     let (lf, lc) = length_factors(input.dim_unit, carrier.dim_unit);
     let too_heavy = || RateError::InvalidPiece { piece: i, field: "weight", expected: "a smaller weight", found: piece.weight };
-    let actual = D::pos(piece.weight).checked_mul(wf).ok_or_else(too_heavy)?;
-    let step = D::pos(carrier.step).checked_mul(wc).ok_or_else(too_heavy)?;
+    // (The same unit, the usual case, skips the multiplications by one.)
+    let same_weight = input.weight_unit == carrier.weight_unit;
+    let by = |v: D, f: D, same: bool| if same { Some(v) } else { v.checked_mul(f) };
+    let actual = by(D::pos(piece.weight), wf, same_weight).ok_or_else(too_heavy)?;
+    let step = by(D::pos(carrier.step), wc, same_weight).ok_or_else(too_heavy)?;
     let actual_steps = ceil_ratio_d(actual, step).ok_or_else(too_heavy)?;
     let mut steps = actual_steps;
     let mut dims = None;
@@ -873,18 +876,19 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
         }
         let too_large =
             || RateError::InvalidPiece { piece: i, field: "dims", expected: "smaller dimensions", found: d[0].max(d[1]).max(d[2]) };
-        let scaled = |v: Decimal| D::pos(v).checked_mul(lf).ok_or_else(too_large);
+        let same_length = input.dim_unit == carrier.dim_unit;
+        let scaled = |v: Decimal| by(D::pos(v), lf, same_length).ok_or_else(too_large);
         let mut c = [scaled(d[0])?, scaled(d[1])?, scaled(d[2])?];
         // the same sort as on Decimal (same algorithm, same comparisons), so equal
         // values of different scales end up in the same places
         c.sort_unstable_by(|a, b| b.cmp_value(*a));
         dims = Some(c);
         let volume = c[0].checked_mul(c[1]).and_then(|v| v.checked_mul(c[2])).ok_or_else(too_large)?;
-        let cube = lc.checked_mul(lc).and_then(|l2| l2.checked_mul(lc)).ok_or_else(too_large)?;
-        let min_volume = D::pos(carrier.dim_min_volume).checked_mul(cube).ok_or_else(too_large)?;
+        let cube = if same_length { lc } else { lc.checked_mul(lc).and_then(|l2| l2.checked_mul(lc)).ok_or_else(too_large)? };
+        let min_volume = by(D::pos(carrier.dim_min_volume), cube, same_length).ok_or_else(too_large)?;
         if !flat && (min_volume.is_zero() || volume.gt(min_volume)) {
             // volume per weight step, in one division
-            let per_step = D::pos(carrier.dim_volume_per_step).checked_mul(cube).ok_or_else(too_large)?;
+            let per_step = by(D::pos(carrier.dim_volume_per_step), cube, same_length).ok_or_else(too_large)?;
             let dim_steps = ceil_ratio_d(volume, per_step).ok_or_else(too_large)?;
             steps = steps.max(dim_steps);
         }
