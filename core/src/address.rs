@@ -89,7 +89,7 @@ pub(crate) fn validate(p: &mut Problems, path: &str, wire: &WireAddress, usage: 
                 let v = v.trim();
                 if non_empty && v.is_empty() && required {
                     p.push(field(name), "must not be empty");
-                } else if v.chars().count() > MAX_TEXT {
+                } else if v.len() > MAX_TEXT && v.chars().count() > MAX_TEXT {
                     p.push(field(name), format!("must be at most {MAX_TEXT} characters, found {}", v.chars().count()));
                 }
                 v.to_string()
@@ -153,7 +153,7 @@ pub(crate) fn validate(p: &mut Problems, path: &str, wire: &WireAddress, usage: 
             p.push(field("zip"), "is required (null for a country without postal codes)");
             None
         }
-        z => validate_zip(p, &field("zip"), z.as_ref().and_then(|z| z.as_deref()), &country, &state, usage),
+        z => validate_zip(p, path, z.as_ref().and_then(|z| z.as_deref()), &country, &state, usage),
     };
 
     let phone = match wire.phone.as_deref().map(str::trim) {
@@ -184,7 +184,9 @@ pub(crate) fn validate(p: &mut Problems, path: &str, wire: &WireAddress, usage: 
     Address { name, company, address1, address2, city, state, zip, country, phone, email }
 }
 
-fn validate_zip(p: &mut Problems, field: &str, zip: Option<&str>, country: &str, state: &str, usage: AddressUse) -> Option<String> {
+fn validate_zip(p: &mut Problems, path: &str, zip: Option<&str>, country: &str, state: &str, usage: AddressUse) -> Option<String> {
+    // The path is built only for a problem: most addresses have none.
+    let field = || join_path(path, "zip");
     let zip = zip.map(str::trim).filter(|z| !z.is_empty());
     let Some(zip) = zip else {
         let required = match usage {
@@ -195,14 +197,14 @@ fn validate_zip(p: &mut Problems, field: &str, zip: Option<&str>, country: &str,
             _ => !NO_POSTAL_CODE.contains(&country),
         };
         if required {
-            p.push(field, format!("is required for country {country}"));
+            p.push(field(), format!("is required for country {country}"));
         }
         return None;
     };
     match country {
         "US" => {
             if !is_us_zip(zip) {
-                p.push(field, format!("expected a US ZIP code like 12345 or 12345-6789, found {zip:?}"));
+                p.push(field(), format!("expected a US ZIP code like 12345 or 12345-6789, found {zip:?}"));
             }
             Some(zip.to_string())
         }
@@ -211,7 +213,7 @@ fn validate_zip(p: &mut Problems, field: &str, zip: Option<&str>, country: &str,
                 if let Some(province) = refdata::province(state) {
                     if !code.starts_with(|c: char| province.fsa_letters.contains(c)) {
                         p.push(
-                            field,
+                            field(),
                             format!(
                                 "postal code {code} does not belong to province {state} (its codes start with {})",
                                 province.fsa_letters
@@ -222,13 +224,13 @@ fn validate_zip(p: &mut Problems, field: &str, zip: Option<&str>, country: &str,
                 Some(code)
             }
             None => {
-                p.push(field, format!("expected a Canadian postal code like K1A 0B1, found {zip:?}"));
+                p.push(field(), format!("expected a Canadian postal code like K1A 0B1, found {zip:?}"));
                 Some(zip.to_string())
             }
         },
         _ => {
             if zip.chars().count() > 20 {
-                p.push(field, "must be at most 20 characters");
+                p.push(field(), "must be at most 20 characters");
             }
             Some(zip.to_string())
         }

@@ -349,7 +349,7 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
             continue;
         }
         let named_package = s.package_type.as_deref();
-        if !carrier.is_some_and(|c| Catalog::serves_with(c, service, &s.sender.country, &s.receiver.country, &s.receiver.state)) {
+        if !carrier.is_some_and(|c| catalog.serves_at(i, c, &s.sender.country, &s.receiver.country, &s.receiver.state)) {
             if s.service.is_some() {
                 out.errors.push(quote_error(
                     service,

@@ -190,6 +190,46 @@ pub struct Catalog {
     /// The carrier of each service, by index: quoting asks for every service of every
     /// shipment, and a `String` hash per ask showed in the batch quote profile.
     service_carriers: Vec<usize>,
+    /// Where each service goes, by index, as country sets ([`Catalog::serves_at`]).
+    reach: Vec<Reach>,
+}
+
+/// A set of two-letter country codes `AA` to `ZZ`, one bit each.
+#[derive(Debug, Clone, Default)]
+struct CountrySet([u64; 11]);
+
+impl CountrySet {
+    /// The bit of a code, if it is two ASCII capitals.
+    fn bit(code: &str) -> Option<usize> {
+        match code.as_bytes() {
+            [a @ b'A'..=b'Z', b @ b'A'..=b'Z'] => Some(usize::from(a - b'A') * 26 + usize::from(b - b'A')),
+            _ => None,
+        }
+    }
+
+    /// The set of `codes`; `None` if one is not two capitals (then the lists decide).
+    fn of<'a>(codes: impl IntoIterator<Item = &'a String>) -> Option<CountrySet> {
+        let mut set = CountrySet::default();
+        for c in codes {
+            let bit = Self::bit(c)?;
+            set.0[bit / 64] |= 1 << (bit % 64);
+        }
+        Some(set)
+    }
+
+    fn contains(&self, bit: usize) -> bool {
+        self.0.get(bit / 64).is_some_and(|w| w & (1 << (bit % 64)) != 0)
+    }
+}
+
+/// A service's origins (its carrier's) and its foreign countries, as sets: what
+/// [`Catalog::serves_with`] finds by scanning lists, for every service of every shipment.
+#[derive(Debug, Clone)]
+struct Reach {
+    origins: CountrySet,
+    /// The supported countries, or (`listed_are_supported` false) the unsupported ones.
+    listed: CountrySet,
+    listed_are_supported: bool,
 }
 
 impl Catalog {
@@ -287,8 +327,23 @@ impl Catalog {
             p.push("profiles", "the Default profile must exist");
         }
         p.finish().map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {}", e.message())))?;
-        let service_carriers = doc.services.iter().map(|s| carriers.get(&s.carrier).copied().unwrap_or(usize::MAX)).collect();
-        Ok(Catalog { doc, carriers, services, profiles, service_carriers })
+        let service_carriers: Vec<usize> = doc.services.iter().map(|s| carriers.get(&s.carrier).copied().unwrap_or(usize::MAX)).collect();
+        let reach = doc
+            .services
+            .iter()
+            .zip(&service_carriers)
+            .map(|(s, &c)| {
+                let origins = doc.carriers.get(c).and_then(|c| CountrySet::of(&c.origins));
+                let (list, supported) = match (&s.supported_countries, &s.unsupported_countries) {
+                    (Some(l), _) => (l, true),
+                    (None, Some(l)) => (l, false),
+                    (None, None) => return None,
+                };
+                Some(Reach { origins: origins?, listed: CountrySet::of(list)?, listed_are_supported: supported })
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default();
+        Ok(Catalog { doc, carriers, services, profiles, service_carriers, reach })
     }
 
     /// The document this catalog was built from.
@@ -340,6 +395,21 @@ impl Catalog {
     /// upper-case ISO codes; `receiver_state` the US state code when the receiver is US).
     pub fn serves(&self, service: &Service, sender: &str, receiver: &str, receiver_state: &str) -> bool {
         self.carrier(&service.carrier).is_some_and(|carrier| Self::serves_with(carrier, service, sender, receiver, receiver_state))
+    }
+
+    /// [`Catalog::serves_with`] for the service at `index` of [`Catalog::services`], with
+    /// its carrier: set lookups instead of list scans.
+    pub(crate) fn serves_at(&self, index: usize, carrier: &Carrier, sender: &str, receiver: &str, receiver_state: &str) -> bool {
+        let (Some(reach), Some(service)) = (self.reach.get(index), self.doc.services.get(index)) else {
+            return self.doc.services.get(index).is_some_and(|s| Self::serves_with(carrier, s, sender, receiver, receiver_state));
+        };
+        let (home, foreign) = if service.inbound { (receiver, sender) } else { (sender, receiver) };
+        let (Some(home), Some(foreign_bit)) = (CountrySet::bit(home), CountrySet::bit(foreign)) else {
+            return Self::serves_with(carrier, service, sender, receiver, receiver_state);
+        };
+        reach.origins.contains(home)
+            && reach.listed.contains(foreign_bit) == reach.listed_are_supported
+            && !(receiver == "US" && service.excluded_states.iter().any(|s| s == receiver_state))
     }
 
     /// [`Catalog::serves`], given the service's carrier.
@@ -412,6 +482,27 @@ impl Catalog {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The country sets answer as the lists do, for every service and route.
+    #[test]
+    fn serves_at_is_serves_with() {
+        let c = Catalog::default_catalog().unwrap();
+        let countries = ["US", "CA", "GB", "DE", "FR", "MX", "JP", "AU", "PR", "GU", "VI", "KP", "CU", "ZZ", "us", "", "USA"];
+        let mut answers = [0usize; 2];
+        for (i, service) in c.services().iter().enumerate() {
+            let carrier = c.carrier_of(i).unwrap();
+            for from in countries {
+                for to in countries {
+                    for state in ["CA", "AK", "HI", "PR", "AE", ""] {
+                        let fast = c.serves_at(i, carrier, from, to, state);
+                        assert_eq!(fast, Catalog::serves_with(carrier, service, from, to, state), "{} {from}->{to} {state}", service.code);
+                        answers[usize::from(fast)] += 1;
+                    }
+                }
+            }
+        }
+        assert!(answers[0] > 0 && answers[1] > 0, "{answers:?}");
+    }
 
     #[test]
     fn the_default_catalog_is_consistent() {

@@ -434,7 +434,11 @@ pub fn quotes_json(quotes: &[Quote]) -> String {
 /// `s` as a JSON string: copied between quotes when nothing in it needs escaping (the
 /// catalog's codes and names), else escaped by serde_json.
 fn json_str(out: &mut String, s: &str) {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    // No early exit: the compiler turns this into a vector loop, which for the short
+    // strings here is several times faster than a byte-by-byte `all`.
+    let plain = s.bytes().fold(true, |ok, b| ok & (b >= 0x20) & (b != b'"') & (b != b'\\'));
+    if plain {
+        out.reserve(s.len() + 2);
         out.push('"');
         out.push_str(s);
         out.push('"');
