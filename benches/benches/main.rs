@@ -101,43 +101,17 @@ mod rating {
 
     use std::hint::black_box;
 
-    use consign::rating::{Currency, DimUnit, PieceInput, Place, RateBook, RateInput, WeightUnit};
+    use consign::rating::RateBook;
+    use consign_benches::RateCase;
     use criterion::Criterion;
     use rust_decimal_macros::dec;
 
     pub fn define(c: &mut Criterion) {
         let book = RateBook::default_book().expect("the default rate book loads");
-        let sender = Place { country: "US", state: "PA", zip: Some("19106") };
-        let domestic_pieces = [PieceInput { weight: dec!(2), dims: Some([dec!(10), dec!(8), dec!(6)]), insurance: None }];
-        let intl_pieces = [PieceInput { weight: dec!(1.2), dims: Some([dec!(30), dec!(20), dec!(10)]), insurance: None }];
-        let input = |receiver, weight_unit, dim_unit, pieces| RateInput {
-            sender,
-            receiver,
-            residential: false,
-            weight_unit,
-            dim_unit,
-            pieces,
-            signature_option: None,
-            saturday_delivery: false,
-            am_delivery: false,
-            dangerous_goods: false,
-            currency: Currency::Usd,
-            markup_percent: dec!(0),
-        };
-        let cases = [
-            (
-                "domestic",
-                book.card("parcel", "parcel_ground", "parcel_custom").expect("a card"),
-                input(Place { country: "US", state: "CA", zip: Some("90012") }, WeightUnit::Lb, DimUnit::In, &domestic_pieces[..]),
-            ),
-            (
-                "international",
-                book.card("parcel", "parcel_worldwide_express", "parcel_custom").expect("a card"),
-                input(Place { country: "GB", state: "", zip: Some("SW1A 1AA") }, WeightUnit::Kg, DimUnit::Cm, &intl_pieces[..]),
-            ),
-        ];
+        let cases = [("domestic", RateCase::new(&book, true)), ("international", RateCase::new(&book, false))];
         let mut g = c.benchmark_group("rating/rate");
-        for (id, card, input) in &cases {
+        for (id, case) in &cases {
+            let (card, input) = (&case.card, &case.input());
             let rate = book.rate(*card, input).expect("rates");
             assert!(rate.total > dec!(0));
             g.bench_function(*id, |b| {

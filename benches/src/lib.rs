@@ -7,9 +7,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use consign::rating::{CardId, Currency, DimUnit, PieceInput, Place, RateBook, RateInput, WeightUnit};
 use consign::wire::{self, BatchQuoteRequest, BatchQuoteResponse, QuoteShipment};
 use consign::Shipping;
 use rusqlite::{Connection, TransactionBehavior};
+use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 /// Shipments in the batch benchmarks: the most one request may hold.
@@ -497,4 +499,52 @@ fn build(path: &std::path::Path, n: u32) {
         eprintln!("search fixture: {done} of {n} shipments");
     }
     drop(shipping);
+}
+
+/// One service quote of the `rating/rate` bench and of `examples/rate_many`: a 2 lb
+/// 10 x 8 x 6 in box by ground from Philadelphia to Los Angeles (domestic), or a 1.2 kg
+/// 30 x 20 x 10 cm box by worldwide express to London (international: kilograms and
+/// centimetres for a pound-and-inch carrier).
+#[derive(Debug)]
+pub struct RateCase {
+    /// The card rated.
+    pub card: CardId,
+    pieces: [PieceInput; 1],
+    receiver: Place<'static>,
+    weight_unit: WeightUnit,
+    dim_unit: DimUnit,
+}
+
+impl RateCase {
+    /// The domestic or the international case on `book`.
+    pub fn new(book: &RateBook, domestic: bool) -> RateCase {
+        let d = |m: i64, s: u32| Decimal::new(m, s);
+        let (service, piece, receiver, weight_unit, dim_unit) = if domestic {
+            let piece = PieceInput { weight: d(2, 0), dims: Some([d(10, 0), d(8, 0), d(6, 0)]), insurance: None };
+            ("parcel_ground", piece, Place { country: "US", state: "CA", zip: Some("90012") }, WeightUnit::Lb, DimUnit::In)
+        } else {
+            let piece = PieceInput { weight: d(12, 1), dims: Some([d(30, 0), d(20, 0), d(10, 0)]), insurance: None };
+            ("parcel_worldwide_express", piece, Place { country: "GB", state: "", zip: Some("SW1A 1AA") }, WeightUnit::Kg, DimUnit::Cm)
+        };
+        let card = book.card("parcel", service, "parcel_custom").expect("a card");
+        RateCase { card, pieces: [piece], receiver, weight_unit, dim_unit }
+    }
+
+    /// The rating input, from Philadelphia, no options, in US dollars, no markup.
+    pub fn input(&self) -> RateInput<'_> {
+        RateInput {
+            sender: Place { country: "US", state: "PA", zip: Some("19106") },
+            receiver: self.receiver,
+            residential: false,
+            weight_unit: self.weight_unit,
+            dim_unit: self.dim_unit,
+            pieces: &self.pieces,
+            signature_option: None,
+            saturday_delivery: false,
+            am_delivery: false,
+            dangerous_goods: false,
+            currency: Currency::Usd,
+            markup_percent: Decimal::ZERO,
+        }
+    }
 }

@@ -369,26 +369,27 @@ where
         }
         out.push_str("{\"quoteId\":");
         super::numbers::push_int(out, q.quote_id);
-        out.push_str(",\"carrierCode\":");
-        json_str(out, q.carrier_code);
-        out.push_str(",\"serviceCode\":");
-        json_str(out, q.service_code);
-        out.push_str(",\"serviceDescription\":");
-        json_str(out, q.service_description);
-        out.push_str(",\"packageTypeCode\":");
-        json_str(out, q.package_type_code);
-        out.push_str(",\"currency\":");
-        json_str(out, q.currency);
+        let strings = [
+            (",\"carrierCode\":", q.carrier_code),
+            (",\"serviceCode\":", q.service_code),
+            (",\"serviceDescription\":", q.service_description),
+            (",\"packageTypeCode\":", q.package_type_code),
+            (",\"currency\":", q.currency),
+        ];
+        for (key, value) in strings {
+            out.push_str(key);
+            json_str(out, value);
+        }
         out.push_str(",\"totalAmount\":");
         amount(out, q.total_amount);
         out.push_str(",\"baseAmount\":");
         amount(out, q.base_amount);
-        out.push_str(",\"zone\":");
-        json_str(out, q.zone);
-        out.push_str(",\"quotedWeight\":");
-        json_str(out, q.quoted_weight.as_ref());
-        out.push_str(",\"quotedWeightType\":");
-        json_str(out, q.quoted_weight_type);
+        for (key, value) in
+            [(",\"zone\":", q.zone), (",\"quotedWeight\":", q.quoted_weight.as_ref()), (",\"quotedWeightType\":", q.quoted_weight_type)]
+        {
+            out.push_str(key);
+            json_str(out, value);
+        }
         out.push_str(",\"surcharges\":[");
         for (j, (description, value)) in lines.enumerate() {
             if j > 0 {
