@@ -15,8 +15,6 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction};
 use rust_decimal::Decimal;
-use serde::ser::{SerializeStruct, Serializer};
-use serde::Serialize;
 
 use crate::address::{self, Address, AddressUse};
 use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service, ServicePackage};
@@ -158,10 +156,10 @@ pub(crate) struct Priced<'c> {
     pub quotes_json: Option<String>,
 }
 
-/// A priced quote that borrows its names from the catalog. It serialises to exactly
-/// the JSON of the [`wire::Quote`] that [`PricedQuote::to_wire`] builds (a test pins
-/// this), so the stored row and the batch answer are written from it directly, without
-/// eight `String`s per service quote that would only be serialised and dropped.
+/// A priced quote that borrows its names from the catalog. [`write_quotes_json`] writes
+/// it as exactly the JSON of the [`wire::Quote`] that [`PricedQuote::to_wire`] builds (a
+/// test pins this), so the stored row and the batch answer are written from it directly,
+/// without eight `String`s per service quote that would only be serialised and dropped.
 #[derive(Debug, Clone)]
 pub(crate) struct PricedQuote<'c> {
     pub quote_id: i64,
@@ -195,44 +193,8 @@ impl PricedQuote<'_> {
     }
 }
 
-/// Field for field what `#[derive(Serialize)]` on [`wire::Quote`] writes.
-impl Serialize for PricedQuote<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        struct Line<'a>(&'a rating::Surcharge);
-        impl Serialize for Line<'_> {
-            fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-                let mut line = serializer.serialize_struct("QuoteSurcharge", 2)?;
-                line.serialize_field("description", &*self.0.description)?;
-                line.serialize_field("amount", &wire::JsonDecimal(self.0.amount))?;
-                line.end()
-            }
-        }
-        struct Lines<'a>(&'a [rating::Surcharge]);
-        impl Serialize for Lines<'_> {
-            fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-                serializer.collect_seq(self.0.iter().map(Line))
-            }
-        }
-        let rate = &self.rate;
-        let mut q = serializer.serialize_struct("Quote", 12)?;
-        q.serialize_field("quoteId", &self.quote_id)?;
-        q.serialize_field("carrierCode", &self.service.carrier)?;
-        q.serialize_field("serviceCode", &self.service.code)?;
-        q.serialize_field("serviceDescription", &self.service.label)?;
-        q.serialize_field("packageTypeCode", self.package_type)?;
-        q.serialize_field("currency", rate.currency.as_str())?;
-        q.serialize_field("totalAmount", &wire::JsonDecimal(rate.total))?;
-        q.serialize_field("baseAmount", &wire::JsonDecimal(rate.base))?;
-        q.serialize_field("zone", rate.zone.as_str())?;
-        q.serialize_field("quotedWeight", wire::decimal_text(rate.quoted_weight.normalize()).as_str())?;
-        q.serialize_field("quotedWeightType", rate.weight_type.as_str())?;
-        q.serialize_field("surcharges", &Lines(&rate.surcharges))?;
-        q.end()
-    }
-}
-
-/// Appends `quotes` as a JSON array to `out`, as serde writes them (see
-/// [`wire::write_quotes`]).
+/// Appends `quotes` as a JSON array to `out`, as serde writes their [`wire::Quote`]s
+/// (see [`wire::write_quotes`]).
 pub(crate) fn write_quotes_json(out: &mut String, quotes: &[PricedQuote<'_>]) {
     wire::write_quotes(
         out,
@@ -607,8 +569,8 @@ mod tests {
         for n in 0..=quotes.len() {
             let mut written = String::new();
             write_quotes_json(&mut written, &quotes[..n]);
-            assert_eq!(written, serde_json::to_string(&quotes[..n]).unwrap());
             let wire: Vec<wire::Quote> = quotes[..n].iter().map(PricedQuote::to_wire).collect();
+            assert_eq!(written, serde_json::to_string(&wire).unwrap());
             assert_eq!(wire::quotes_json(&wire), serde_json::to_string(&wire).unwrap());
         }
     }

@@ -571,24 +571,40 @@ pub(crate) fn convert_weight(w: Decimal, from: WeightUnit, to: WeightUnit) -> De
     }
 }
 
-/// Multipliers that bring a carrier's weight and length thresholds to the unit a
-/// piece's measures were brought to (see [`weight_factors`]).
+/// Multipliers of weights and lengths into the unit of a comparison (see [`Units`]).
 #[derive(Clone, Copy)]
 pub(crate) struct Scale {
     pub weight: D,
     pub length: D,
 }
 
+/// The piece's measures and the carrier's step, limits and thresholds compared in one
+/// unit, reached by multiplying both sides by integers (exact), never by dividing the
+/// piece's measures into the carrier's unit (which would round at 28 digits, and cost a
+/// `Decimal` division per measure).
+struct Units {
+    /// Multipliers of the piece's weight and dimensions.
+    piece: Scale,
+    /// Multipliers of the carrier's.
+    carrier: Scale,
+}
+
+impl Units {
+    fn of(input: &RateInput<'_>, carrier: &Carrier) -> Units {
+        let (wf, wc) = weight_factors(input.weight_unit, carrier.weight_unit);
+        let (lf, lc) = length_factors(input.dim_unit, carrier.dim_unit);
+        Units { piece: Scale { weight: wf, length: lf }, carrier: Scale { weight: wc, length: lc } }
+    }
+}
+
 /// Billable weight of one piece, in carrier steps.
 struct PieceWeight {
     actual_steps: u32,
     steps: u32,
-    /// Sorted dims (longest first), in the comparison unit of `scale`, if known.
+    /// Sorted dims (longest first), in the comparison unit of [`Units`], if known.
     dims: Option<[D; 3]>,
-    /// Actual weight in the comparison unit of `scale`, unrounded.
+    /// Actual weight in the comparison unit of [`Units`], unrounded.
     actual: D,
-    /// What turns the carrier's thresholds into the comparison unit.
-    scale: Scale,
 }
 
 impl RateBook {
@@ -641,6 +657,7 @@ impl RateBook {
             return Err(RateError::InvalidMarkup(input.markup_percent));
         }
         let zone = self.zone(card, input)?;
+        let units = Units::of(input, carrier);
         let prices = card.zones.iter().find(|z| z.zone.is_none() || z.zone == Some(zone)).ok_or_else(|| RateError::ZoneNotPriced(zone))?;
 
         let sur = &card.surcharges;
@@ -652,7 +669,7 @@ impl RateBook {
         let mut actual_steps: u64 = 0;
         let mut insured = D::ZERO;
         for (i, piece) in input.pieces.iter().enumerate() {
-            let pw = piece_weight(carrier, card.flat, i, piece, input)?;
+            let pw = piece_weight(carrier, card.flat, i, piece, input, &units)?;
             quoted_steps += u64::from(pw.steps);
             actual_steps += u64::from(pw.actual_steps);
             let price = prices.price(pw.steps).ok_or_else(|| RateError::WeightNotPriced {
@@ -662,7 +679,7 @@ impl RateBook {
                 unit: carrier.weight_unit.as_str(),
             })?;
             base = base.checked_add(D::pos(price)).ok_or_else(too_large)?;
-            let (h, o) = sur.piece_handling(pw.actual, pw.dims, pw.scale);
+            let (h, o) = sur.piece_handling(pw.actual, pw.dims, units.carrier);
             handling = handling.checked_add(h).ok_or_else(too_large)?;
             oversize = oversize.checked_add(o).ok_or_else(too_large)?;
             if let Some(v) = piece.insurance {
@@ -839,7 +856,14 @@ impl Money {
 
 /// Validates a piece and computes its billable weight in carrier steps.
 #[allow(clippy::unnecessary_lazy_evaluations)] // as in `rate`: no error value on success
-fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, input: &RateInput<'_>) -> Result<PieceWeight, RateError> {
+fn piece_weight(
+    carrier: &Carrier,
+    flat: bool,
+    i: usize,
+    piece: &PieceInput,
+    input: &RateInput<'_>,
+    units: &Units,
+) -> Result<PieceWeight, RateError> {
     if !in_range(piece.weight, 0, MAX_WEIGHT) {
         return Err(RateError::InvalidPiece {
             piece: i,
@@ -848,12 +872,7 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
             found: piece.weight,
         });
     }
-    // The piece and the carrier's step, limits and thresholds are compared in one
-    // unit, reached by multiplying both sides by integers (exact), never by dividing the
-    // piece's measures into the carrier's unit (which would round at 28 digits, and
-    // cost a `Decimal` division per measure).
-    let (wf, wc) = weight_factors(input.weight_unit, carrier.weight_unit);
-    let (lf, lc) = length_factors(input.dim_unit, carrier.dim_unit);
+    let (wf, wc, lf, lc) = (units.piece.weight, units.carrier.weight, units.piece.length, units.carrier.length);
     let too_heavy = || RateError::InvalidPiece { piece: i, field: "weight", expected: "a smaller weight", found: piece.weight };
     // (The same unit, the usual case, skips the multiplications by one.)
     let same_weight = input.weight_unit == carrier.weight_unit;
@@ -893,8 +912,7 @@ fn piece_weight(carrier: &Carrier, flat: bool, i: usize, piece: &PieceInput, inp
             steps = steps.max(dim_steps);
         }
     }
-    let scale = Scale { weight: wc, length: lc };
-    Ok(PieceWeight { actual_steps, steps, dims, actual, scale })
+    Ok(PieceWeight { actual_steps, steps, dims, actual })
 }
 
 /// Nanograms per weight unit: integers, so that a weight in any unit and a weight in

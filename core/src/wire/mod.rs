@@ -16,7 +16,7 @@ pub use accounts::*;
 pub use booking::*;
 pub use customers::*;
 pub use deliver::*;
-pub(crate) use numbers::{decimal_text, JsonDecimal};
+pub(crate) use numbers::decimal_text;
 pub use numbers::{Dec, Int};
 pub use quotes::*;
 pub(crate) use quotes::{write_quotes, QuoteFields};
