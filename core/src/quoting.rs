@@ -501,7 +501,7 @@ pub struct StoredQuote {
 
 /// The customer's quote `quote_id`, or `None` (unknown or another customer's).
 pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Result<Option<StoredQuote>> {
-    // The row whose id range starts at or below the quote: one step down the unique index.
+    // The row whose id range starts at or below the quote: one step down the table.
     // Its owner is checked after, so another customer's quote is simply not found.
     let row: Option<(String, i64, i64, String, String, i64, i64)> = conn
         .prepare_cached(
@@ -532,6 +532,56 @@ mod tests {
 
     use super::*;
     use crate::rating::{Surcharge, SurchargeKind, WeightType, Zone};
+
+    /// Quotes stored under schema 6 (a rowid beside a UNIQUE first quote id) are found
+    /// after the upgrade to schema 7, and another customer's or an unknown id is not.
+    #[test]
+    fn the_upgrade_keeps_stored_quotes() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::store::configure(&conn).unwrap();
+        crate::store::migrate(&mut conn).unwrap();
+        let quote = |id: i64| {
+            format!(
+                r#"{{"quoteId":{id},"carrierCode":"c","serviceCode":"s{id}","serviceDescription":"S","packageTypeCode":"p",
+                "currency":"USD","totalAmount":1.5,"baseAmount":1.5,"zone":"2","quotedWeight":"1","quotedWeightType":"Actual","surcharges":[]}}"#
+            )
+            .replace('\n', "")
+        };
+        conn.execute_batch(&format!(
+            "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{{}}', '{{}}', 0, 0, '');
+             DROP TABLE quoted_shipments;
+             CREATE TABLE quoted_shipments (
+                 id INTEGER PRIMARY KEY,
+                 customer_id TEXT NOT NULL REFERENCES customers(id),
+                 first_quote_id INTEGER NOT NULL UNIQUE,
+                 quote_count INTEGER NOT NULL CHECK (quote_count > 0),
+                 shipment TEXT NOT NULL,
+                 quotes TEXT NOT NULL,
+                 created_at INTEGER NOT NULL,
+                 expires_at INTEGER NOT NULL);
+             INSERT INTO quoted_shipments (id, customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
+                 VALUES (1, 'C1', 1000000001, 2, '{{\"n\":1}}', '[{},{}]', 1000, 2000),
+                        (2, 'C1', 1000000003, 1, '{{\"n\":2}}', '[{}]', 1000, 2000);
+             PRAGMA user_version = 6;",
+            quote(1_000_000_001),
+            quote(1_000_000_002),
+            quote(1_000_000_003)
+        ))
+        .unwrap();
+        crate::store::migrate(&mut conn).unwrap();
+        let pk: String = conn.query_row("SELECT name FROM pragma_table_info('quoted_shipments') WHERE pk = 1", [], |r| r.get(0)).unwrap();
+        assert_eq!(pk, "first_quote_id");
+        for (id, shipment) in [(1_000_000_001, r#"{"n":1}"#), (1_000_000_002, r#"{"n":1}"#), (1_000_000_003, r#"{"n":2}"#)] {
+            let found = find(&conn, "C1", id).unwrap().unwrap();
+            assert_eq!((found.quote.quote_id, found.quote.service_code.as_str()), (id, format!("s{id}").as_str()));
+            assert_eq!(found.shipment_json, shipment);
+            assert_eq!(found.expires_at.timestamp(), 2000);
+        }
+        assert!(find(&conn, "C2", 1_000_000_001).unwrap().is_none());
+        assert!(find(&conn, "C1", 1_000_000_004).unwrap().is_none());
+        assert!(find(&conn, "C1", 1_000_000_000).unwrap().is_none());
+    }
 
     /// The quotes writer writes what serde writes, for priced and for wire quotes: names
     /// that need escaping, amounts of every scale, no surcharges and several.

@@ -25,6 +25,8 @@ const MIGRATIONS: &[Migration] = &[
     Migration { sql: include_str!("../../migrations/0005_deliver.sql"), seed: Some(crate::search::reindex_all) },
     // The search indexes rebuilt without positions and with every long window.
     Migration { sql: include_str!("../../migrations/0006_search_lean.sql"), seed: Some(crate::search::reindex_all) },
+    // Quoted shipments keyed by their first quote id: one B-tree instead of two.
+    Migration { sql: include_str!("../../migrations/0007_quotes_by_id.sql"), seed: None },
 ];
 
 fn seed_rates(tx: &Transaction) -> Result<()> {
