@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use consign::rating::{CardId, Currency, DimUnit, PieceInput, Place, RateBook, RateInput, WeightUnit};
-use consign::wire::{self, BatchQuoteRequest, BatchQuoteResponse, QuoteShipment};
+use consign::wire::{self, BatchQuoteResponse, QuoteShipment};
 use consign::Shipping;
 use rusqlite::{Connection, TransactionBehavior};
 use rust_decimal::Decimal;
@@ -258,9 +258,8 @@ impl Floor {
              INSERT INTO customers (id) VALUES ('c1');
              CREATE TABLE id_sequences (name TEXT PRIMARY KEY, last INTEGER NOT NULL);
              CREATE TABLE quoted_shipments (
-                 id INTEGER PRIMARY KEY,
+                 first_quote_id INTEGER PRIMARY KEY,
                  customer_id TEXT NOT NULL REFERENCES customers(id),
-                 first_quote_id INTEGER NOT NULL UNIQUE,
                  quote_count INTEGER NOT NULL CHECK (quote_count > 0),
                  shipment TEXT NOT NULL,
                  quotes TEXT NOT NULL,
@@ -276,11 +275,10 @@ impl Floor {
     /// Parses `body`, inserts one row per shipment and serialises the answer; returns
     /// the answer's length.
     pub fn run(&mut self, body: &str) -> usize {
-        let req: BatchQuoteRequest = wire::parse_body(body).expect("parses");
-        let items: Vec<(QuoteShipment, String)> = req
-            .shipments
-            .iter()
-            .map(|raw| (wire::parse_body::<QuoteShipment>(raw.get()).expect("a shipment"), raw.get().to_string()))
+        let items: Vec<(QuoteShipment, String)> = wire::batch_shipments::<QuoteShipment>(body, BATCH)
+            .expect("a batch of shipments")
+            .into_iter()
+            .map(|(shipment, json)| (shipment, json.to_string()))
             .collect();
         assert_eq!(items.len(), self.answer.results.len());
         let total: i64 = self.answer.results.iter().map(|r| r.quotes.as_ref().map_or(0, Vec::len) as i64).sum();

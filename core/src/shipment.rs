@@ -46,6 +46,15 @@ pub(crate) fn parse_date(text: &str) -> Option<NaiveDate> {
     if t.len() != 10 {
         return None;
     }
+    // Read by hand when it is digits and dashes: chrono's parser reads the format string
+    // again for every date, once per shipment of a batch. A property test compares them.
+    let b = t.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().try_fold(0u32, |n, &c| c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0')));
+    if b[4] == b'-' && b[7] == b'-' {
+        if let (Some(y), Some(m), Some(d)) = (digits(0..4), digits(5..7), digits(8..10)) {
+            return NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d);
+        }
+    }
     NaiveDate::parse_from_str(t, "%Y-%m-%d").ok()
 }
 
@@ -286,5 +295,28 @@ pub(crate) fn invoice_item_weights(p: &mut Problems, invoice: &wire::CommercialI
                 package_weight.normalize()
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        #[test]
+        fn dates_read_as_chrono_reads_them(text in r"[0-9+-]{0,2}[0-9]{0,4}-[0-9 ]{0,2}-[0-9]{1,2} ?") {
+            let t = text.trim();
+            let chrono = if t.len() == 10 { NaiveDate::parse_from_str(t, "%Y-%m-%d").ok() } else { None };
+            proptest::prop_assert_eq!(parse_date(&text), chrono);
+        }
+    }
+
+    #[test]
+    fn dates_are_strict() {
+        assert_eq!(parse_date(" 2026-11-23 "), NaiveDate::from_ymd_opt(2026, 11, 23));
+        for bad in ["2026-02-30", "2026-13-01", "2026-1-1", "2026/11/23", "26-11-2023", "0000-00-00", ""] {
+            assert_eq!(parse_date(bad), None, "{bad}");
+        }
+        assert_eq!(parse_date("2024-02-29"), NaiveDate::from_ymd_opt(2024, 2, 29));
     }
 }

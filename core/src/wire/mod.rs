@@ -10,6 +10,7 @@ mod customers;
 mod deliver;
 mod numbers;
 mod quotes;
+mod split;
 mod strict;
 
 pub use accounts::*;
@@ -20,6 +21,7 @@ pub(crate) use numbers::decimal_text;
 pub use numbers::{Dec, Int};
 pub use quotes::*;
 pub(crate) use quotes::{write_quotes, QuoteFields};
+pub use split::batch_shipments;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

@@ -20,7 +20,34 @@ fn parse_decimal(s: &str) -> Option<Decimal> {
     if s.is_empty() || s.len() > 40 {
         return None;
     }
-    Decimal::from_str(s).ok().or_else(|| Decimal::from_scientific(s).ok())
+    plain_decimal(s).or_else(|| Decimal::from_str(s).ok()).or_else(|| Decimal::from_scientific(s).ok())
+}
+
+/// The common case of [`parse_decimal`], read by hand: `digits[.digits]` with at most 18
+/// digits, which fits an `i64` mantissa exactly; every weight, dimension and amount of a
+/// quote request is one. Anything else (a sign, an exponent, `_`, more digits) is `None`
+/// and left to `Decimal`'s own parser; a property test compares the two.
+fn plain_decimal(s: &str) -> Option<Decimal> {
+    let bytes = s.as_bytes();
+    if bytes.len() > 19 {
+        return None;
+    }
+    let (int, frac) = match bytes.iter().position(|&b| b == b'.') {
+        Some(dot) => (&bytes[..dot], &bytes[dot + 1..]),
+        None => (bytes, &bytes[bytes.len()..]),
+    };
+    if int.is_empty() || (frac.is_empty() && int.len() < bytes.len()) || int.len() + frac.len() > 18 {
+        return None;
+    }
+    let mut mantissa: i64 = 0;
+    for &b in int.iter().chain(frac) {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        // at most 18 digits: no overflow
+        mantissa = mantissa * 10 + i64::from(b - b'0');
+    }
+    Some(Decimal::new(mantissa, u32::try_from(frac.len()).ok()?))
 }
 
 struct DecVisitor;
@@ -263,6 +290,31 @@ mod tests {
         }
         let d = Decimal::from_str("12.5").unwrap().normalize();
         assert_eq!(serde_json::to_string(&JsonDecimal(d)).unwrap(), "12.5");
+    }
+
+    #[test]
+    fn plain_decimals_read_as_decimal_reads_them() {
+        let texts = ["0", "00", "0.0", "7", "2.5", "2.50", "007.100", "123456789012345678", "12345678901234567.8", "0.00000000000000001"];
+        for text in texts {
+            let ours = plain_decimal(text).unwrap();
+            let theirs = Decimal::from_str(text).unwrap();
+            assert_eq!((ours, ours.scale()), (theirs, theirs.scale()), "{text}");
+        }
+        let others =
+            ["", ".", "5.", ".5", "-1", "+1", "1_0", "1e3", "1.2.3", "1234567890123456789", "0.000000000000000001", "1 2", "\u{0661}"];
+        for text in others {
+            assert_eq!(plain_decimal(text), None, "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn parse_decimal_agrees_with_decimal(text in r"[-+]?[0-9_]{0,22}(\.[0-9]{0,22})?") {
+            let ours = parse_decimal(&text);
+            let t = text.trim();
+            let theirs = if t.is_empty() || t.len() > 40 { None } else { Decimal::from_str(t).ok().or_else(|| Decimal::from_scientific(t).ok()) };
+            proptest::prop_assert_eq!(ours.map(|d| (d, d.scale())), theirs.map(|d| (d, d.scale())));
+        }
     }
 
     #[test]

@@ -69,6 +69,27 @@ fn a_request_that_is_not_a_batch_fails_whole() {
     h.raw("POST", &path, "{\"shipments\": ").assert_error(400, "INVALID_REQUEST", None);
     h.call("POST", &path, &json!({})).assert_error(400, "INVALID_REQUEST", Some("shipments"));
     h.call("POST", &path, &json!({"shipments": {"a": 1}})).assert_error(400, "INVALID_REQUEST", Some("shipments"));
+    // Text that is not JSON inside a shipment fails the whole request, as it did before
+    // shipments were read in one pass; so does any after the last one.
+    let good = quote_shipment().to_string();
+    h.raw("POST", &path, &format!("{{\"shipments\": [{good}, {{\"pieces\": tru}}]}}")).assert_error(400, "INVALID_REQUEST", None);
+    h.raw("POST", &path, &format!("{{\"shipments\": [{good}]}} x")).assert_error(400, "INVALID_REQUEST", None);
+    let many = vec![good.as_str(); 501].join(",");
+    h.raw("POST", &path, &format!("{{\"shipments\": [{many}, {{]}}")).assert_error(400, "INVALID_REQUEST", None);
+}
+
+#[test]
+fn a_batch_is_read_whatever_its_layout() {
+    let (h, id) = setup();
+    let path = Harness::path(&id, "/batch-quote");
+    let pretty = serde_json::to_string_pretty(&json!({"shipments": [quote_shipment(), intl_shipment()]})).unwrap();
+    let extra = json!({"note": "x", "shipments": [quote_shipment()]}).to_string();
+    for body in [pretty, extra] {
+        let r = h.raw("POST", &path, &body);
+        let answer = r.expect(200);
+        let results = answer["results"].as_array().unwrap();
+        assert!(results.iter().all(|r| r["status"] == "success"), "{body}");
+    }
 }
 
 #[test]
