@@ -148,3 +148,80 @@ pub(crate) fn store(tx: &Transaction, book_number: &str, events: &[crate::wire::
     }
     Ok((recorded, events.len() - recorded))
 }
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::*;
+    use crate::wire::TrackingEvent;
+
+    fn event(tracking_number: &str, status: &str, time: &str) -> TrackingEvent {
+        TrackingEvent {
+            tracking_number: tracking_number.into(),
+            carrier: "postal".into(),
+            event: format!("{status} at the depot"),
+            event_status: status.into(),
+            event_time: time.into(),
+            service_area: "Philadelphia, PA".into(),
+            service_area_country: "US".into(),
+        }
+    }
+
+    /// Events stored under schema 7 (duplicate check keyed by tracking number) are listed
+    /// after the upgrade to schema 8, and a repeat of one is still a duplicate.
+    #[test]
+    fn the_upgrade_keeps_events_and_their_duplicate_check() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::store::configure(&conn).unwrap();
+        crate::store::migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');
+             INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
+                tracking_number, shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at)
+             VALUES ('1000000001', 'C1', 'postal', 's', 'p', 'ground', 'T1', '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '');
+             DROP TABLE tracking_events;
+             CREATE TABLE tracking_events (
+                 id INTEGER PRIMARY KEY,
+                 book_number TEXT NOT NULL REFERENCES shipments(book_number),
+                 tracking_number TEXT NOT NULL,
+                 carrier TEXT NOT NULL,
+                 event TEXT NOT NULL,
+                 event_status TEXT NOT NULL,
+                 event_time TEXT NOT NULL,
+                 service_area TEXT NOT NULL,
+                 service_area_country TEXT NOT NULL,
+                 UNIQUE (tracking_number, event_status, event_time, event, service_area));
+             CREATE INDEX tracking_events_by_shipment ON tracking_events(book_number, event_time);
+             PRAGMA user_version = 7;",
+        )
+        .unwrap();
+        let old = [event("T1", "Info Received", "2026-11-21 10:00:00"), event("T1", "In Transit", "2026-11-22 08:00:00")];
+        {
+            let tx = conn.transaction().unwrap();
+            assert_eq!(store(&tx, "1000000001", &old).unwrap(), (2, 0));
+            tx.commit().unwrap();
+        }
+        crate::store::migrate(&mut conn).unwrap();
+        let listed = events(&conn, "1000000001").unwrap();
+        assert_eq!(listed, [old[1].clone(), old[0].clone()]);
+        let tx = conn.transaction().unwrap();
+        let newer = event("T1", "Delivered", "2026-11-23 09:00:00");
+        assert_eq!(store(&tx, "1000000001", &[old[1].clone(), newer.clone()]).unwrap(), (1, 1));
+        tx.commit().unwrap();
+        assert_eq!(events(&conn, "1000000001").unwrap(), [newer, old[1].clone(), old[0].clone()]);
+        let indexes: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'tracking_events'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(indexes, 1);
+        let plan: String = conn
+            .query_row(
+                "EXPLAIN QUERY PLAN SELECT event FROM tracking_events WHERE book_number = ?1 ORDER BY event_time DESC, id DESC",
+                ["1000000001"],
+                |r| r.get(3),
+            )
+            .unwrap();
+        assert!(plan.contains("INDEX sqlite_autoindex_tracking_events_1 (book_number=?)"), "{plan}");
+    }
+}

@@ -27,6 +27,8 @@ const MIGRATIONS: &[Migration] = &[
     Migration { sql: include_str!("../../migrations/0006_search_lean.sql"), seed: Some(crate::search::reindex_all) },
     // Quoted shipments keyed by their first quote id: one B-tree instead of two.
     Migration { sql: include_str!("../../migrations/0007_quotes_by_id.sql"), seed: None },
+    // Tracking events' duplicate check keyed by shipment first: one index, appended to.
+    Migration { sql: include_str!("../../migrations/0008_tracking_by_shipment.sql"), seed: None },
 ];
 
 fn seed_rates(tx: &Transaction) -> Result<()> {
