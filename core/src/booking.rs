@@ -239,8 +239,8 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
         return Err(Error::invalid(field, reason));
     }
     let offered = service.package_types.iter().find(|sp| sp.package_type == package.code);
-    if let Some(reason) = offered.and_then(|sp| quoting::package_refusal(&shipment, sp, package)) {
-        return Err(Error::invalid("pieces", reason));
+    if let Some(reason) = offered.and_then(|sp| quoting::package_refusal(&shipment, sp, package, &mut quoting::Heaviest::default())) {
+        return Err(Error::invalid("pieces", reason.to_string()));
     }
     let billed_to_prepay = req.billing.as_ref().and_then(|b| b.party.as_deref()).is_none_or(|party| party == "sender");
     Ok(Valid { service, carrier, package, shipment, label_format, billed_to_prepay })

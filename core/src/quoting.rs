@@ -266,30 +266,78 @@ pub(crate) fn service_refusal(today: NaiveDate, s: &ValidShipment, service: &Ser
     None
 }
 
+/// The heaviest piece of a shipment in each weight unit, worked out once per unit: a
+/// shipment is checked against the maximum weight of every package type of every service,
+/// and nearly always passes.
+#[derive(Debug, Default)]
+pub(crate) struct Heaviest([Option<Decimal>; 4]);
+
+impl Heaviest {
+    fn get(&mut self, s: &ValidShipment, unit: WeightUnit) -> Decimal {
+        let slot = match unit {
+            WeightUnit::Lb => 0,
+            WeightUnit::Oz => 1,
+            WeightUnit::Kg => 2,
+            WeightUnit::G => 3,
+        };
+        *self.0[slot].get_or_insert_with(|| {
+            s.pieces.iter().map(|p| rating::convert_weight(p.weight, s.weight_unit, unit)).max().unwrap_or(Decimal::ZERO)
+        })
+    }
+}
+
+/// Why a package type cannot carry a shipment; worded only when an answer shows it
+/// (an all-services quote meets many refusals and shows few).
+#[derive(Debug)]
+pub(crate) enum Refusal<'a> {
+    /// More than one piece for a single-piece package type.
+    Multipiece { label: &'a str, pieces: usize },
+    /// A custom package type and a piece without dimensions.
+    NeedsDims { label: &'a str },
+    /// The first piece above the maximum weight, in the package type's unit.
+    TooHeavy { piece: usize, weight: Decimal, max: Decimal, unit: WeightUnit, label: &'a str },
+}
+
+impl std::fmt::Display for Refusal<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Multipiece { label, pieces } => write!(f, "{label} does not take multipiece shipments ({pieces} pieces given)"),
+            Refusal::NeedsDims { label } => write!(f, "{label} needs the length, width and height of every piece (and dimUnit)"),
+            Refusal::TooHeavy { piece, weight, max, unit, label } => write!(
+                f,
+                "pieces[{piece}] weighs {} {}, above the {} {} maximum per piece of {label}",
+                weight.round_dp(2).normalize(),
+                unit.as_str(),
+                max.normalize(),
+                unit.as_str()
+            ),
+        }
+    }
+}
+
 /// Why `pt` (as offered by the service) cannot carry the shipment, if it cannot.
-pub(crate) fn package_refusal(s: &ValidShipment, sp: &ServicePackage, pt: &PackageType) -> Option<String> {
+/// `heaviest` is the shipment's (a fresh one will do; keeping it saves the conversions).
+pub(crate) fn package_refusal<'a>(
+    s: &ValidShipment,
+    sp: &ServicePackage,
+    pt: &'a PackageType,
+    heaviest: &mut Heaviest,
+) -> Option<Refusal<'a>> {
     if s.pieces.len() > 1 && !sp.multipiece {
-        return Some(format!("{} does not take multipiece shipments ({} pieces given)", pt.label, s.pieces.len()));
+        return Some(Refusal::Multipiece { label: &pt.label, pieces: s.pieces.len() });
     }
     if pt.is_custom() && s.pieces.iter().any(|piece| piece.dims.is_none()) {
-        return Some(format!("{} needs the length, width and height of every piece (and dimUnit)", pt.label));
+        return Some(Refusal::NeedsDims { label: &pt.label });
     }
     let max = sp.max_weight.unwrap_or(pt.max_weight);
     let unit: WeightUnit = pt.weight_unit.parse().unwrap_or(WeightUnit::Lb);
-    for (i, piece) in s.pieces.iter().enumerate() {
-        let w = rating::convert_weight(piece.weight, s.weight_unit, unit);
-        if w > max {
-            return Some(format!(
-                "pieces[{i}] weighs {} {}, above the {} {} maximum per piece of {}",
-                w.round_dp(2).normalize(),
-                unit.as_str(),
-                max.normalize(),
-                unit.as_str(),
-                pt.label
-            ));
-        }
+    if heaviest.get(s, unit) <= max {
+        return None;
     }
-    None
+    s.pieces.iter().enumerate().find_map(|(piece, p)| {
+        let weight = rating::convert_weight(p.weight, s.weight_unit, unit);
+        (weight > max).then_some(Refusal::TooHeavy { piece, weight, max, unit, label: &pt.label })
+    })
 }
 
 /// Prices one validated shipment for every service of the profile that serves it.
@@ -302,6 +350,7 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
     // the vector of these large values does not grow four times per shipment.
     let mut out = Priced { quotes: Vec::with_capacity(20), ..Priced::default() };
     let mut served = false;
+    let mut heaviest = Heaviest::default();
     for (i, (service, cards)) in catalog.services().iter().zip(ctx.cards).enumerate() {
         if !catalog.offers(ctx.profile, service) {
             continue;
@@ -342,20 +391,20 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
             continue;
         }
         let has_dims = s.pieces.iter().all(|piece| piece.dims.is_some());
-        let mut first_refusal: Option<(String, String)> = None;
+        let mut first_refusal: Option<(&str, Refusal)> = None;
         let mut quoted_any = false;
-        for (sp, card) in service.package_types.iter().zip(cards) {
-            let Some(pt) = carrier.package_types.iter().find(|pt| pt.code == sp.package_type) else { continue };
+        for (j, (sp, card)) in service.package_types.iter().zip(cards).enumerate() {
+            let Some(pt) = catalog.offered_package(i, j) else { continue };
             match named_package {
                 Some(code) if code != pt.code => continue,
                 None if pt.is_custom() != has_dims => continue,
                 _ => {}
             }
-            if let Some(reason) = package_refusal(s, sp, pt) {
+            if let Some(reason) = package_refusal(s, sp, pt, &mut heaviest) {
                 if named_package.is_some() {
-                    out.errors.push(quote_error(service, &pt.code, ErrorCategory::InvalidRequest, reason));
+                    out.errors.push(quote_error(service, &pt.code, ErrorCategory::InvalidRequest, reason.to_string()));
                 } else if first_refusal.is_none() {
-                    first_refusal = Some((pt.code.clone(), reason));
+                    first_refusal = Some((&pt.code, reason));
                 }
                 continue;
             }
@@ -369,7 +418,7 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
         }
         if named_package.is_none() && !quoted_any {
             if let Some((code, reason)) = first_refusal {
-                out.errors.push(quote_error(service, &code, ErrorCategory::InvalidRequest, reason));
+                out.errors.push(quote_error(service, code, ErrorCategory::InvalidRequest, reason.to_string()));
             }
         }
     }

@@ -818,11 +818,7 @@ fn json_answer(outcomes: Vec<Outcome<'_>>) -> Result<String> {
                 let _ = write!(out, "{{\"shipmentIndex\":{i},\"status\":\"success\",\"quotes\":");
                 out.push_str(p.quotes_json.as_deref().unwrap_or("[]"));
                 out.push_str(",\"quoteErrors\":");
-                if p.errors.is_empty() {
-                    out.push_str("[]");
-                } else {
-                    out.push_str(&wire::to_json(&p.errors)?);
-                }
+                wire::write_quote_errors(&mut out, &p.errors);
                 out.push('}');
             }
             Err(e) => out.push_str(&wire::to_json(&failed(i, &e))?),

@@ -192,6 +192,9 @@ pub struct Catalog {
     service_carriers: Vec<usize>,
     /// Where each service goes, by index, as country sets ([`Catalog::serves_at`]).
     reach: Vec<Reach>,
+    /// For each service (by index) and each of its package types, where that package
+    /// type is in its carrier's list ([`Catalog::offered_package`]).
+    service_packages: Vec<Vec<Option<usize>>>,
 }
 
 /// A set of two-letter country codes `AA` to `ZZ`, one bit each.
@@ -343,7 +346,16 @@ impl Catalog {
             })
             .collect::<Option<Vec<_>>>()
             .unwrap_or_default();
-        Ok(Catalog { doc, carriers, services, profiles, service_carriers, reach })
+        let service_packages = doc
+            .services
+            .iter()
+            .zip(&service_carriers)
+            .map(|(s, &c)| {
+                let offered = doc.carriers.get(c).map_or(&[][..], |c| &c.package_types[..]);
+                s.package_types.iter().map(|sp| offered.iter().position(|pt| pt.code == sp.package_type)).collect()
+            })
+            .collect();
+        Ok(Catalog { doc, carriers, services, profiles, service_carriers, reach, service_packages })
     }
 
     /// The document this catalog was built from.
@@ -384,6 +396,14 @@ impl Catalog {
     /// True if `profile` offers `service`.
     pub fn offers(&self, profile: &Profile, service: &Service) -> bool {
         profile.services.as_ref().is_none_or(|list| list.contains(&service.code))
+    }
+
+    /// The carrier's package type that is the `package`-th of the `service`-th service's
+    /// package types (indices in [`Catalog::services`] and its `package_types`): the
+    /// search of the carrier's list by code, done once when the catalog is built.
+    pub(crate) fn offered_package(&self, service: usize, package: usize) -> Option<&PackageType> {
+        let at = (*self.service_packages.get(service)?.get(package)?)?;
+        self.carrier_of(service)?.package_types.get(at)
     }
 
     /// The carrier of the service at `index` in [`Catalog::services`].
@@ -502,6 +522,23 @@ mod tests {
             }
         }
         assert!(answers[0] > 0 && answers[1] > 0, "{answers:?}");
+    }
+
+    #[test]
+    fn offered_package_is_the_carrier_list_searched_by_code() {
+        let c = Catalog::default_catalog().unwrap();
+        let mut found = 0;
+        for (i, service) in c.services().iter().enumerate() {
+            let carrier = c.carrier_of(i).unwrap();
+            for (j, sp) in service.package_types.iter().enumerate() {
+                let searched = carrier.package_types.iter().find(|pt| pt.code == sp.package_type);
+                assert_eq!(c.offered_package(i, j).map(|pt| &pt.code), searched.map(|pt| &pt.code), "{} {}", service.code, sp.package_type);
+                found += usize::from(searched.is_some());
+            }
+            assert_eq!(c.offered_package(i, service.package_types.len()).map(|pt| &pt.code), None);
+        }
+        assert!(found > 0);
+        assert!(c.offered_package(c.services().len(), 0).is_none());
     }
 
     #[test]

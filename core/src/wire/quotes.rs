@@ -406,6 +406,30 @@ where
     out.push(']');
 }
 
+/// Appends `errors` as a JSON array to `out`: byte for byte what serde_json writes (a
+/// test pins this), written directly, as [`write_quotes`] writes quotes. A batch over
+/// every service has a quote error for many of its shipments.
+pub(crate) fn write_quote_errors(out: &mut String, errors: &[QuoteError]) {
+    out.push('[');
+    for (i, e) in errors.iter().enumerate() {
+        out.push_str(if i > 0 { ",{" } else { "{" });
+        let fields = [
+            ("\"carrierCode\":", &e.carrier_code),
+            (",\"serviceCode\":", &e.service_code),
+            (",\"serviceDescription\":", &e.service_description),
+            (",\"packageTypeCode\":", &e.package_type_code),
+            (",\"error\":", &e.error),
+            (",\"errorCategory\":", &e.error_category),
+        ];
+        for (key, value) in fields {
+            out.push_str(key);
+            json_str(out, value);
+        }
+        out.push('}');
+    }
+    out.push(']');
+}
+
 /// The JSON array of `quotes`, byte for byte what `serde_json::to_string` gives, written
 /// directly (several times faster: for storing or forwarding many quotes).
 pub fn quotes_json(quotes: &[Quote]) -> String {
@@ -445,5 +469,27 @@ fn json_str(out: &mut String, s: &str) {
         out.push('"');
     } else if let Ok(escaped) = serde_json::to_string(s) {
         out.push_str(&escaped);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quote_errors_are_written_as_serde_writes_them() {
+        let error = |i: usize, text: &str| QuoteError {
+            carrier_code: format!("c{i}"),
+            service_code: "s".into(),
+            service_description: "Parcel \"Night\" \\ Owl\t\u{1}é".into(),
+            package_type_code: String::new(),
+            error: text.into(),
+            error_category: "INVALID_REQUEST".into(),
+        };
+        for errors in [vec![], vec![error(0, "too heavy")], vec![error(0, "a\nb"), error(1, "ok"), error(2, "\u{7f}\u{2028}")]] {
+            let mut out = String::from("x");
+            write_quote_errors(&mut out, &errors);
+            assert_eq!(out, format!("x{}", serde_json::to_string(&errors).unwrap()));
+        }
     }
 }
