@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // bench support: a broken setup should stop the run
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -319,10 +320,11 @@ impl Floor {
             if i > 0 {
                 answer.push(',');
             }
-            answer.push_str(&format!("{{\"shipmentIndex\":{},\"status\":\"{}\",\"quotes\":", r.shipment_index, r.status));
+            // Writing to a String cannot fail.
+            let _ = write!(answer, "{{\"shipmentIndex\":{},\"status\":\"{}\",\"quotes\":", r.shipment_index, r.status);
             answer.push_str(quotes);
             answer.push_str(",\"quoteErrors\":");
-            answer.push_str(&serde_json::to_string(r.quote_errors.as_deref().unwrap_or_default()).expect("serialises"));
+            wire::write_quote_errors(&mut answer, r.quote_errors.as_deref().unwrap_or_default());
             answer.push('}');
         }
         answer.push_str("]}");

@@ -190,8 +190,9 @@ pub struct Catalog {
     /// The carrier of each service, by index: quoting asks for every service of every
     /// shipment, and a `String` hash per ask showed in the batch quote profile.
     service_carriers: Vec<usize>,
-    /// Where each service goes, by index, as country sets ([`Catalog::serves_at`]).
-    reach: Vec<Reach>,
+    /// Where each service goes, by index, as country sets ([`Catalog::serves_at`]);
+    /// `None` for a service whose lists hold a code that is not two capitals.
+    reach: Vec<Option<Reach>>,
     /// For each service (by index) and each of its package types, where that package
     /// type is in its carrier's list ([`Catalog::offered_package`]).
     service_packages: Vec<Vec<Option<usize>>>,
@@ -336,16 +337,16 @@ impl Catalog {
             .iter()
             .zip(&service_carriers)
             .map(|(s, &c)| {
-                let origins = doc.carriers.get(c).and_then(|c| CountrySet::of(&c.origins));
-                let (list, supported) = match (&s.supported_countries, &s.unsupported_countries) {
-                    (Some(l), _) => (l, true),
-                    (None, Some(l)) => (l, false),
-                    (None, None) => return None,
+                let origins = doc.carriers.get(c).and_then(|c| CountrySet::of(&c.origins))?;
+                // No list at all is an empty list of unsupported countries: every country.
+                let (listed, listed_are_supported) = match (&s.supported_countries, &s.unsupported_countries) {
+                    (Some(l), _) => (CountrySet::of(l)?, true),
+                    (None, Some(l)) => (CountrySet::of(l)?, false),
+                    (None, None) => (CountrySet::default(), false),
                 };
-                Some(Reach { origins: origins?, listed: CountrySet::of(list)?, listed_are_supported: supported })
+                Some(Reach { origins, listed, listed_are_supported })
             })
-            .collect::<Option<Vec<_>>>()
-            .unwrap_or_default();
+            .collect();
         let service_packages = doc
             .services
             .iter()
@@ -420,7 +421,7 @@ impl Catalog {
     /// [`Catalog::serves_with`] for the service at `index` of [`Catalog::services`], with
     /// its carrier: set lookups instead of list scans.
     pub(crate) fn serves_at(&self, index: usize, carrier: &Carrier, sender: &str, receiver: &str, receiver_state: &str) -> bool {
-        let (Some(reach), Some(service)) = (self.reach.get(index), self.doc.services.get(index)) else {
+        let (Some(Some(reach)), Some(service)) = (self.reach.get(index), self.doc.services.get(index)) else {
             return self.doc.services.get(index).is_some_and(|s| Self::serves_with(carrier, s, sender, receiver, receiver_state));
         };
         let (home, foreign) = if service.inbound { (receiver, sender) } else { (sender, receiver) };

@@ -20,7 +20,7 @@ pub use deliver::*;
 pub(crate) use numbers::decimal_text;
 pub use numbers::{Dec, Int};
 pub use quotes::*;
-pub(crate) use quotes::{write_quote_errors, write_quotes, QuoteFields};
+pub(crate) use quotes::{write_quotes, QuoteFields};
 pub use split::batch_shipments;
 
 use serde::de::DeserializeOwned;

@@ -407,9 +407,9 @@ where
 }
 
 /// Appends `errors` as a JSON array to `out`: byte for byte what serde_json writes (a
-/// test pins this), written directly, as [`write_quotes`] writes quotes. A batch over
-/// every service has a quote error for many of its shipments.
-pub(crate) fn write_quote_errors(out: &mut String, errors: &[QuoteError]) {
+/// test pins this), written directly, as the quotes are written. A batch over every
+/// service has a quote error for many of its shipments.
+pub fn write_quote_errors(out: &mut String, errors: &[QuoteError]) {
     out.push('[');
     for (i, e) in errors.iter().enumerate() {
         out.push_str(if i > 0 { ",{" } else { "{" });
