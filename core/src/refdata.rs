@@ -2,7 +2,6 @@
 //! see `core/data/SOURCES.md`): ISO countries, US states and territories, Canadian
 //! provinces, and the state of every ZIP3 prefix in use.
 
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 const COUNTRIES_CSV: &str = include_str!("../data/countries.csv");
@@ -24,10 +23,45 @@ pub(crate) struct Province {
     pub fsa_letters: String,
 }
 
+/// Entries keyed by a code of two upper-case ASCII letters, found by indexing: every
+/// address of every request looks up its country and state, and hashing the code cost
+/// more than the rest of the check.
+struct ByCode2<T> {
+    slots: Vec<Option<T>>,
+}
+
+impl<T> ByCode2<T> {
+    /// The slot of `code`, or `None` when it is not two upper-case ASCII letters.
+    fn index(code: &str) -> Option<usize> {
+        match code.as_bytes() {
+            &[a @ b'A'..=b'Z', b @ b'A'..=b'Z'] => Some(usize::from(a - b'A') * 26 + usize::from(b - b'A')),
+            _ => None,
+        }
+    }
+
+    fn get(&self, code: &str) -> Option<&T> {
+        self.slots.get(Self::index(code)?)?.as_ref()
+    }
+}
+
+impl<'a, T> FromIterator<(&'a str, T)> for ByCode2<T> {
+    /// Codes that are not two upper-case letters are left out (the data has none; a test
+    /// checks every row is kept).
+    fn from_iter<I: IntoIterator<Item = (&'a str, T)>>(entries: I) -> Self {
+        let mut slots: Vec<Option<T>> = std::iter::repeat_with(|| None).take(26 * 26).collect();
+        for (code, value) in entries {
+            if let Some(slot) = Self::index(code).and_then(|i| slots.get_mut(i)) {
+                *slot = Some(value);
+            }
+        }
+        ByCode2 { slots }
+    }
+}
+
 struct Tables {
-    countries: HashMap<String, Country>,
-    us_states: HashMap<String, UsState>,
-    provinces: HashMap<String, Province>,
+    countries: ByCode2<Country>,
+    us_states: ByCode2<UsState>,
+    provinces: ByCode2<Province>,
     /// State of each ZIP3 prefix, indexed by the prefix's number (0..1000).
     zip3_state: Vec<Option<String>>,
 }
@@ -68,12 +102,10 @@ fn rows(csv: &str) -> impl Iterator<Item = Vec<&str>> {
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
-        let countries = rows(COUNTRIES_CSV).filter(|r| r.len() > 2).map(|r| (r[0].to_string(), Country)).collect();
-        let us_states = rows(US_STATES_CSV).filter(|r| r.len() > 2).map(|r| (r[0].to_string(), UsState)).collect();
-        let provinces = rows(CA_PROVINCES_CSV)
-            .filter(|r| r.len() > 3)
-            .map(|r| (r[0].to_string(), Province { fsa_letters: r[3].to_string() }))
-            .collect();
+        let countries = rows(COUNTRIES_CSV).filter(|r| r.len() > 2).map(|r| (r[0], Country)).collect();
+        let us_states = rows(US_STATES_CSV).filter(|r| r.len() > 2).map(|r| (r[0], UsState)).collect();
+        let provinces =
+            rows(CA_PROVINCES_CSV).filter(|r| r.len() > 3).map(|r| (r[0], Province { fsa_letters: r[3].to_string() })).collect();
         let mut zip3_state = vec![None; 1000];
         for r in rows(US_ZIP3_CSV) {
             if let (Some(zip3), Some(state)) = (r.first(), r.get(1)) {
@@ -137,5 +169,27 @@ mod tests {
         assert_eq!(zip3_state("10001"), Some("NY"));
         assert_eq!(zip3_state("00601"), Some("PR"));
         assert_eq!(zip3_state("00000"), None);
+    }
+
+    #[test]
+    fn every_code_of_the_data_is_found_and_nothing_else() {
+        for (csv, min_fields, found) in [
+            (COUNTRIES_CSV, 3, (|c| country(c).is_some()) as fn(&str) -> bool),
+            (US_STATES_CSV, 3, |c| us_state(c).is_some()),
+            (CA_PROVINCES_CSV, 4, |c| province(c).is_some()),
+        ] {
+            let codes: Vec<&str> = rows(csv).filter(|r| r.len() >= min_fields).map(|r| r[0]).collect();
+            assert!(codes.len() > 10);
+            for code in &codes {
+                assert!(found(code), "{code}");
+                assert!(!found(&code.to_ascii_lowercase()), "{code} lower case");
+                assert!(!found(&format!("{code} ")), "{code} with a space");
+            }
+            let listed = (b'A'..=b'Z').flat_map(|a| (b'A'..=b'Z').map(move |b| String::from_utf8(vec![a, b]).unwrap()));
+            assert_eq!(listed.filter(|c| found(c)).count(), codes.len());
+        }
+        for odd in ["", "U", "USA", "U1", "é", "\u{0}S"] {
+            assert!(country(odd).is_none() && us_state(odd).is_none() && province(odd).is_none(), "{odd:?}");
+        }
     }
 }
