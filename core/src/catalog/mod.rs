@@ -198,7 +198,7 @@ pub struct Catalog {
     service_packages: Vec<Vec<Option<usize>>>,
 }
 
-/// A set of two-letter country codes `AA` to `ZZ`, one bit each.
+/// A set of two-letter country (or state) codes `AA` to `ZZ`, one bit each.
 #[derive(Debug, Clone, Default)]
 struct CountrySet([u64; 11]);
 
@@ -234,6 +234,8 @@ struct Reach {
     /// The supported countries, or (`listed_are_supported` false) the unsupported ones.
     listed: CountrySet,
     listed_are_supported: bool,
+    /// The US states the service does not deliver to.
+    excluded_states: CountrySet,
 }
 
 impl Catalog {
@@ -344,7 +346,8 @@ impl Catalog {
                     (None, Some(l)) => (CountrySet::of(l)?, false),
                     (None, None) => (CountrySet::default(), false),
                 };
-                Some(Reach { origins, listed, listed_are_supported })
+                let excluded_states = CountrySet::of(&s.excluded_states)?;
+                Some(Reach { origins, listed, listed_are_supported, excluded_states })
             })
             .collect();
         let service_packages = doc
@@ -430,7 +433,7 @@ impl Catalog {
         };
         reach.origins.contains(home)
             && reach.listed.contains(foreign_bit) == reach.listed_are_supported
-            && !(receiver == "US" && service.excluded_states.iter().any(|s| s == receiver_state))
+            && !(receiver == "US" && CountrySet::bit(receiver_state).is_some_and(|b| reach.excluded_states.contains(b)))
     }
 
     /// [`Catalog::serves`], given the service's carrier.
@@ -514,7 +517,7 @@ mod tests {
             let carrier = c.carrier_of(i).unwrap();
             for from in countries {
                 for to in countries {
-                    for state in ["CA", "AK", "HI", "PR", "AE", ""] {
+                    for state in ["CA", "AK", "HI", "PR", "AE", "ak", "", "AKA"] {
                         let fast = c.serves_at(i, carrier, from, to, state);
                         assert_eq!(fast, Catalog::serves_with(carrier, service, from, to, state), "{} {from}->{to} {state}", service.code);
                         answers[usize::from(fast)] += 1;
