@@ -75,11 +75,11 @@ pub(crate) fn card_table(catalog: &Catalog, rates: &RateBook) -> CardTable {
 }
 
 /// Validates one shipment of a quote request (every shipment-level rule of 4.1 and 7).
-pub(crate) fn validate(ctx: &Context, s: &wire::QuoteShipment) -> Result<ValidShipment> {
+pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<ValidShipment> {
     let mut p = Problems::new();
     let catalog = ctx.catalog;
-    let sender = address::validate(&mut p, "sender", &s.sender, AddressUse::Quote);
-    let receiver = address::validate(&mut p, "receiver", &s.receiver, AddressUse::Quote);
+    let sender = address::validate_owned(&mut p, "sender", std::mem::take(&mut s.sender), AddressUse::Quote);
+    let receiver = address::validate_owned(&mut p, "receiver", std::mem::take(&mut s.receiver), AddressUse::Quote);
     let date = shipment::shipment_date(&mut p, "shipmentDate", &s.shipment_date, ctx.today);
     if s.shipment_reference.chars().count() > 100 {
         p.push("shipmentReference", "must be at most 100 characters");
@@ -129,17 +129,17 @@ pub(crate) fn validate(ctx: &Context, s: &wire::QuoteShipment) -> Result<ValidSh
         return Err(Error::internal("a shipment passed validation without its date or units"));
     };
     Ok(ValidShipment {
-        carrier: s.carrier_code.clone(),
-        service: s.service_code.clone(),
-        package_type: s.package_type_code.clone(),
+        carrier: s.carrier_code,
+        service: s.service_code,
+        package_type: s.package_type_code,
         date,
         sender,
         receiver,
         residential: s.residential.unwrap_or(false),
-        signature: s.signature_option_code.clone(),
+        signature: s.signature_option_code,
         saturday: s.saturday_delivery.unwrap_or(false),
         am_delivery: s.postal_express_am_delivery.unwrap_or(false),
-        dangerous_goods: s.dangerous_goods_code.clone(),
+        dangerous_goods: s.dangerous_goods_code,
         weight_unit,
         dim_unit,
         currency,
@@ -210,7 +210,7 @@ pub(crate) fn write_quotes_json(out: &mut String, quotes: &[PricedQuote<'_>]) {
                 total_amount: rate.total,
                 base_amount: rate.base,
                 zone: rate.zone.as_str(),
-                quoted_weight: wire::decimal_text(rate.quoted_weight.normalize()),
+                quoted_weight: wire::QuotedWeight::Number(rate.quoted_weight.normalize()),
                 quoted_weight_type: rate.weight_type.as_str(),
             };
             (fields, rate.surcharges.iter().map(|l| (&*l.description, l.amount)))

@@ -529,7 +529,7 @@ impl Shipping {
             .map(|(i, item)| {
                 let outcome = item
                     .and_then(|(s, json)| {
-                        let valid = quoting::validate(&ctx, &s)?;
+                        let valid = quoting::validate(&ctx, s.into_owned())?;
                         Ok((quoting::price(&ctx, &valid, profile.markup_percent, &mut buf)?, json))
                     })
                     .map_err(|e| e.within(&format!("shipments[{i}]")));
