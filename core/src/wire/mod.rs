@@ -17,10 +17,9 @@ pub use accounts::*;
 pub use booking::*;
 pub use customers::*;
 pub use deliver::*;
-pub(crate) use numbers::decimal_text;
 pub use numbers::{Dec, Int};
 pub use quotes::*;
-pub(crate) use quotes::{write_quotes, QuoteFields};
+pub(crate) use quotes::{write_quotes, QuoteFields, QuotedWeight};
 pub use split::batch_shipments;
 
 use serde::de::DeserializeOwned;

@@ -110,70 +110,55 @@ pub(crate) fn json_decimal<S: Serializer>(d: &Decimal, s: S) -> Result<S::Ok, S:
     JsonDecimal(*d).serialize(s)
 }
 
-/// The `Display` text of `d` (a test compares them), formatted on the stack. Digits are
-/// written by hand: this runs for every amount of every quote of a batch, and
-/// `core::fmt` cost several times as much.
+/// The `Display` text of `d` (a test compares them), formatted on the stack.
 pub(crate) fn decimal_text(d: Decimal) -> StackText {
-    let scale = d.scale() as usize;
     let mut out = StackText::default();
-    if scale > 28 {
-        let _ = fmt::Write::write_fmt(&mut out, format_args!("{d}"));
-        return out;
-    }
-    let mut buf = [0u8; 40];
-    let digits = mantissa_digits(d.mantissa().unsigned_abs(), &mut buf);
-    if d.is_sign_negative() {
-        out.push(b"-");
-    }
-    if digits.len() > scale {
-        let (whole, fraction) = digits.split_at(digits.len() - scale);
-        out.push(whole);
-        if scale > 0 {
-            out.push(b".");
-            out.push(fraction);
-        }
-    } else if scale == 0 {
-        out.push(b"0");
-    } else {
-        out.push(b"0.");
-        for _ in digits.len()..scale {
-            out.push(b"0");
-        }
-        out.push(digits);
-    }
+    decimal_pieces(d, |piece| out.push(piece.as_bytes()));
     out
 }
 
-/// The decimal digits of `m` (none for zero), most significant first, in `buf`.
-fn mantissa_digits(mut m: u128, buf: &mut [u8; 40]) -> &[u8] {
-    let mut start = buf.len();
-    while m > u128::from(u64::MAX) {
-        start -= 1;
-        buf[start] = b'0' + (m % 10) as u8;
-        m /= 10;
+/// Appends the `Display` text of `d` to `out`: every amount of every quote of a batch is
+/// written so, and `core::fmt` cost several times as much.
+pub(crate) fn push_decimal(out: &mut String, d: Decimal) {
+    decimal_pieces(d, |piece| out.push_str(piece));
+}
+
+/// Gives the `Display` text of `d` to `put` in pieces. The digits of the mantissa come
+/// from `itoa` (two at a time, from a table); the point goes in by the scale.
+fn decimal_pieces(d: Decimal, mut put: impl FnMut(&str)) {
+    let scale = d.scale() as usize;
+    if scale > 28 {
+        // `Decimal` never has such a scale; should one appear, its own text is right.
+        put(&d.to_string());
+        return;
     }
-    // u64 division by a constant is a multiply; u128 division is a call
-    let mut small = m as u64;
-    while small > 0 {
-        start -= 1;
-        buf[start] = b'0' + (small % 10) as u8;
-        small /= 10;
+    let mut buf = itoa::Buffer::new();
+    let digits = buf.format(d.mantissa().unsigned_abs());
+    if d.is_sign_negative() {
+        put("-");
     }
-    &buf[start..]
+    match digits.len().checked_sub(scale).filter(|&whole| whole > 0) {
+        Some(whole) => {
+            let (whole, fraction) = digits.split_at(whole);
+            put(whole);
+            if !fraction.is_empty() {
+                put(".");
+                put(fraction);
+            }
+        }
+        None => {
+            put("0.");
+            for _ in digits.len()..scale {
+                put("0");
+            }
+            put(digits);
+        }
+    }
 }
 
 /// Appends `n` in decimal to `out`, as `Display` writes it.
 pub(crate) fn push_int(out: &mut String, n: i64) {
-    let mut buf = [0u8; 40];
-    if n < 0 {
-        out.push('-');
-    }
-    let digits = mantissa_digits(u128::from(n.unsigned_abs()), &mut buf);
-    if digits.is_empty() {
-        out.push('0');
-    }
-    // Digits are ASCII.
-    out.push_str(std::str::from_utf8(digits).unwrap_or_default());
+    out.push_str(itoa::Buffer::new().format(n));
 }
 
 /// Text formatted into a fixed buffer; writing more than fits is an error.
@@ -201,12 +186,6 @@ impl StackText {
     /// The text written.
     pub(crate) fn as_str(&self) -> &str {
         std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
-    }
-}
-
-impl AsRef<str> for StackText {
-    fn as_ref(&self) -> &str {
-        self.as_str()
     }
 }
 
@@ -342,6 +321,9 @@ mod tests {
             for scale in [0, 1, 2, 3, 5, 10, 20, 28] {
                 let d = Decimal::from_i128_with_scale(m, scale);
                 assert_eq!(decimal_text(d).as_str(), d.to_string(), "{m} scale {scale}");
+                let mut pushed = String::from("x");
+                push_decimal(&mut pushed, d);
+                assert_eq!(pushed, format!("x{d}"), "{m} scale {scale}");
                 let negative_zero = Decimal::from_i128_with_scale(0, scale) * Decimal::NEGATIVE_ONE;
                 assert_eq!(decimal_text(negative_zero).as_str(), negative_zero.to_string(), "-0 scale {scale}");
             }

@@ -337,7 +337,7 @@ pub enum QuoteAnswer {
 }
 
 /// The fields of a quote that [`write_quotes`] writes, borrowed.
-pub(crate) struct QuoteFields<'a, W: AsRef<str>> {
+pub(crate) struct QuoteFields<'a> {
     pub quote_id: i64,
     pub carrier_code: &'a str,
     pub service_code: &'a str,
@@ -347,8 +347,15 @@ pub(crate) struct QuoteFields<'a, W: AsRef<str>> {
     pub total_amount: Decimal,
     pub base_amount: Decimal,
     pub zone: &'a str,
-    pub quoted_weight: W,
+    pub quoted_weight: QuotedWeight<'a>,
     pub quoted_weight_type: &'a str,
+}
+
+/// The quoted weight of [`QuoteFields`]: the text of a [`Quote`], or the number a
+/// priced quote holds (written as its `Display` text, without a `String` for it).
+pub(crate) enum QuotedWeight<'a> {
+    Text(&'a str),
+    Number(Decimal),
 }
 
 /// Appends quotes, each its fields and its surcharge lines (description, amount), as a
@@ -356,12 +363,11 @@ pub(crate) struct QuoteFields<'a, W: AsRef<str>> {
 /// this), written directly. The quotes are most of a batch answer and of its stored rows,
 /// and serde's general path (an escape loop per string, each amount re-parsed to be
 /// written raw) was 40% of an all-services batch.
-pub(crate) fn write_quotes<'a, W, L>(out: &mut String, quotes: impl Iterator<Item = (QuoteFields<'a, W>, L)>)
+pub(crate) fn write_quotes<'a, L>(out: &mut String, quotes: impl Iterator<Item = (QuoteFields<'a>, L)>)
 where
-    W: AsRef<str>,
     L: Iterator<Item = (&'a str, Decimal)>,
 {
-    let amount = |out: &mut String, d: Decimal| out.push_str(super::decimal_text(d).as_str());
+    let amount = super::numbers::push_decimal;
     out.push('[');
     for (i, (q, lines)) in quotes.enumerate() {
         if i > 0 {
@@ -384,12 +390,20 @@ where
         amount(out, q.total_amount);
         out.push_str(",\"baseAmount\":");
         amount(out, q.base_amount);
-        for (key, value) in
-            [(",\"zone\":", q.zone), (",\"quotedWeight\":", q.quoted_weight.as_ref()), (",\"quotedWeightType\":", q.quoted_weight_type)]
-        {
-            out.push_str(key);
-            json_str(out, value);
+        out.push_str(",\"zone\":");
+        json_str(out, q.zone);
+        out.push_str(",\"quotedWeight\":");
+        match q.quoted_weight {
+            QuotedWeight::Text(text) => json_str(out, text),
+            // A decimal's text is digits, a sign and a point: nothing to escape.
+            QuotedWeight::Number(d) => {
+                out.push('"');
+                amount(out, d);
+                out.push('"');
+            }
         }
+        out.push_str(",\"quotedWeightType\":");
+        json_str(out, q.quoted_weight_type);
         out.push_str(",\"surcharges\":[");
         for (j, (description, value)) in lines.enumerate() {
             if j > 0 {
@@ -447,7 +461,7 @@ pub fn quotes_json(quotes: &[Quote]) -> String {
                 total_amount: q.total_amount,
                 base_amount: q.base_amount,
                 zone: &q.zone,
-                quoted_weight: q.quoted_weight.as_str(),
+                quoted_weight: QuotedWeight::Text(&q.quoted_weight),
                 quoted_weight_type: &q.quoted_weight_type,
             };
             (fields, q.surcharges.iter().map(|l| (l.description.as_str(), l.amount)))
