@@ -161,7 +161,7 @@ pub(crate) fn push_int(out: &mut String, n: i64) {
     out.push_str(itoa::Buffer::new().format(n));
 }
 
-/// Text formatted into a fixed buffer; writing more than fits is an error.
+/// Text formatted into a fixed buffer, big enough for any decimal's text.
 pub(crate) struct StackText {
     bytes: [u8; 64],
     len: usize,
@@ -186,15 +186,6 @@ impl StackText {
     /// The text written.
     pub(crate) fn as_str(&self) -> &str {
         std::str::from_utf8(&self.bytes[..self.len]).unwrap_or("")
-    }
-}
-
-impl fmt::Write for StackText {
-    fn write_str(&mut self, s: &str) -> fmt::Result {
-        let end = self.len + s.len();
-        self.bytes.get_mut(self.len..end).ok_or(fmt::Error)?.copy_from_slice(s.as_bytes());
-        self.len = end;
-        Ok(())
     }
 }
 
