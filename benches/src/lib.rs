@@ -4,7 +4,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // bench support: a broken setup should stop the run
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -320,8 +319,11 @@ impl Floor {
             if i > 0 {
                 answer.push(',');
             }
-            // Writing to a String cannot fail.
-            let _ = write!(answer, "{{\"shipmentIndex\":{},\"status\":\"{}\",\"quotes\":", r.shipment_index, r.status);
+            answer.push_str("{\"shipmentIndex\":");
+            answer.push_str(itoa::Buffer::new().format(r.shipment_index));
+            answer.push_str(",\"status\":\"");
+            answer.push_str(&r.status);
+            answer.push_str("\",\"quotes\":");
             answer.push_str(quotes);
             answer.push_str(",\"quoteErrors\":");
             wire::write_quote_errors(&mut answer, r.quote_errors.as_deref().unwrap_or_default());

@@ -519,7 +519,7 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
             q.quote_id = next;
             next += 1;
         }
-        let mut quotes_json = String::with_capacity(quotes.len() * 400);
+        let mut quotes_json = String::with_capacity(quotes.iter().map(|q| wire::quote_json_size(q.rate.surcharges.len())).sum());
         write_quotes_json(&mut quotes_json, quotes);
         insert.execute(rusqlite::params![
             customer_id,

@@ -804,7 +804,6 @@ fn typed_answer(outcomes: Vec<Outcome<'_>>) -> Result<wire::BatchQuoteResponse> 
 /// against [`typed_answer`] serialised), written with each shipment's quotes as stored
 /// rather than serialised again.
 fn json_answer(outcomes: Vec<Outcome<'_>>) -> Result<String> {
-    use std::fmt::Write as _;
     let size: usize = outcomes.iter().map(|o| o.as_ref().map_or(0, |p| p.quotes_json.as_ref().map_or(0, String::len)) + 100).sum();
     let mut out = String::with_capacity(size + 16);
     out.push_str("{\"results\":[");
@@ -814,8 +813,9 @@ fn json_answer(outcomes: Vec<Outcome<'_>>) -> Result<String> {
         }
         match outcome {
             Ok(p) => {
-                // Writing to a String cannot fail.
-                let _ = write!(out, "{{\"shipmentIndex\":{i},\"status\":\"success\",\"quotes\":");
+                out.push_str("{\"shipmentIndex\":");
+                wire::push_int(&mut out, i as i64);
+                out.push_str(",\"status\":\"success\",\"quotes\":");
                 out.push_str(p.quotes_json.as_deref().unwrap_or("[]"));
                 out.push_str(",\"quoteErrors\":");
                 wire::write_quote_errors(&mut out, &p.errors);

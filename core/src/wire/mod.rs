@@ -17,9 +17,10 @@ pub use accounts::*;
 pub use booking::*;
 pub use customers::*;
 pub use deliver::*;
+pub(crate) use numbers::push_int;
 pub use numbers::{Dec, Int};
 pub use quotes::*;
-pub(crate) use quotes::{write_quotes, QuoteFields, QuotedWeight};
+pub(crate) use quotes::{quote_json_size, write_quotes, QuoteFields, QuotedWeight};
 pub use split::batch_shipments;
 
 use serde::de::DeserializeOwned;

@@ -412,6 +412,12 @@ where
     out.push(']');
 }
 
+/// Room for the JSON of a quote of the catalog with `lines` surcharge lines: about 300
+/// bytes and 55 a line, rounded up so that the text is written without growing.
+pub(crate) const fn quote_json_size(lines: usize) -> usize {
+    320 + 64 * lines
+}
+
 /// Appends `errors` as a JSON array to `out`: byte for byte what serde_json writes (a
 /// test pins this), written directly, as the quotes are written. A batch over every
 /// service has a quote error for many of its shipments.
@@ -439,7 +445,7 @@ pub fn write_quote_errors(out: &mut String, errors: &[QuoteError]) {
 /// The JSON array of `quotes`, byte for byte what `serde_json::to_string` gives, written
 /// directly (several times faster: for storing or forwarding many quotes).
 pub fn quotes_json(quotes: &[Quote]) -> String {
-    let mut out = String::with_capacity(quotes.len() * 400);
+    let mut out = String::with_capacity(quotes.iter().map(|q| quote_json_size(q.surcharges.len())).sum());
     write_quotes(
         &mut out,
         quotes.iter().map(|q| {
