@@ -351,12 +351,19 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
     let mut out = Priced { quotes: Vec::with_capacity(20), ..Priced::default() };
     let mut served = false;
     let mut heaviest = Heaviest::default();
-    for (i, (service, cards)) in catalog.services().iter().zip(ctx.cards).enumerate() {
+    // Service codes are unique in a catalog: a named service is one place in the list,
+    // found once instead of being compared in every round of the loop.
+    let services = catalog.services();
+    let (first, count) = match s.service.as_deref() {
+        Some(code) => services.iter().position(|sv| sv.code == code).map_or((0, 0), |i| (i, 1)),
+        None => (0, services.len()),
+    };
+    for (i, (service, cards)) in services.iter().zip(ctx.cards).enumerate().skip(first).take(count) {
         if !catalog.offers(ctx.profile, service) {
             continue;
         }
         let carrier = catalog.carrier_of(i);
-        if s.carrier.as_ref().is_some_and(|c| *c != service.carrier) || s.service.as_ref().is_some_and(|c| *c != service.code) {
+        if s.carrier.as_ref().is_some_and(|c| *c != service.carrier) {
             continue;
         }
         let named_package = s.package_type.as_deref();
