@@ -595,7 +595,7 @@ mod tests {
     fn the_upgrade_keeps_stored_quotes() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::store::configure(&conn).unwrap();
-        crate::store::migrate(&mut conn).unwrap();
+        crate::store::migrate_to(&mut conn, 6).unwrap();
         let quote = |id: i64| {
             format!(
                 r#"{{"quoteId":{id},"carrierCode":"c","serviceCode":"s{id}","serviceDescription":"S","packageTypeCode":"p",
@@ -606,20 +606,9 @@ mod tests {
         conn.execute_batch(&format!(
             "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
                 minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{{}}', '{{}}', 0, 0, '');
-             DROP TABLE quoted_shipments;
-             CREATE TABLE quoted_shipments (
-                 id INTEGER PRIMARY KEY,
-                 customer_id TEXT NOT NULL REFERENCES customers(id),
-                 first_quote_id INTEGER NOT NULL UNIQUE,
-                 quote_count INTEGER NOT NULL CHECK (quote_count > 0),
-                 shipment TEXT NOT NULL,
-                 quotes TEXT NOT NULL,
-                 created_at INTEGER NOT NULL,
-                 expires_at INTEGER NOT NULL);
              INSERT INTO quoted_shipments (id, customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
                  VALUES (1, 'C1', 1000000001, 2, '{{\"n\":1}}', '[{},{}]', 1000, 2000),
-                        (2, 'C1', 1000000003, 1, '{{\"n\":2}}', '[{}]', 1000, 2000);
-             PRAGMA user_version = 6;",
+                        (2, 'C1', 1000000003, 1, '{{\"n\":2}}', '[{}]', 1000, 2000);",
             quote(1_000_000_001),
             quote(1_000_000_002),
             quote(1_000_000_003)

@@ -30,17 +30,19 @@ struct ByCode2<T> {
     slots: Vec<Option<T>>,
 }
 
-impl<T> ByCode2<T> {
-    /// The slot of `code`, or `None` when it is not two upper-case ASCII letters.
-    fn index(code: &str) -> Option<usize> {
-        match code.as_bytes() {
-            &[a @ b'A'..=b'Z', b @ b'A'..=b'Z'] => Some(usize::from(a - b'A') * 26 + usize::from(b - b'A')),
-            _ => None,
-        }
+/// The place of a code of two upper-case ASCII letters among all such codes (`AA` is 0,
+/// `ZZ` is 675), or `None` for any other text: the index of the code tables here and of
+/// the catalog's country sets.
+pub(crate) fn code2_index(code: &str) -> Option<usize> {
+    match code.as_bytes() {
+        &[a @ b'A'..=b'Z', b @ b'A'..=b'Z'] => Some(usize::from(a - b'A') * 26 + usize::from(b - b'A')),
+        _ => None,
     }
+}
 
+impl<T> ByCode2<T> {
     fn get(&self, code: &str) -> Option<&T> {
-        self.slots.get(Self::index(code)?)?.as_ref()
+        self.slots.get(code2_index(code)?)?.as_ref()
     }
 }
 
@@ -50,7 +52,7 @@ impl<'a, T> FromIterator<(&'a str, T)> for ByCode2<T> {
     fn from_iter<I: IntoIterator<Item = (&'a str, T)>>(entries: I) -> Self {
         let mut slots: Vec<Option<T>> = std::iter::repeat_with(|| None).take(26 * 26).collect();
         for (code, value) in entries {
-            if let Some(slot) = Self::index(code).and_then(|i| slots.get_mut(i)) {
+            if let Some(slot) = code2_index(code).and_then(|i| slots.get_mut(i)) {
                 *slot = Some(value);
             }
         }

@@ -174,27 +174,13 @@ mod tests {
     fn the_upgrade_keeps_events_and_their_duplicate_check() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::store::configure(&conn).unwrap();
-        crate::store::migrate(&mut conn).unwrap();
+        crate::store::migrate_to(&mut conn, 7).unwrap();
         conn.execute_batch(
             "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
                 minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');
              INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
                 tracking_number, shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at)
-             VALUES ('1000000001', 'C1', 'postal', 's', 'p', 'ground', 'T1', '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '');
-             DROP TABLE tracking_events;
-             CREATE TABLE tracking_events (
-                 id INTEGER PRIMARY KEY,
-                 book_number TEXT NOT NULL REFERENCES shipments(book_number),
-                 tracking_number TEXT NOT NULL,
-                 carrier TEXT NOT NULL,
-                 event TEXT NOT NULL,
-                 event_status TEXT NOT NULL,
-                 event_time TEXT NOT NULL,
-                 service_area TEXT NOT NULL,
-                 service_area_country TEXT NOT NULL,
-                 UNIQUE (tracking_number, event_status, event_time, event, service_area));
-             CREATE INDEX tracking_events_by_shipment ON tracking_events(book_number, event_time);
-             PRAGMA user_version = 7;",
+             VALUES ('1000000001', 'C1', 'postal', 's', 'p', 'ground', 'T1', '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '');",
         )
         .unwrap();
         let old = [event("T1", "Info Received", "2026-11-21 10:00:00"), event("T1", "In Transit", "2026-11-22 08:00:00")];

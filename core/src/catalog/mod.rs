@@ -205,10 +205,7 @@ struct CountrySet([u64; 11]);
 impl CountrySet {
     /// The bit of a code, if it is two ASCII capitals.
     fn bit(code: &str) -> Option<usize> {
-        match code.as_bytes() {
-            [a @ b'A'..=b'Z', b @ b'A'..=b'Z'] => Some(usize::from(a - b'A') * 26 + usize::from(b - b'A')),
-            _ => None,
-        }
+        crate::refdata::code2_index(code)
     }
 
     /// The set of `codes`; `None` if one is not two capitals (then the lists decide).

@@ -66,6 +66,13 @@ pub(crate) fn configure(conn: &Connection) -> Result<()> {
 /// # Errors
 /// `INTERNAL` when the file was written by a newer schema, or a migration fails.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
+    migrate_to(conn, SCHEMA_VERSION)
+}
+
+/// Brings the schema up to `target` (at most [`SCHEMA_VERSION`]). Upgrade tests stop
+/// short of the newest schema to build a database as an older consign wrote it.
+pub(crate) fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
+    let target = target.min(SCHEMA_VERSION);
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version > SCHEMA_VERSION {
@@ -74,14 +81,15 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
             format!("The database was written by a newer consign (schema {version}); this build reads schemas up to {SCHEMA_VERSION}. Upgrade consign to open it."),
         ));
     }
-    for (i, m) in MIGRATIONS.iter().enumerate().skip(usize::try_from(version).unwrap_or(0)) {
+    let (from, to) = (usize::try_from(version).unwrap_or(0), usize::try_from(target).unwrap_or(0));
+    for (i, m) in MIGRATIONS.iter().enumerate().take(to).skip(from) {
         tx.execute_batch(m.sql).map_err(|e| Error::internal(format!("migration {} failed: {e}", i + 1)))?;
         if let Some(seed) = m.seed {
             seed(&tx)?;
         }
     }
-    if version < SCHEMA_VERSION {
-        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
+    if version < target {
+        tx.pragma_update(None, "user_version", target)?;
     }
     tx.commit()?;
     Ok(())
