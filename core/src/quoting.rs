@@ -187,7 +187,7 @@ impl PricedQuote<'_> {
             surcharges: rate
                 .surcharges
                 .iter()
-                .map(|l| wire::QuoteSurcharge { description: l.description.to_string(), amount: l.amount })
+                .map(|l| wire::QuoteSurcharge { description: l.description().to_string(), amount: l.amount })
                 .collect(),
         }
     }
@@ -213,7 +213,7 @@ pub(crate) fn write_quotes_json(out: &mut String, quotes: &[PricedQuote<'_>]) {
                 quoted_weight: wire::QuotedWeight::Number(rate.quoted_weight.normalize()),
                 quoted_weight_type: rate.weight_type.as_str(),
             };
-            (fields, rate.surcharges.iter().map(|l| (&*l.description, l.amount)))
+            (fields, rate.surcharges.iter().map(|l| (l.description(), l.amount)))
         }),
     );
 }
@@ -582,12 +582,11 @@ pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Resul
 
 #[cfg(test)]
 mod tests {
-    use std::borrow::Cow;
 
     use rust_decimal::Decimal;
 
     use super::*;
-    use crate::rating::{Surcharge, SurchargeKind, WeightType, Zone};
+    use crate::rating::{Lines, Surcharge, SurchargeKind, WeightType, Zone};
 
     /// Quotes stored under schema 6 (a rowid beside a UNIQUE first quote id) are found
     /// after the upgrade to schema 7, and another customer's or an unknown id is not.
@@ -639,11 +638,8 @@ mod tests {
         let amount = |text: &str| text.parse::<Decimal>().unwrap();
         let mut quotes = Vec::new();
         for (i, service) in services.iter().enumerate() {
-            for (j, lines) in [vec![], vec![("Fuel surcharge", "1.20"), ("Odd \"line\"", "0.001")]].into_iter().enumerate() {
-                let surcharges = lines
-                    .into_iter()
-                    .map(|(d, a)| Surcharge { kind: SurchargeKind::Fuel, description: Cow::Owned(d.to_string()), amount: amount(a) })
-                    .collect();
+            for (j, lines) in [vec![], vec![(SurchargeKind::Fuel, "1.20"), (SurchargeKind::Insurance, "0.001")]].into_iter().enumerate() {
+                let surcharges = Lines::of(&lines.into_iter().map(|(kind, a)| Surcharge { kind, amount: amount(a) }).collect::<Vec<_>>());
                 quotes.push(PricedQuote {
                     quote_id: 1_000_000_007 + (i * 2 + j) as i64,
                     service,
@@ -664,9 +660,14 @@ mod tests {
         for n in 0..=quotes.len() {
             let mut written = String::new();
             write_quotes_json(&mut written, &quotes[..n]);
-            let wire: Vec<wire::Quote> = quotes[..n].iter().map(PricedQuote::to_wire).collect();
+            let mut wire: Vec<wire::Quote> = quotes[..n].iter().map(PricedQuote::to_wire).collect();
             assert_eq!(written, serde_json::to_string(&wire).unwrap());
             assert_eq!(wire::quotes_json(&wire), serde_json::to_string(&wire).unwrap());
+            // a wire quote's line may carry any description (a rate's are its kind's)
+            if let Some(line) = wire.iter_mut().flat_map(|q| q.surcharges.iter_mut()).last() {
+                line.description = "Odd \"line\" \u{1}".into();
+                assert_eq!(wire::quotes_json(&wire), serde_json::to_string(&wire).unwrap());
+            }
         }
     }
 }

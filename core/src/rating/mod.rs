@@ -320,7 +320,13 @@ pub enum SurchargeKind {
     Insurance,
 }
 
+// `COUNT` is the number of kinds: the last one's index plus one.
+const _: () = assert!(SurchargeKind::Insurance as usize + 1 == SurchargeKind::COUNT);
+
 impl SurchargeKind {
+    /// How many kinds there are: the most lines a rate can have.
+    pub const COUNT: usize = 10;
+
     /// The `description` of the line.
     pub fn description(self) -> &'static str {
         match self {
@@ -339,14 +345,85 @@ impl SurchargeKind {
 }
 
 /// One surcharge line of a [`Rate`].
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Surcharge {
     /// What it is for.
     pub kind: SurchargeKind,
-    /// Human-readable description (the wire `description`).
-    pub description: Cow<'static, str>,
     /// Amount in [`Rate::currency`], rounded to the cent.
     pub amount: Decimal,
+}
+
+impl Surcharge {
+    /// Human-readable description (the wire `description`): that of its kind.
+    pub fn description(&self) -> &'static str {
+        self.kind.description()
+    }
+}
+
+/// The surcharge lines of a [`Rate`], in order: a slice (through `Deref`) held inside
+/// the rate, since a rate has at most one line of each [`SurchargeKind`]. (A `Vec` cost
+/// an allocation and a free per service quote, about a tenth of rating one.)
+#[derive(Clone, Copy)]
+pub struct Lines {
+    len: usize,
+    items: [Surcharge; SurchargeKind::COUNT],
+}
+
+impl Lines {
+    const fn new() -> Lines {
+        Lines { len: 0, items: [Surcharge { kind: SurchargeKind::Residential, amount: Decimal::ZERO }; SurchargeKind::COUNT] }
+    }
+
+    /// Appends a line. `rate` adds each kind at most once, so there is always room; a
+    /// line beyond the room would be a bug there, and is left out rather than panic.
+    fn push(&mut self, line: Surcharge) {
+        debug_assert!(self.len < self.items.len(), "more surcharge lines than kinds");
+        if let Some(slot) = self.items.get_mut(self.len) {
+            *slot = line;
+            self.len += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+impl Lines {
+    /// Lines as given (at most one per kind), for tests that build a [`Rate`].
+    pub(crate) fn of(lines: &[Surcharge]) -> Lines {
+        let mut out = Lines::new();
+        for l in lines {
+            out.push(*l);
+        }
+        out
+    }
+}
+
+impl std::ops::Deref for Lines {
+    type Target = [Surcharge];
+    fn deref(&self) -> &[Surcharge] {
+        &self.items[..self.len]
+    }
+}
+
+impl<'a> IntoIterator for &'a Lines {
+    type Item = &'a Surcharge;
+    type IntoIter = std::slice::Iter<'a, Surcharge>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+impl PartialEq for Lines {
+    fn eq(&self, other: &Lines) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Lines {}
+
+impl fmt::Debug for Lines {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
 }
 
 /// A price.
@@ -357,7 +434,7 @@ pub struct Rate {
     /// Base charge, rounded to the cent.
     pub base: Decimal,
     /// Surcharge lines, in the documented order; lines of zero are left out.
-    pub surcharges: Vec<Surcharge>,
+    pub surcharges: Lines,
     /// base + the surcharge amounts.
     pub total: Decimal,
     /// Billable weight summed over the pieces, in `quoted_weight_unit`.
@@ -700,8 +777,7 @@ impl RateBook {
 
         let fx = D::pos(self.fx[carrier.currency.idx()][input.currency.idx()]);
         let factor = markup_factor(input.markup_percent, fx)?;
-        // at most 10 lines; one allocation of the right size
-        let mut lines: Vec<Surcharge> = Vec::with_capacity(line_bound(sur, input));
+        let mut lines = Lines::new();
         // markup and currency, applied to every line before its single rounding
         let unit_factor = factor.cmp_value(D { m: 1, s: 0 }).is_eq();
         let money = Money { unit: unit_factor, factor };
@@ -749,7 +825,7 @@ impl RateBook {
 
         let base = money.scale(base)?.round_cents();
         let mut total = base;
-        for l in &lines {
+        for l in lines.iter() {
             total = total.checked_add(D::pos(l.amount)).ok_or_else(too_large)?;
         }
         let quoted_weight = match (D { m: u128::from(quoted_steps), s: 0 }).mul_fast(D::pos(carrier.step)) {
@@ -836,16 +912,16 @@ impl Money {
 
     /// Appends a line of `raw` (scaled, rounded) unless `raw` is zero.
     #[inline(always)]
-    fn push(self, lines: &mut Vec<Surcharge>, kind: SurchargeKind, raw: D) -> Result<(), RateError> {
+    fn push(self, lines: &mut Lines, kind: SurchargeKind, raw: D) -> Result<(), RateError> {
         if !raw.is_zero() {
-            lines.push(Surcharge { kind, description: Cow::Borrowed(kind.description()), amount: self.scale(raw)?.round_cents().dec() });
+            lines.push(Surcharge { kind, amount: self.scale(raw)?.round_cents().dec() });
         }
         Ok(())
     }
 
     /// A transportation line: also added to the fuel base.
     #[inline(always)]
-    fn add(self, lines: &mut Vec<Surcharge>, transport: &mut D, kind: SurchargeKind, raw: D) -> Result<(), RateError> {
+    fn add(self, lines: &mut Lines, transport: &mut D, kind: SurchargeKind, raw: D) -> Result<(), RateError> {
         if raw.is_zero() {
             return Ok(());
         }
@@ -896,11 +972,11 @@ fn piece_weight(
         let too_large =
             || RateError::InvalidPiece { piece: i, field: "dims", expected: "smaller dimensions", found: d[0].max(d[1]).max(d[2]) };
         let same_length = input.dim_unit == carrier.dim_unit;
-        let scaled = |v: Decimal| by(D::pos(v), lf, same_length).ok_or_else(too_large);
-        let mut c = [scaled(d[0])?, scaled(d[1])?, scaled(d[2])?];
-        // the same sort as on Decimal (same algorithm, same comparisons), so equal
-        // values of different scales end up in the same places
-        c.sort_unstable_by(|a, b| b.cmp_value(*a));
+        let scaled = |v: Decimal| by(D::pos(v), lf, same_length);
+        let (Some(a), Some(b), Some(h)) = (scaled(d[0]), scaled(d[1]), scaled(d[2])) else {
+            return Err(too_large());
+        };
+        let c = longest_first([a, b, h]);
         dims = Some(c);
         let volume = c[0].checked_mul(c[1]).and_then(|v| v.checked_mul(c[2])).ok_or_else(too_large)?;
         let cube = if same_length { lc } else { lc.checked_mul(lc).and_then(|l2| l2.checked_mul(lc)).ok_or_else(too_large)? };
@@ -913,6 +989,23 @@ fn piece_weight(
         }
     }
     Ok(PieceWeight { actual_steps, steps, dims, actual })
+}
+
+/// The three sides of a piece, longest first: an insertion sort, as the standard
+/// library sorts three items (stable), so sides of equal length and different scales
+/// keep their order, as they did when this was `sort_unstable_by` on `Decimal`.
+#[inline(always)]
+fn longest_first(mut c: [D; 3]) -> [D; 3] {
+    if c[1].gt(c[0]) {
+        c.swap(0, 1);
+    }
+    if c[2].gt(c[1]) {
+        c.swap(1, 2);
+        if c[1].gt(c[0]) {
+            c.swap(0, 1);
+        }
+    }
+    c
 }
 
 /// Nanograms per weight unit: integers, so that a weight in any unit and a weight in
@@ -1047,13 +1140,3 @@ fn markup_factor(markup: Decimal, fx: D) -> Result<D, RateError> {
     D::of(f).ok_or(RateError::AmountTooLarge)
 }
 
-/// An upper bound of the number of surcharge lines of a request.
-fn line_bound(sur: &book::Surcharges, input: &RateInput<'_>) -> usize {
-    // handling, oversize, fuel, insurance, plus the asked-for options
-    4 + usize::from(input.residential && sur.residential.is_some())
-        + usize::from(!sur.area.is_empty())
-        + usize::from(input.saturday_delivery)
-        + usize::from(input.am_delivery)
-        + usize::from(input.dangerous_goods)
-        + usize::from(input.signature_option.is_some())
-}

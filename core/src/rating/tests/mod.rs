@@ -650,3 +650,22 @@ proptest! {
         prop_assert!(same(da.round_cents().dec(), round_cents(a)));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+    /// The three-side sort gives what `sort_unstable_by` on the same comparison gave:
+    /// the same values at the same scales in the same places, ties included (small
+    /// mantissas and scales, so that equal sides of different scales are common).
+    #[test]
+    fn longest_first_sorts_as_the_standard_library(sides in proptest::array::uniform3((0u64..30, 0u32..3))) {
+        use super::fixed::D;
+        let c = sides.map(|(m, s)| D { m: u128::from(m) * fixed::POW10U[s as usize] / 10, s });
+        let mut expected = c;
+        expected.sort_unstable_by(|a, b| b.cmp_value(*a));
+        let got = super::longest_first(c);
+        for (g, e) in got.iter().zip(&expected) {
+            prop_assert!(g.m == e.m && g.s == e.s, "{c:?}: {got:?} vs {expected:?}");
+        }
+    }
+}
