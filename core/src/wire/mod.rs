@@ -8,6 +8,7 @@ mod accounts;
 mod booking;
 mod customers;
 mod deliver;
+mod fast;
 mod numbers;
 mod quotes;
 mod split;
@@ -21,7 +22,7 @@ pub(crate) use numbers::push_int;
 pub use numbers::{Dec, Int};
 pub use quotes::*;
 pub(crate) use quotes::{quote_json_size, write_quotes, QuoteFields, QuotedWeight};
-pub use split::batch_shipments;
+pub use split::{batch_shipments, ReadFast};
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

@@ -15,7 +15,7 @@ pub struct Dec(pub Decimal);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Int(pub i64);
 
-fn parse_decimal(s: &str) -> Option<Decimal> {
+pub(crate) fn parse_decimal(s: &str) -> Option<Decimal> {
     let s = s.trim();
     if s.is_empty() || s.len() > 40 {
         return None;

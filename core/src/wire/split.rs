@@ -9,6 +9,9 @@
 //! It reads only the common shape and gives up on anything else, including a shipment
 //! that does not parse. Its caller then parses the body the long way, which knows every
 //! case and words every error, so the answers stay exactly those of the long way.
+//!
+//! Each shipment is read by serde, or first by a reader by hand for the shipment type's
+//! own common shape where the type has one ([`ReadFast`]; the quote shipment has).
 
 use serde::de::{Deserialize, DeserializeOwned, Deserializer};
 
@@ -22,7 +25,7 @@ use super::strict::Strict;
 /// an object, text after the object), when any shipment fails to parse, and as soon as
 /// there are more than `max` shipments: the caller must then parse the body in full,
 /// which finds the same shipments or the error.
-pub fn batch_shipments<T: DeserializeOwned>(body: &str, max: usize) -> Option<Vec<(T, &str)>> {
+pub fn batch_shipments<T: ReadFast>(body: &str, max: usize) -> Option<Vec<(T, &str)>> {
     let b = body.as_bytes();
     let mut at = skip_ws(b, 0);
     at = expect(b, at, b"{")?;
@@ -38,9 +41,14 @@ pub fn batch_shipments<T: DeserializeOwned>(body: &str, max: usize) -> Option<Ve
                 return None;
             }
             let rest = body.get(at..)?;
-            let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<StrictValue<T>>();
-            let shipment = stream.next()?.ok()?.0;
-            let len = stream.byte_offset();
+            let (shipment, len) = match T::read_fast(rest) {
+                Some(read) => read,
+                None => {
+                    let mut stream = serde_json::Deserializer::from_str(rest).into_iter::<StrictValue<T>>();
+                    let shipment = stream.next()?.ok()?.0;
+                    (shipment, stream.byte_offset())
+                }
+            };
             found.push((shipment, rest.get(..len)?));
             at = skip_ws(b, at + len);
             match b.get(at) {
@@ -55,6 +63,23 @@ pub fn batch_shipments<T: DeserializeOwned>(body: &str, max: usize) -> Option<Ve
     }
     at = expect(b, at, b"}")?;
     (at == b.len()).then_some(found)
+}
+
+/// A shipment type that [`batch_shipments`] reads: through serde, after a reader by
+/// hand for its common shape where it has one.
+pub trait ReadFast: DeserializeOwned {
+    /// The value at the start of `text` (a JSON object) and the length of its text, when
+    /// a reader by hand is sure to give what serde gives; `None` leaves it to serde.
+    fn read_fast(text: &str) -> Option<(Self, usize)> {
+        let _ = text;
+        None
+    }
+}
+
+impl ReadFast for super::QuoteShipment {
+    fn read_fast(text: &str) -> Option<(Self, usize)> {
+        super::fast::quote_shipment(text)
+    }
 }
 
 /// A `T` read through [`Strict`], as [`super::parse_body`] reads one.
@@ -83,6 +108,8 @@ mod tests {
     use super::*;
     use serde_json::value::RawValue;
     use serde_json::Value;
+
+    impl ReadFast for Value {}
 
     /// The long way: every shipment as `RawValue` splits it, then parsed on its own.
     fn long_way(body: &str) -> Option<Vec<(Value, String)>> {
@@ -154,6 +181,8 @@ mod tests {
             #[allow(dead_code)]
             inner: Named,
         }
+        impl ReadFast for Named {}
+        impl ReadFast for Outer {}
         assert!(batch_shipments::<Named>(r#"{"shipments":[{"name":"a"}]}"#, 500).is_some());
         assert!(batch_shipments::<Named>(r#"{"shipments":[{"name":"a"},{"name":1}]}"#, 500).is_none());
         // strict, as parse_body is: a struct only from an object, at every depth
