@@ -89,14 +89,23 @@ pub(crate) fn units(
 
 /// A non-negative amount of money with at most two decimals.
 pub(crate) fn amount(p: &mut Problems, field: &str, value: Decimal) -> Decimal {
-    if value < Decimal::ZERO {
-        p.push(field, format!("must be zero or more, found {value}"));
-    } else if value.normalize().scale() > 2 {
-        p.push(field, format!("must have at most 2 decimal places, found {value}"));
-    } else if value > MAX_AMOUNT {
-        p.push(field, format!("must be at most {MAX_AMOUNT}, found {value}"));
+    if let Some(problem) = amount_problem(value) {
+        p.push(field, problem);
     }
     value
+}
+
+/// What is wrong with an amount, if anything (see [`amount`]).
+fn amount_problem(value: Decimal) -> Option<String> {
+    if value < Decimal::ZERO {
+        Some(format!("must be zero or more, found {value}"))
+    } else if value.normalize().scale() > 2 {
+        Some(format!("must have at most 2 decimal places, found {value}"))
+    } else if value > MAX_AMOUNT {
+        Some(format!("must be at most {MAX_AMOUNT}, found {value}"))
+    } else {
+        None
+    }
 }
 
 /// The pieces of a shipment. `domestic` forbids declared values; `dim_unit` must be set
@@ -147,8 +156,15 @@ pub(crate) fn pieces(
                     None
                 }
             };
-            let insurance = piece.insurance_amount.map(|d| amount(p, &at("insuranceAmount"), d.0));
-            let declared_value = piece.declared_value.map(|d| amount(p, &at("declaredValue"), d.0));
+            // the field's path is written only for a problem: most amounts have none
+            let mut checked = |field: &str, value: Decimal| {
+                if let Some(problem) = amount_problem(value) {
+                    p.push(at(field), problem);
+                }
+                value
+            };
+            let insurance = piece.insurance_amount.map(|d| checked("insuranceAmount", d.0));
+            let declared_value = piece.declared_value.map(|d| checked("declaredValue", d.0));
             if domestic && declared_value.is_some() {
                 p.push(at("declaredValue"), "must be null for a domestic shipment");
             }
