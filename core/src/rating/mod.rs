@@ -320,12 +320,34 @@ pub enum SurchargeKind {
     Insurance,
 }
 
-// `COUNT` is the number of kinds: the last one's index plus one.
-const _: () = assert!(SurchargeKind::Insurance as usize + 1 == SurchargeKind::COUNT);
+// `COUNT` is the number of kinds (the last one's index plus one), and `ALL` lists
+// them by index: a rate's lines are kept at their kind's index.
+const _: () = {
+    assert!(SurchargeKind::Insurance as usize + 1 == SurchargeKind::COUNT);
+    let mut k = 0;
+    while k < SurchargeKind::COUNT {
+        assert!(SurchargeKind::ALL[k] as usize == k);
+        k += 1;
+    }
+};
 
 impl SurchargeKind {
     /// How many kinds there are: the most lines a rate can have.
     pub const COUNT: usize = 10;
+
+    /// Every kind, in the order of a rate's lines.
+    pub const ALL: [SurchargeKind; SurchargeKind::COUNT] = [
+        SurchargeKind::Residential,
+        SurchargeKind::DeliveryArea,
+        SurchargeKind::AdditionalHandling,
+        SurchargeKind::Oversize,
+        SurchargeKind::Saturday,
+        SurchargeKind::AmDelivery,
+        SurchargeKind::DangerousGoods,
+        SurchargeKind::Fuel,
+        SurchargeKind::Signature,
+        SurchargeKind::Insurance,
+    ];
 
     /// The `description` of the line.
     pub fn description(self) -> &'static str {
@@ -360,34 +382,55 @@ impl Surcharge {
     }
 }
 
-/// The surcharge lines of a [`Rate`], in order: a slice (through `Deref`) held inside
-/// the rate, since a rate has at most one line of each [`SurchargeKind`]. (A `Vec` cost
-/// an allocation and a free per service quote, about a tenth of rating one.)
-#[derive(Clone, Copy)]
+/// The surcharge lines of a [`Rate`], held inside the rate: a rate has at most one
+/// line of each [`SurchargeKind`], and its lines come in the order of the kinds, so
+/// each kind has its place. (A `Vec` cost an allocation and a free per service quote,
+/// about a tenth of rating one.) Iterate with [`Lines::iter`] or `for line in &lines`.
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Lines {
-    len: usize,
-    items: [Surcharge; SurchargeKind::COUNT],
+    /// Bit `k` set: the kind of index `k` has a line.
+    present: u16,
+    /// The amount of each kind's line (zero where there is none).
+    amounts: [Decimal; SurchargeKind::COUNT],
 }
 
 impl Lines {
     const fn new() -> Lines {
-        Lines { len: 0, items: [Surcharge { kind: SurchargeKind::Residential, amount: Decimal::ZERO }; SurchargeKind::COUNT] }
+        Lines { present: 0, amounts: [Decimal::ZERO; SurchargeKind::COUNT] }
     }
 
-    /// Appends a line. `rate` adds each kind at most once, so there is always room; a
-    /// line beyond the room would be a bug there, and is left out rather than panic.
+    /// Sets the line of `line.kind`.
     fn push(&mut self, line: Surcharge) {
-        debug_assert!(self.len < self.items.len(), "more surcharge lines than kinds");
-        if let Some(slot) = self.items.get_mut(self.len) {
-            *slot = line;
-            self.len += 1;
-        }
+        let k = line.kind as usize;
+        self.amounts[k] = line.amount;
+        self.present |= 1 << k;
+    }
+
+    /// The lines, in order.
+    pub fn iter(&self) -> LinesIter<'_> {
+        LinesIter { amounts: &self.amounts, left: self.present }
+    }
+
+    /// How many lines there are.
+    pub fn len(&self) -> usize {
+        self.present.count_ones() as usize
+    }
+
+    /// There are no lines.
+    pub fn is_empty(&self) -> bool {
+        self.present == 0
+    }
+
+    /// The lines as a vector.
+    pub fn to_vec(&self) -> Vec<Surcharge> {
+        self.iter().collect()
     }
 }
 
 #[cfg(test)]
 impl Lines {
-    /// Lines as given (at most one per kind), for tests that build a [`Rate`].
+    /// Lines as given (at most one per kind, in the kinds' order), for tests that build
+    /// a [`Rate`].
     pub(crate) fn of(lines: &[Surcharge]) -> Lines {
         let mut out = Lines::new();
         for l in lines {
@@ -397,28 +440,41 @@ impl Lines {
     }
 }
 
-impl std::ops::Deref for Lines {
-    type Target = [Surcharge];
-    fn deref(&self) -> &[Surcharge] {
-        &self.items[..self.len]
-    }
-}
-
 impl<'a> IntoIterator for &'a Lines {
-    type Item = &'a Surcharge;
-    type IntoIter = std::slice::Iter<'a, Surcharge>;
-    fn into_iter(self) -> Self::IntoIter {
+    type Item = Surcharge;
+    type IntoIter = LinesIter<'a>;
+    fn into_iter(self) -> LinesIter<'a> {
         self.iter()
     }
 }
 
-impl PartialEq for Lines {
-    fn eq(&self, other: &Lines) -> bool {
-        **self == **other
+/// The lines of a [`Lines`], in order.
+#[derive(Clone, Debug)]
+pub struct LinesIter<'a> {
+    amounts: &'a [Decimal; SurchargeKind::COUNT],
+    /// The kinds still to give, as bits.
+    left: u16,
+}
+
+impl Iterator for LinesIter<'_> {
+    type Item = Surcharge;
+
+    fn next(&mut self) -> Option<Surcharge> {
+        if self.left == 0 {
+            return None;
+        }
+        let k = self.left.trailing_zeros() as usize;
+        self.left &= self.left - 1;
+        Some(Surcharge { kind: *SurchargeKind::ALL.get(k)?, amount: *self.amounts.get(k)? })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.left.count_ones() as usize;
+        (n, Some(n))
     }
 }
 
-impl Eq for Lines {}
+impl ExactSizeIterator for LinesIter<'_> {}
 
 impl fmt::Debug for Lines {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

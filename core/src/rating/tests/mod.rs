@@ -669,3 +669,21 @@ proptest! {
         }
     }
 }
+
+/// A rate's lines come in the order of their kinds, one per kind, whatever the order
+/// they were set in; `len`, `iter` and `for` agree.
+#[test]
+fn lines_keep_the_order_of_the_kinds() {
+    let line = |kind, cents| Surcharge { kind, amount: Decimal::new(cents, 2) };
+    let lines = Lines::of(&[line(SurchargeKind::Insurance, 300), line(SurchargeKind::Residential, 495), line(SurchargeKind::Fuel, 120)]);
+    let kinds: Vec<SurchargeKind> = lines.iter().map(|l| l.kind).collect();
+    assert_eq!(kinds, [SurchargeKind::Residential, SurchargeKind::Fuel, SurchargeKind::Insurance]);
+    assert_eq!((lines.len(), lines.iter().len(), lines.is_empty()), (3, 3, false));
+    let mut total = Decimal::ZERO;
+    for l in &lines {
+        total += l.amount;
+    }
+    assert_eq!(total, dec!(9.15));
+    assert_eq!(lines.to_vec()[0].description(), "Residential delivery");
+    assert!(Lines::of(&[]).is_empty());
+}
