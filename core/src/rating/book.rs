@@ -87,9 +87,18 @@ pub(crate) struct ZonePrices {
     pub minimum: Option<Decimal>,
 }
 
+/// Breaks tried one by one before the binary search of [`ZonePrices::price`].
+const HEAD: usize = 8;
+
 impl ZonePrices {
     pub(crate) fn price(&self, steps: u32) -> Option<Decimal> {
-        let i = self.breaks.partition_point(|b| b.0 < steps);
+        // The first break at or above `steps`. Most parcels are light, so the first few
+        // breaks are tried in turn before the rest is searched.
+        let head = self.breaks.get(..HEAD).unwrap_or(&self.breaks);
+        let i = match head.iter().position(|b| b.0 >= steps) {
+            Some(i) => i,
+            None => head.len() + self.breaks[head.len()..].partition_point(|b| b.0 < steps),
+        };
         if let Some(b) = self.breaks.get(i) {
             return Some(b.1);
         }

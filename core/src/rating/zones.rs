@@ -77,7 +77,15 @@ impl End {
 
 /// True for the countries that use US ZIP codes and the US domestic network.
 pub(crate) fn is_us_domain(country: &str) -> bool {
-    matches!(country, "US" | "PR" | "VI" | "GU" | "AS" | "MP" | "FM" | "MH" | "PW")
+    // as one 16-bit number: a few integer comparisons instead of nine string ones
+    const fn code(c: &[u8; 2]) -> u16 {
+        u16::from_le_bytes(*c)
+    }
+    const DOMAIN: [u16; 9] = [code(b"US"), code(b"PR"), code(b"VI"), code(b"GU"), code(b"AS"), code(b"MP"), code(b"FM"), code(b"MH"), code(b"PW")];
+    match country.as_bytes() {
+        &[a, b] => DOMAIN.contains(&code(&[a, b])),
+        _ => false,
+    }
 }
 
 /// Resolves an address in the US domain to a point of the distance table.

@@ -687,3 +687,31 @@ fn lines_keep_the_order_of_the_kinds() {
     assert_eq!(lines.to_vec()[0].description(), "Residential delivery");
     assert!(Lines::of(&[]).is_empty());
 }
+
+/// The price lookup (the first few breaks in turn, then a binary search) finds the
+/// break a plain binary search finds, for every weight of every zone of every card of
+/// the default book and of books with few breaks, beyond the last break included.
+#[test]
+fn price_lookup_finds_the_first_break_at_or_above_the_weight() {
+    let reference = |z: &book::ZonePrices, steps: u32| -> Option<Decimal> {
+        let i = z.breaks.partition_point(|b| b.0 < steps);
+        match z.breaks.get(i) {
+            Some(b) => Some(b.1),
+            None => {
+                let (last, price) = *z.breaks.last()?;
+                price.checked_add(z.extra_per_step?.checked_mul(Decimal::from(steps - last))?)
+            }
+        }
+    };
+    let mut zones: Vec<book::ZonePrices> = book().cards.iter().flat_map(|c| c.zones.iter().cloned()).collect();
+    for n in 0..12u32 {
+        let breaks = (1..=n).map(|i| (i * 3, Decimal::from(i))).collect();
+        zones.push(book::ZonePrices { zone: None, breaks, extra_per_step: Some(dec!(0.5)), minimum: None });
+    }
+    for z in &zones {
+        let last = z.breaks.last().map_or(0, |b| b.0);
+        for steps in 0..=last + 3 {
+            assert_eq!(z.price(steps), reference(z, steps), "{steps} steps of {:?}", z.breaks);
+        }
+    }
+}
