@@ -1195,4 +1195,3 @@ fn markup_factor(markup: Decimal, fx: D) -> Result<D, RateError> {
     let f = mul(Decimal::ONE + frac, fx.dec())?;
     D::of(f).ok_or(RateError::AmountTooLarge)
 }
-

@@ -81,7 +81,8 @@ pub(crate) fn is_us_domain(country: &str) -> bool {
     const fn code(c: &[u8; 2]) -> u16 {
         u16::from_le_bytes(*c)
     }
-    const DOMAIN: [u16; 9] = [code(b"US"), code(b"PR"), code(b"VI"), code(b"GU"), code(b"AS"), code(b"MP"), code(b"FM"), code(b"MH"), code(b"PW")];
+    const DOMAIN: [u16; 9] =
+        [code(b"US"), code(b"PR"), code(b"VI"), code(b"GU"), code(b"AS"), code(b"MP"), code(b"FM"), code(b"MH"), code(b"PW")];
     match country.as_bytes() {
         &[a, b] => DOMAIN.contains(&code(&[a, b])),
         _ => false,

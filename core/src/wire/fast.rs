@@ -333,19 +333,19 @@ mod tests {
     #[test]
     fn other_shapes_are_left_to_serde() {
         let variants = [
-            COMMON.replace("\"currency\": \"USD\",", ""),                      // a required field missing
-            COMMON.replace("\"residential\"", "\"extra\""),                    // an unknown key
-            COMMON.replace("\"dimUnit\": \"in\"", "\"dimUnit\": \"in\", \"dimUnit\": \"cm\""), // repeated
-            COMMON.replace("Ann Lee", "Ann \\\"Lee\\\""),                      // an escape
-            COMMON.replace("\"2.50\"", "2.50"),                                // a JSON number
-            COMMON.replace("\"billing\": null", "\"billing\": {}"),            // billing given
-            COMMON.replace("\"lineItems\": null", "\"lineItems\": []"),        // line items given
-            COMMON.replace("\"residential\": true", "\"residential\": \"true\""), // a wrong type
-            COMMON.replace("\"weight\": \"1\"", "\"weight\": \"one\""),        // not a number
-            COMMON.replace("\"2026-11-23\",", "\"2026-11-23\""),              // malformed
+            ("a required field missing", COMMON.replace("\"currency\": \"USD\",", "")),
+            ("an unknown key", COMMON.replace("\"residential\"", "\"extra\"")),
+            ("repeated", COMMON.replace("\"dimUnit\": \"in\"", "\"dimUnit\": \"in\", \"dimUnit\": \"cm\"")),
+            ("an escape", COMMON.replace("Ann Lee", "Ann \\\"Lee\\\"")),
+            ("a JSON number", COMMON.replace("\"2.50\"", "2.50")),
+            ("billing given", COMMON.replace("\"billing\": null", "\"billing\": {}")),
+            ("line items given", COMMON.replace("\"lineItems\": null", "\"lineItems\": []")),
+            ("a wrong type", COMMON.replace("\"residential\": true", "\"residential\": \"true\"")),
+            ("not a number", COMMON.replace("\"weight\": \"1\"", "\"weight\": \"one\"")),
+            ("malformed", COMMON.replace("\"2026-11-23\",", "\"2026-11-23\"")),
         ];
-        for text in variants {
-            assert!(quote_shipment(&text).is_none(), "{text}");
+        for (why, text) in variants {
+            assert!(quote_shipment(&text).is_none(), "{why}: {text}");
         }
     }
 
@@ -374,8 +374,27 @@ mod tests {
         /// Any value at all: the wrong type for most fields.
         fn any(&mut self) -> String {
             self.pick(&[
-                "null", "true", "false", "0", "1.5", "-2", "\"\"", "\" \"", "\"x\"", "\"2.5\"", "\" 3 \"", "\"1e2\"", "\"a\\\"b\"",
-                "\"\\u0041\"", "{}", "[]", "[null]", "{\"a\":1}", "\"é ☃\"", "\"0.000\"", "\"-1\"",
+                "null",
+                "true",
+                "false",
+                "0",
+                "1.5",
+                "-2",
+                "\"\"",
+                "\" \"",
+                "\"x\"",
+                "\"2.5\"",
+                "\" 3 \"",
+                "\"1e2\"",
+                "\"a\\\"b\"",
+                "\"\\u0041\"",
+                "{}",
+                "[]",
+                "[null]",
+                "{\"a\":1}",
+                "\"é ☃\"",
+                "\"0.000\"",
+                "\"-1\"",
             ])
             .to_string()
         }
@@ -394,8 +413,7 @@ mod tests {
             if self.below(10) == 0 {
                 return self.pick(&["\"1_0\"", "\"1.\"", "\".5\"", "\"123456789012345678901\"", "\"1e3\"", "\"-0\"", "2"]).to_string();
             }
-            self.pick(&["\"1\"", "\"2.50\"", "\"0.1\"", "\"40.9\"", "\" 7 \"", "\"\"", "null", "\"0.000\"", "\"12.3400\""])
-                .to_string()
+            self.pick(&["\"1\"", "\"2.50\"", "\"0.1\"", "\"40.9\"", "\" 7 \"", "\"\"", "null", "\"0.000\"", "\"12.3400\""]).to_string()
         }
         fn opt_bool(&mut self) -> String {
             self.pick(&["true", "false", "null"]).to_string()
