@@ -190,7 +190,7 @@ impl D {
 
     /// `Ord::max` of `Decimal`: `o` unless `self` is strictly larger (so of two equal
     /// values of different scales, `o` is kept).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn max(self, o: D) -> D {
         if self.gt(o) {
             self

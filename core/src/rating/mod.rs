@@ -664,8 +664,13 @@ const POW10: [i128; 29] = {
 
 /// `lo < d <= hi` for integer bounds, on the mantissa (no rescaling: this is on the
 /// hot path). `|hi|, |lo| <= 10^9`, so the products stay far inside i128.
+#[inline(always)]
 fn in_range(d: Decimal, lo_exclusive: i128, hi: i128) -> bool {
     let m = d.mantissa();
+    if d.scale() == 0 {
+        // whole numbers, the usual input: no scaling of the bounds
+        return m > lo_exclusive && m <= hi;
+    }
     let p = POW10[d.scale().min(28) as usize];
     m > lo_exclusive * p && m <= hi * p
 }
@@ -832,7 +837,7 @@ impl RateBook {
         }
 
         let fx = D::pos(self.fx[carrier.currency.idx()][input.currency.idx()]);
-        let factor = markup_factor(input.markup_percent, fx)?;
+        let factor = if input.markup_percent.is_zero() { fx } else { markup_factor(input.markup_percent, fx)? };
         let mut lines = Lines::new();
         // markup and currency, applied to every line before its single rounding
         let unit_factor = factor.cmp_value(D { m: 1, s: 0 }).is_eq();
@@ -1148,6 +1153,10 @@ fn length_factors(input: DimUnit, carrier: DimUnit) -> (D, D) {
 fn ceil_ratio_d(a: D, b: D) -> Option<u32> {
     if a.m == 0 || b.m == 0 {
         return None;
+    }
+    if a.s == 0 && b.s == 0 && b.m == 1 {
+        // a whole weight in a carrier step of one unit: no division
+        return u32::try_from(a.m).ok();
     }
     // a.m, b.m < 2^96: the products below fit u128 when the power is at most 10^9
     if a.s <= 9 && b.s <= 9 {
