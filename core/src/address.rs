@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::error::{join_path, Problems};
 use crate::refdata;
-use crate::wire::WireAddress;
+use crate::wire::{CompactString, WireAddress};
 
 /// Which endpoint an address belongs to; decides which fields are required.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -86,7 +86,7 @@ pub(crate) fn validate_owned(p: &mut Problems, path: &str, wire: WireAddress, us
     use AddressUse::*;
     let all_required = matches!(usage, Customer | Booking | Pickup);
     let field = |name: &str| join_path(path, name);
-    let text = |p: &mut Problems, name: &str, value: Option<String>, required: bool, non_empty: bool| -> String {
+    let text = |p: &mut Problems, name: &str, value: Option<CompactString>, required: bool, non_empty: bool| -> String {
         let Some(v) = value.map(trimmed) else {
             if required {
                 p.push(field(name), "is required");
@@ -177,15 +177,15 @@ pub(crate) fn validate_owned(p: &mut Problems, path: &str, wire: WireAddress, us
     Address { name, company, address1, address2, city, state, zip, country, phone, email }
 }
 
-/// `s` without leading and trailing whitespace, in place.
-fn trimmed(mut s: String) -> String {
-    let end = s.trim_end().len();
-    s.truncate(end);
-    let start = end - s.trim_start().len();
-    if start > 0 {
-        s.drain(..start);
+/// `s` without leading and trailing whitespace, as the validated address holds it.
+fn trimmed(s: CompactString) -> String {
+    let t = s.trim();
+    if t.len() == s.len() {
+        // a long string keeps its buffer
+        s.into_string()
+    } else {
+        String::from(t)
     }
-    s
 }
 
 /// Whether `code`, in upper case, is two characters that `known` accepts.
@@ -194,7 +194,7 @@ fn known_code(code: &str, known: impl Fn(&str) -> bool) -> bool {
     std::str::from_utf8(&[a.to_ascii_uppercase(), b.to_ascii_uppercase()]).is_ok_and(known)
 }
 
-fn validate_zip(p: &mut Problems, path: &str, zip: Option<String>, country: &str, state: &str, usage: AddressUse) -> Option<String> {
+fn validate_zip(p: &mut Problems, path: &str, zip: Option<CompactString>, country: &str, state: &str, usage: AddressUse) -> Option<String> {
     // The path is built only for a problem: most addresses have none.
     let field = || join_path(path, "zip");
     let zip = zip.map(trimmed).filter(|z| !z.is_empty());
@@ -360,7 +360,7 @@ mod tests {
 
         #[test]
         fn trimming_in_place_is_trim(s in "[ \t\u{a0}]{0,3}[a é]{0,6}[ \n\u{3000}]{0,3}") {
-            proptest::prop_assert_eq!(trimmed(s.clone()), s.trim());
+            proptest::prop_assert_eq!(trimmed(CompactString::from(s.as_str())), s.trim());
         }
     }
 

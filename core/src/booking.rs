@@ -81,7 +81,8 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
         address::validate(&mut p, "returnTo", r, AddressUse::ReturnTo);
     }
     let date = shipment::shipment_date(&mut p, "shipmentDate", &req.shipment_date, ctx.today);
-    let (weight_unit, dim_unit, currency) = shipment::units(&mut p, &req.weight_unit, req.dim_unit.as_ref(), &req.currency);
+    let (weight_unit, dim_unit, currency) =
+        shipment::units(&mut p, &req.weight_unit, req.dim_unit.as_ref().map(Option::as_deref), &req.currency);
     if let Some(c) = &req.customs_currency {
         shipment::enumerated::<Currency>(&mut p, "customsCurrency", c, "USD, GBP, CAD, EUR");
     }
@@ -208,17 +209,17 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
         return Err(Error::internal("a booking passed validation without its service, date or units"));
     };
     let shipment = ValidShipment {
-        carrier: Some(carrier.code.clone()),
-        service: Some(service.code.clone()),
-        package_type: Some(package.code.clone()),
+        carrier: Some(carrier.code.as_str().into()),
+        service: Some(service.code.as_str().into()),
+        package_type: Some(package.code.as_str().into()),
         date,
         sender,
         receiver,
         residential: req.residential.unwrap_or(false),
-        signature: req.signature_option_code.clone(),
+        signature: req.signature_option_code.as_deref().map(wire::CompactString::from),
         saturday: req.saturday_delivery.unwrap_or(false),
         am_delivery: req.postal_express_am_delivery.unwrap_or(false),
-        dangerous_goods: req.dangerous_goods_code.clone(),
+        dangerous_goods: req.dangerous_goods_code.as_deref().map(wire::CompactString::from),
         weight_unit,
         dim_unit,
         currency,
@@ -398,8 +399,9 @@ fn differs_from_quote(quoted: &wire::QuoteShipment, v: &ValidShipment) -> Option
             return Some(format!("pieces[{i}] insures another amount than the quote priced"));
         }
     }
-    let options = (quoted.residential.unwrap_or(false), &quoted.signature_option_code, quoted.saturday_delivery.unwrap_or(false));
-    if options != (v.residential, &v.signature, v.saturday) || quoted.postal_express_am_delivery.unwrap_or(false) != v.am_delivery {
+    let options = (quoted.residential.unwrap_or(false), quoted.signature_option_code.as_deref(), quoted.saturday_delivery.unwrap_or(false));
+    if options != (v.residential, v.signature.as_deref(), v.saturday) || quoted.postal_express_am_delivery.unwrap_or(false) != v.am_delivery
+    {
         return Some("the residential, signature or delivery options differ from the quoted shipment's".into());
     }
     None
@@ -712,7 +714,7 @@ fn view_of(
         sender: view_address(&s.sender),
         receiver: view_address(&s.receiver),
         residential: s.residential,
-        signature_option_code: s.signature.clone(),
+        signature_option_code: s.signature.as_deref().map(String::from),
         weight_unit: unit.as_str().to_string(),
         dim_unit: s.dim_unit.map(|d| d.as_str().to_string()),
         currency: s.currency.as_str().to_string(),

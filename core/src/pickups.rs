@@ -12,7 +12,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction};
 use crate::address::{self, AddressUse};
 use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
-use crate::wire::{self, WireAddress};
+use crate::wire::{self, CompactString, WireAddress};
 
 /// Most shipments one pickup or manifest may list.
 pub const MAX_SHIPMENTS: usize = 500;
@@ -105,7 +105,7 @@ pub(crate) fn listed(
 
 /// The flat address fields of a pickup or manifest request, as an address.
 pub(crate) fn flat_address(fields: [&Option<String>; 9]) -> WireAddress {
-    let [name, company, address1, address2, city, state, zip, country, phone] = fields.map(Clone::clone);
+    let [name, company, address1, address2, city, state, zip, country, phone] = fields.map(|f| f.as_deref().map(CompactString::from));
     WireAddress { name, company, address1, address2, city, state, zip: zip.map(Some), country, phone, email: None }
 }
 

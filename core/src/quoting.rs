@@ -21,7 +21,7 @@ use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service, ServicePac
 use crate::error::{Error, ErrorCategory, Problems, Result};
 use crate::rating::{self, CardId, Currency, DimUnit, PieceInput, Place, Rate, RateBook, RateError, RateInput, WeightUnit};
 use crate::shipment::{self, ValidPiece};
-use crate::wire;
+use crate::wire::{self, CompactString};
 
 /// Most shipments in one batch quote (part 8).
 pub const MAX_BATCH: usize = 500;
@@ -31,17 +31,17 @@ pub const QUOTE_LIFETIME_SECS: i64 = 30 * 24 * 3600;
 /// A shipment that passed every shipment-level rule.
 #[derive(Debug, Clone)]
 pub(crate) struct ValidShipment {
-    pub carrier: Option<String>,
-    pub service: Option<String>,
-    pub package_type: Option<String>,
+    pub carrier: Option<CompactString>,
+    pub service: Option<CompactString>,
+    pub package_type: Option<CompactString>,
     pub date: NaiveDate,
     pub sender: Address,
     pub receiver: Address,
     pub residential: bool,
-    pub signature: Option<String>,
+    pub signature: Option<CompactString>,
     pub saturday: bool,
     pub am_delivery: bool,
-    pub dangerous_goods: Option<String>,
+    pub dangerous_goods: Option<CompactString>,
     pub weight_unit: WeightUnit,
     pub dim_unit: Option<DimUnit>,
     pub currency: Currency,
@@ -84,7 +84,7 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
     if s.shipment_reference.chars().count() > 100 {
         p.push("shipmentReference", "must be at most 100 characters");
     }
-    let (weight_unit, dim_unit, currency) = shipment::units(&mut p, &s.weight_unit, s.dim_unit.as_ref(), &s.currency);
+    let (weight_unit, dim_unit, currency) = shipment::units(&mut p, &s.weight_unit, s.dim_unit.as_ref().map(Option::as_deref), &s.currency);
     let domestic = !sender.country.is_empty() && sender.country == receiver.country;
     let pieces = shipment::pieces(&mut p, &s.pieces, domestic, dim_unit, matches!(s.dim_unit, Some(None)));
 
@@ -115,7 +115,7 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
         }
     }
     if let Some(id) = &s.provider_account_id {
-        if !ctx.provider_accounts.contains(id) {
+        if !ctx.provider_accounts.iter().any(|a| a == id) {
             p.push("providerAccountId", format!("{id:?} is not one of this customer's provider accounts"));
         }
     }

@@ -71,7 +71,7 @@ pub(crate) fn enumerated<T: FromStr>(p: &mut Problems, field: &str, text: &str, 
 pub(crate) fn units(
     p: &mut Problems,
     weight_unit: &str,
-    dim_unit: Option<&Option<String>>,
+    dim_unit: Option<Option<&str>>,
     currency: &str,
 ) -> (Option<WeightUnit>, Option<DimUnit>, Option<Currency>) {
     let w = enumerated::<WeightUnit>(p, "weightUnit", weight_unit, "lb, oz, kg, g");

@@ -56,8 +56,8 @@ pub(crate) fn quote_shipment(text: &str) -> Option<(QuoteShipment, usize)> {
             0 => q.carrier_code = c.empty_as_none()?,
             1 => q.service_code = c.empty_as_none()?,
             2 => q.package_type_code = c.empty_as_none()?,
-            3 => q.shipment_date = c.string()?.to_owned(),
-            4 => q.shipment_reference = c.string()?.to_owned(),
+            3 => q.shipment_date = c.string()?.into(),
+            4 => q.shipment_reference = c.string()?.into(),
             5 => q.content_description = c.opt_string()?,
             6 => q.sender = address(c)?,
             7 => q.receiver = address(c)?,
@@ -66,9 +66,9 @@ pub(crate) fn quote_shipment(text: &str) -> Option<(QuoteShipment, usize)> {
             10 => q.saturday_delivery = c.opt_bool()?,
             11 => q.postal_express_am_delivery = c.opt_bool()?,
             12 => q.dangerous_goods_code = c.empty_as_none()?,
-            13 => q.weight_unit = c.string()?.to_owned(),
+            13 => q.weight_unit = c.string()?.into(),
             14 => q.dim_unit = Some(c.empty_as_none()?),
-            15 => q.currency = c.string()?.to_owned(),
+            15 => q.currency = c.string()?.into(),
             16 => q.pieces = pieces(c)?,
             18 => q.provider_account_id = c.empty_as_none()?,
             // billing (17), the invoice (19): only null here; an object is left to serde
@@ -230,17 +230,20 @@ impl<'a> Cursor<'a> {
         self.s.get(start..start + len)
     }
 
-    /// `#[serde(default)] Option<String>`: null is `None`.
-    fn opt_string(&mut self) -> Option<Option<String>> {
+    /// `#[serde(default)] Option<String>` (or `Option<CompactString>`): null is `None`.
+    fn opt_string<S: From<&'a str>>(&mut self) -> Option<Option<S>> {
         if self.null().is_some() {
             return Some(None);
         }
-        self.string().map(|s| Some(s.to_owned()))
+        self.string().map(|s| Some(S::from(s)))
     }
 
     /// `empty_as_none`: null and blank strings are `None`.
-    fn empty_as_none(&mut self) -> Option<Option<String>> {
-        Some(self.opt_string()?.filter(|s| !s.trim().is_empty()))
+    fn empty_as_none<S: From<&'a str>>(&mut self) -> Option<Option<S>> {
+        if self.null().is_some() {
+            return Some(None);
+        }
+        self.string().map(|s| (!s.trim().is_empty()).then(|| S::from(s)))
     }
 
     /// `Option<bool>`: true, false or null.

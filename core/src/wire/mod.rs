@@ -24,6 +24,10 @@ pub use quotes::*;
 pub(crate) use quotes::{quote_json_size, write_quotes, QuoteFields, QuotedWeight};
 pub use split::{batch_shipments, ReadFast};
 
+/// The string type of an address's fields as sent: text of up to 24 bytes, as address
+/// fields nearly always are, is held inline, without an allocation of its own.
+pub use compact_str::CompactString;
+
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -35,27 +39,27 @@ use crate::error::{Error, ErrorCategory, FieldError};
 #[allow(missing_docs)]
 pub struct WireAddress {
     #[serde(default)]
-    pub name: Option<String>,
+    pub name: Option<CompactString>,
     #[serde(default)]
-    pub company: Option<String>,
+    pub company: Option<CompactString>,
     #[serde(default)]
-    pub address1: Option<String>,
+    pub address1: Option<CompactString>,
     #[serde(default)]
-    pub address2: Option<String>,
+    pub address2: Option<CompactString>,
     #[serde(default)]
-    pub city: Option<String>,
+    pub city: Option<CompactString>,
     #[serde(default)]
-    pub state: Option<String>,
+    pub state: Option<CompactString>,
     /// `None` when the key is absent, `Some(None)` for null: the booking payload
     /// requires the key even where its value may be null.
     #[serde(default, deserialize_with = "present")]
-    pub zip: Option<Option<String>>,
+    pub zip: Option<Option<CompactString>>,
     #[serde(default)]
-    pub country: Option<String>,
+    pub country: Option<CompactString>,
     #[serde(default)]
-    pub phone: Option<String>,
+    pub phone: Option<CompactString>,
     #[serde(default)]
-    pub email: Option<String>,
+    pub email: Option<CompactString>,
 }
 
 /// `{"ok": true}`, the answer of operations that return nothing else.
@@ -145,15 +149,15 @@ pub(crate) fn to_json<T: Serialize>(value: &T) -> Result<String, Error> {
 
 /// For "key required, value may be null": `None` when the key is absent (with
 /// `#[serde(default)]`), `Some(None)` for null (or an empty string), `Some(Some(v))` else.
-pub(crate) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
-    let v: Option<String> = Option::deserialize(d)?;
-    Ok(Some(v.filter(|s| !s.trim().is_empty())))
+pub(crate) fn present<'de, D: serde::Deserializer<'de>, S: Deserialize<'de> + AsRef<str>>(d: D) -> Result<Option<Option<S>>, D::Error> {
+    let v: Option<S> = Option::deserialize(d)?;
+    Ok(Some(v.filter(|s| !s.as_ref().trim().is_empty())))
 }
 
 /// Deserialises an optional string where the empty string means absent.
-pub(crate) fn empty_as_none<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let v: Option<String> = Option::deserialize(d)?;
-    Ok(v.filter(|s| !s.trim().is_empty()))
+pub(crate) fn empty_as_none<'de, D: serde::Deserializer<'de>, S: Deserialize<'de> + AsRef<str>>(d: D) -> Result<Option<S>, D::Error> {
+    let v: Option<S> = Option::deserialize(d)?;
+    Ok(v.filter(|s| !s.as_ref().trim().is_empty()))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::numbers::{opt_dec, Dec, Int};
-use super::WireAddress;
+use super::{CompactString, WireAddress};
 
 /// Body of `POST .../batch-quote`. Shipments stay raw so that one malformed shipment
 /// fails alone (DECISIONS 2).
@@ -21,20 +21,20 @@ pub struct BatchQuoteRequest {
 pub struct QuoteShipment {
     /// Carrier to quote; empty or absent for all.
     #[serde(default, deserialize_with = "super::empty_as_none")]
-    pub carrier_code: Option<String>,
+    pub carrier_code: Option<CompactString>,
     /// Service to quote; empty or absent for all.
     #[serde(default, deserialize_with = "super::empty_as_none")]
-    pub service_code: Option<String>,
+    pub service_code: Option<CompactString>,
     /// Package type to quote; empty or absent for all that fit.
     #[serde(default, deserialize_with = "super::empty_as_none")]
-    pub package_type_code: Option<String>,
+    pub package_type_code: Option<CompactString>,
     /// `YYYY-MM-DD`, today or later.
-    pub shipment_date: String,
+    pub shipment_date: CompactString,
     /// Customer-provided reference.
-    pub shipment_reference: String,
+    pub shipment_reference: CompactString,
     /// What the shipment holds.
     #[serde(default)]
-    pub content_description: Option<String>,
+    pub content_description: Option<CompactString>,
     /// Ship from.
     pub sender: WireAddress,
     /// Ship to.
@@ -44,7 +44,7 @@ pub struct QuoteShipment {
     pub residential: Option<bool>,
     /// Signature option code, null for none.
     #[serde(default, deserialize_with = "super::empty_as_none")]
-    pub signature_option_code: Option<String>,
+    pub signature_option_code: Option<CompactString>,
     /// Saturday delivery (as in the booking payload).
     #[serde(default)]
     pub saturday_delivery: Option<bool>,
@@ -53,14 +53,14 @@ pub struct QuoteShipment {
     pub postal_express_am_delivery: Option<bool>,
     /// Dangerous goods code (as in the booking payload).
     #[serde(default, deserialize_with = "super::empty_as_none")]
-    pub dangerous_goods_code: Option<String>,
+    pub dangerous_goods_code: Option<CompactString>,
     /// `lb`, `oz`, `kg` or `g`.
-    pub weight_unit: String,
+    pub weight_unit: CompactString,
     /// `in`, `cm`, or null for preset package types. The key is required.
     #[serde(default, deserialize_with = "super::present")]
-    pub dim_unit: Option<Option<String>>,
+    pub dim_unit: Option<Option<CompactString>>,
     /// `USD`, `GBP`, `CAD` or `EUR`.
-    pub currency: String,
+    pub currency: CompactString,
     /// The packages.
     pub pieces: Vec<Piece>,
     /// Who pays.
@@ -68,7 +68,7 @@ pub struct QuoteShipment {
     pub billing: Option<Billing>,
     /// A provider account of the customer.
     #[serde(default, deserialize_with = "super::empty_as_none")]
-    pub provider_account_id: Option<String>,
+    pub provider_account_id: Option<CompactString>,
     /// Commercial invoice for international shipments.
     #[serde(default)]
     pub commercial_invoice: Option<CommercialInvoice>,
