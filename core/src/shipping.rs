@@ -472,7 +472,7 @@ impl Shipping {
     /// shipments. Everything about one shipment is in its result instead.
     pub fn batch_quote(&self, customer_id: &str, shipments: &[wire::QuoteShipment]) -> Result<wire::BatchQuoteResponse> {
         check_batch_size(shipments.len())?;
-        let items = shipments.iter().map(|s| wire::to_json(s).map(|json| (Cow::Borrowed(s), Cow::Owned(json)))).collect();
+        let items = shipments.iter().map(|s| wire::to_json(s).map(|json| (Cow::Borrowed(s), Cow::Owned(json))));
         self.quote_items(customer_id, items, typed_answer)
     }
 
@@ -484,26 +484,29 @@ impl Shipping {
         // the same shipments or the error. A body of too many shipments takes the long
         // way too, so that one both too long and malformed is refused as malformed.
         let quick = wire::batch_shipments::<wire::QuoteShipment>(body, MAX_BATCH);
-        let items = match quick {
-            Some(shipments) => shipments.into_iter().map(|(s, json)| Ok((Cow::Owned(s), Cow::Borrowed(json)))).collect(),
+        match quick {
+            // (handed over one by one, not collected again: a shipment is over a kilobyte)
+            Some(shipments) => {
+                self.quote_items(customer_id, shipments.into_iter().map(|(s, json)| Ok((Cow::Owned(s), Cow::Borrowed(json)))), json_answer)
+            }
             None => {
                 let req: BorrowedBatchQuoteRequest = wire::parse_borrowed(body)?;
                 check_batch_size(req.shipments.len())?;
-                req.shipments
+                let items = req
+                    .shipments
                     .iter()
-                    .map(|raw| wire::parse_body::<wire::QuoteShipment>(raw.get()).map(|s| (Cow::Owned(s), Cow::Borrowed(raw.get()))))
-                    .collect()
+                    .map(|raw| wire::parse_body::<wire::QuoteShipment>(raw.get()).map(|s| (Cow::Owned(s), Cow::Borrowed(raw.get()))));
+                self.quote_items(customer_id, items, json_answer)
             }
-        };
-        self.quote_items(customer_id, items, json_answer)
+        }
     }
 
     /// Validates, prices and stores the quotes of `items` (each a shipment and its JSON as
     /// sent), and builds the answer with `answer` from the outcome of each shipment.
-    fn quote_items<T>(
+    fn quote_items<'a, T>(
         &self,
         customer_id: &str,
-        items: Vec<Result<(Cow<'_, wire::QuoteShipment>, Cow<'_, str>)>>,
+        items: impl IntoIterator<Item = Result<(Cow<'a, wire::QuoteShipment>, Cow<'a, str>)>>,
         answer: fn(Vec<Outcome<'_>>) -> Result<T>,
     ) -> Result<T> {
         let (customer, catalog, provider_accounts) = self.read(|conn| {

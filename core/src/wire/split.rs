@@ -32,7 +32,9 @@ pub fn batch_shipments<T: ReadFast>(body: &str, max: usize) -> Option<Vec<(T, &s
     at = expect(b, at, b"\"shipments\"")?;
     at = expect(b, at, b":")?;
     at = expect(b, at, b"[")?;
-    let mut found = Vec::new();
+    // Room for the shipments from the first, without growing (and copying shipments of
+    // over a kilobyte) in steps: a real shipment is hundreds of bytes of JSON.
+    let mut found = Vec::with_capacity((body.len() / 256).min(max));
     if b.get(at) == Some(&b']') {
         at = skip_ws(b, at + 1);
     } else {
