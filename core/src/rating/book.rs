@@ -55,6 +55,7 @@ pub(crate) struct Chart {
 }
 
 impl Chart {
+    #[inline(always)]
     pub(crate) fn rule(&self, country: &str) -> Option<ZoneRule> {
         let b = country.as_bytes();
         if b.len() != 2 || !b.iter().all(u8::is_ascii_uppercase) {
@@ -91,6 +92,7 @@ pub(crate) struct ZonePrices {
 const HEAD: usize = 8;
 
 impl ZonePrices {
+    #[inline(always)]
     pub(crate) fn price(&self, steps: u32) -> Option<Decimal> {
         // The first break at or above `steps`. Most parcels are light, so the first few
         // breaks are tried in turn before the rest is searched.
@@ -210,6 +212,7 @@ impl Surcharges {
         (handling, oversize)
     }
 
+    #[inline(always)]
     pub(crate) fn delivery_area(&self, to: Place<'_>) -> Option<Decimal> {
         if self.area.is_empty() || !zones::is_us_domain(to.country) {
             return None;

@@ -200,7 +200,7 @@ impl D {
     }
 
     /// Rounded half away from zero to 2 decimals (kept as is at scale <= 2).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn round_cents(self) -> D {
         if self.s <= 2 {
             return self;

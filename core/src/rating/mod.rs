@@ -1149,7 +1149,7 @@ fn length_factors(input: DimUnit, carrier: DimUnit) -> (D, D) {
 }
 
 /// [`ceil_ratio`] on `D` (positive `a`, `b`).
-#[inline]
+#[inline(always)]
 fn ceil_ratio_d(a: D, b: D) -> Option<u32> {
     if a.m == 0 || b.m == 0 {
         return None;

@@ -76,6 +76,7 @@ impl End {
 }
 
 /// True for the countries that use US ZIP codes and the US domestic network.
+#[inline(always)]
 pub(crate) fn is_us_domain(country: &str) -> bool {
     // as one 16-bit number: a few integer comparisons instead of nine string ones
     const fn code(c: &[u8; 2]) -> u16 {
@@ -90,6 +91,7 @@ pub(crate) fn is_us_domain(country: &str) -> bool {
 }
 
 /// Resolves an address in the US domain to a point of the distance table.
+#[inline(always)]
 pub(crate) fn us_end(place: &Place<'_>, end: End) -> Result<UsEnd, RateError> {
     let Some(zip) = place.zip else {
         // Territories without a ZIP on the address: their representative point.
@@ -141,6 +143,7 @@ pub(crate) fn us_end(place: &Place<'_>, end: End) -> Result<UsEnd, RateError> {
 /// Zone between two US-domain ends. With `territory_rules`, a shipment to or from a
 /// far territory or a military post office is zone 9, unless both ends are in the
 /// same territory (Guam to Guam is zoned by distance); military to military is 9.
+#[inline(always)]
 pub(crate) fn us_zone(a: UsEnd, b: UsEnd, territory_rules: bool) -> Result<Zone, RateError> {
     if territory_rules && (a.far.is_some() || b.far.is_some()) {
         let same = a.far == b.far && !a.military();
