@@ -36,25 +36,25 @@ pub(crate) enum AddressUse {
 #[serde(rename_all = "camelCase")]
 pub struct Address {
     /// Person name.
-    pub name: String,
+    pub name: CompactString,
     /// Company name (may be empty).
-    pub company: String,
+    pub company: CompactString,
     /// Street line 1.
-    pub address1: String,
+    pub address1: CompactString,
     /// Street line 2 (may be empty).
-    pub address2: String,
+    pub address2: CompactString,
     /// City.
-    pub city: String,
+    pub city: CompactString,
     /// State or province code (two characters for US and CA).
-    pub state: String,
+    pub state: CompactString,
     /// ZIP or postal code; `None` only for countries without postal codes.
-    pub zip: Option<String>,
+    pub zip: Option<CompactString>,
     /// ISO 3166-1 alpha-2 country code, upper case.
-    pub country: String,
+    pub country: CompactString,
     /// Phone number as given.
-    pub phone: String,
+    pub phone: CompactString,
     /// E-mail address (may be empty).
-    pub email: String,
+    pub email: CompactString,
 }
 
 impl Address {
@@ -86,12 +86,12 @@ pub(crate) fn validate_owned(p: &mut Problems, path: &str, wire: WireAddress, us
     use AddressUse::*;
     let all_required = matches!(usage, Customer | Booking | Pickup);
     let field = |name: &str| join_path(path, name);
-    let text = |p: &mut Problems, name: &str, value: Option<CompactString>, required: bool, non_empty: bool| -> String {
+    let text = |p: &mut Problems, name: &str, value: Option<CompactString>, required: bool, non_empty: bool| -> CompactString {
         let Some(v) = value.map(trimmed) else {
             if required {
                 p.push(field(name), "is required");
             }
-            return String::new();
+            return CompactString::default();
         };
         if non_empty && v.is_empty() && required {
             p.push(field(name), "must not be empty");
@@ -108,10 +108,10 @@ pub(crate) fn validate_owned(p: &mut Problems, path: &str, wire: WireAddress, us
     let city = text(p, "city", wire.city, needs_name, true);
 
     let country = match wire.country.map(trimmed).filter(|c| !c.is_empty()) {
-        None if usage == ReturnTo => String::new(),
+        None if usage == ReturnTo => CompactString::default(),
         None => {
             p.push(field("country"), "is required: an ISO 3166-1 two-letter country code");
-            String::new()
+            CompactString::default()
         }
         Some(mut c) => {
             if !known_code(&c, |code| refdata::country(code).is_some()) {
@@ -154,7 +154,7 @@ pub(crate) fn validate_owned(p: &mut Problems, path: &str, wire: WireAddress, us
             if matches!(usage, Customer | Booking | Pickup) {
                 p.push(field("phone"), "is required");
             }
-            String::new()
+            CompactString::default()
         }
         Some(phone) => {
             if let Err(message) = check_phone(&phone, &country) {
@@ -171,20 +171,19 @@ pub(crate) fn validate_owned(p: &mut Problems, path: &str, wire: WireAddress, us
             }
             e
         }
-        _ => String::new(),
+        _ => CompactString::default(),
     };
 
     Address { name, company, address1, address2, city, state, zip, country, phone, email }
 }
 
-/// `s` without leading and trailing whitespace, as the validated address holds it.
-fn trimmed(s: CompactString) -> String {
+/// `s` without leading and trailing whitespace.
+fn trimmed(s: CompactString) -> CompactString {
     let t = s.trim();
     if t.len() == s.len() {
-        // a long string keeps its buffer
-        s.into_string()
+        s
     } else {
-        String::from(t)
+        CompactString::from(t)
     }
 }
 
@@ -194,7 +193,14 @@ fn known_code(code: &str, known: impl Fn(&str) -> bool) -> bool {
     std::str::from_utf8(&[a.to_ascii_uppercase(), b.to_ascii_uppercase()]).is_ok_and(known)
 }
 
-fn validate_zip(p: &mut Problems, path: &str, zip: Option<CompactString>, country: &str, state: &str, usage: AddressUse) -> Option<String> {
+fn validate_zip(
+    p: &mut Problems,
+    path: &str,
+    zip: Option<CompactString>,
+    country: &str,
+    state: &str,
+    usage: AddressUse,
+) -> Option<CompactString> {
     // The path is built only for a problem: most addresses have none.
     let field = || join_path(path, "zip");
     let zip = zip.map(trimmed).filter(|z| !z.is_empty());
@@ -231,7 +237,7 @@ fn validate_zip(p: &mut Problems, path: &str, zip: Option<CompactString>, countr
                         );
                     }
                 }
-                Some(code)
+                Some(code.into())
             }
             None => {
                 p.push(field(), format!("expected a Canadian postal code like K1A 0B1, found {zip:?}"));

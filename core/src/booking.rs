@@ -359,7 +359,7 @@ fn differs_from_quote(quoted: &wire::QuoteShipment, v: &ValidShipment) -> Option
         let zip = a.zip.as_ref().and_then(|z| z.as_deref()).unwrap_or("").trim().to_ascii_uppercase().replace(' ', "");
         (country, zip)
     };
-    let booked = |a: &Address| (a.country.clone(), a.zip.clone().unwrap_or_default().to_ascii_uppercase().replace(' ', ""));
+    let booked = |a: &Address| (a.country.to_string(), a.zip.as_deref().unwrap_or_default().to_ascii_uppercase().replace(' ', ""));
     if place(&quoted.sender) != booked(&v.sender) {
         return Some("the sender's country or postal code differs from the quoted shipment's".into());
     }
@@ -674,16 +674,16 @@ fn view_weight(w: Decimal, unit: WeightUnit) -> (Decimal, WeightUnit) {
 
 fn view_address(a: &Address) -> wire::ViewAddress {
     wire::ViewAddress {
-        name: a.name.clone(),
-        company: a.company.clone(),
-        address1: a.address1.clone(),
-        address2: a.address2.clone(),
-        city: a.city.clone(),
-        state: a.state.clone(),
-        zip: a.zip.clone(),
-        country: a.country.clone(),
-        phone: a.phone.clone(),
-        email: a.email.clone(),
+        name: a.name.to_string(),
+        company: a.company.to_string(),
+        address1: a.address1.to_string(),
+        address2: a.address2.to_string(),
+        city: a.city.to_string(),
+        state: a.state.to_string(),
+        zip: a.zip.as_deref().map(String::from),
+        country: a.country.to_string(),
+        phone: a.phone.to_string(),
+        email: a.email.to_string(),
     }
 }
 

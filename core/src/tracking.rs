@@ -37,7 +37,7 @@ pub(crate) fn record_booked(
         "INSERT INTO tracking_events (book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
          VALUES (?1, ?2, ?3, ?4, 'Info Received', ?5, ?6, ?7)",
     )?;
-    let area = if sender.state.is_empty() { sender.city.clone() } else { format!("{}, {}", sender.city, sender.state) };
+    let area = if sender.state.is_empty() { sender.city.to_string() } else { format!("{}, {}", sender.city, sender.state) };
     for tn in tracking_numbers {
         stmt.execute(rusqlite::params![
             book_number,
@@ -46,7 +46,7 @@ pub(crate) fn record_booked(
             "Shipment information received; label created",
             event_time(now),
             area,
-            sender.country
+            sender.country.as_str()
         ])?;
     }
     Ok(())
