@@ -240,10 +240,7 @@ impl<'a> Cursor<'a> {
 
     /// `empty_as_none`: null and blank strings are `None`.
     fn empty_as_none<S: From<&'a str>>(&mut self) -> Option<Option<S>> {
-        if self.null().is_some() {
-            return Some(None);
-        }
-        self.string().map(|s| (!s.trim().is_empty()).then(|| S::from(s)))
+        Some(self.opt_string::<&'a str>()?.filter(|s| !s.trim().is_empty()).map(S::from))
     }
 
     /// `Option<bool>`: true, false or null.
