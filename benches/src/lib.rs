@@ -231,12 +231,11 @@ pub fn batch(date: &str, one_service: bool) -> Vec<Value> {
 
 /// The floor of a batch quote: what any implementation must do for the same request
 /// and answer, without validating or rating. It parses the request into the same wire
-/// types, serialises each shipment's quotes once, inserts the same rows (same columns,
-/// same sizes: the shipment as sent and its quotes) in one IMMEDIATE transaction into a
-/// table of the same schema on a file database with the same settings (WAL,
-/// `synchronous = NORMAL`, foreign keys on), and writes an answer of the same shape and
-/// size from the same quote JSON. The quotes come from a real run of the same batch made
-/// once, before timing.
+/// types, packs each shipment's quotes as the service stores them, inserts the same
+/// rows (same columns, same bytes) in one IMMEDIATE transaction into a table of the
+/// same schema on a file database with the same settings (WAL, `synchronous = NORMAL`,
+/// foreign keys on), and writes the same answer. The quotes come from a real run of the
+/// same batch made once, before timing.
 #[derive(Debug)]
 pub struct Floor {
     conn: Connection,
@@ -282,7 +281,6 @@ impl Floor {
             .collect();
         assert_eq!(items.len(), self.answer.results.len());
         let total: i64 = self.answer.results.iter().map(|r| r.quotes.as_ref().map_or(0, Vec::len) as i64).sum();
-        let mut stored = Vec::with_capacity(items.len());
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).expect("begins");
         {
             let last: i64 = tx
@@ -299,23 +297,25 @@ impl Floor {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 )
                 .expect("prepares");
+            let mut packed = Vec::with_capacity(items.len());
             for ((_, json), result) in items.iter().zip(&self.answer.results) {
                 let quotes = result.quotes.as_deref().unwrap_or_default();
-                let quotes_json = wire::quotes_json(quotes);
+                let quotes_packed = wire::pack_quotes(quotes);
                 insert
-                    .execute(rusqlite::params!["c1", next, quotes.len() as i64, json, quotes_json, 1_800_000_000i64, 1_802_592_000i64])
+                    .execute(rusqlite::params!["c1", next, quotes.len() as i64, json, quotes_packed, 1_800_000_000i64, 1_802_592_000i64])
                     .expect("inserts");
                 next += quotes.len() as i64;
-                stored.push(quotes_json);
+                packed.push(quotes_packed);
             }
+            std::hint::black_box(&packed);
         }
         tx.commit().expect("commits");
         std::hint::black_box(&items);
-        // The answer, with each shipment's quotes as stored (serialised once), written
-        // as the service writes it.
-        let mut answer = String::with_capacity(stored.iter().map(|q| q.len() + 100).sum());
+        // The answer, written as the service writes it.
+        let size: usize = self.answer.results.iter().map(|r| r.quotes.as_ref().map_or(0, |q| 384 * q.len()) + 100).sum();
+        let mut answer = String::with_capacity(size);
         answer.push_str("{\"results\":[");
-        for (i, (r, quotes)) in self.answer.results.iter().zip(&stored).enumerate() {
+        for (i, r) in self.answer.results.iter().enumerate() {
             if i > 0 {
                 answer.push(',');
             }
@@ -324,7 +324,7 @@ impl Floor {
             answer.push_str(",\"status\":\"");
             answer.push_str(&r.status);
             answer.push_str("\",\"quotes\":");
-            answer.push_str(quotes);
+            wire::write_quote_array(&mut answer, r.quotes.as_deref().unwrap_or_default());
             answer.push_str(",\"quoteErrors\":");
             wire::write_quote_errors(&mut answer, r.quote_errors.as_deref().unwrap_or_default());
             answer.push('}');

@@ -48,6 +48,7 @@ mod ledger;
 mod manifests;
 mod money;
 mod orders;
+mod packed;
 mod pickups;
 mod quoting;
 pub mod rating;

@@ -13,12 +13,14 @@
 //! keeps a 500-shipment batch to 500 inserts.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::types::ValueRef;
+use rusqlite::{Connection, Transaction};
 use rust_decimal::Decimal;
 
 use crate::address::{self, Address, AddressUse};
 use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service, ServicePackage};
 use crate::error::{Error, ErrorCategory, Problems, Result};
+use crate::packed::{self, LineName};
 use crate::rating::{self, CardId, Currency, DimUnit, PieceInput, Place, Rate, RateBook, RateError, RateInput, WeightUnit};
 use crate::shipment::{self, ValidPiece};
 use crate::wire::{self, CompactString};
@@ -152,14 +154,13 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
 pub(crate) struct Priced<'c> {
     pub quotes: Vec<PricedQuote<'c>>,
     pub errors: Vec<wire::QuoteError>,
-    /// The quotes as a JSON array, as [`persist`] stored them (`None` when there are none).
-    pub quotes_json: Option<String>,
 }
 
 /// A priced quote that borrows its names from the catalog. [`write_quotes_json`] writes
 /// it as exactly the JSON of the [`wire::Quote`] that [`PricedQuote::to_wire`] builds (a
-/// test pins this), so the stored row and the batch answer are written from it directly,
-/// without eight `String`s per service quote that would only be serialised and dropped.
+/// test pins this), and [`persist`] packs it as that quote would be packed, so the batch
+/// answer and the stored row are written from it directly, without eight `String`s per
+/// service quote that would only be serialised and dropped.
 #[derive(Debug, Clone)]
 pub(crate) struct PricedQuote<'c> {
     pub quote_id: i64,
@@ -191,31 +192,40 @@ impl PricedQuote<'_> {
                 .collect(),
         }
     }
+
+    /// The fields of [`PricedQuote::to_wire`]'s quote, borrowed.
+    fn fields(&self) -> wire::QuoteFields<'_> {
+        let rate = &self.rate;
+        wire::QuoteFields {
+            quote_id: self.quote_id,
+            carrier_code: &self.service.carrier,
+            service_code: &self.service.code,
+            service_description: &self.service.label,
+            package_type_code: self.package_type,
+            currency: rate.currency.as_str(),
+            total_amount: rate.total,
+            base_amount: rate.base,
+            zone: rate.zone.as_str(),
+            quoted_weight: wire::QuotedWeight::Number(rate.quoted_weight.normalize()),
+            quoted_weight_type: rate.weight_type.as_str(),
+        }
+    }
 }
 
 /// Appends `quotes` as a JSON array to `out`, as serde writes their [`wire::Quote`]s
 /// (see [`wire::write_quotes`]).
 pub(crate) fn write_quotes_json(out: &mut String, quotes: &[PricedQuote<'_>]) {
-    wire::write_quotes(
-        out,
-        quotes.iter().map(|q| {
-            let rate = &q.rate;
-            let fields = wire::QuoteFields {
-                quote_id: q.quote_id,
-                carrier_code: &q.service.carrier,
-                service_code: &q.service.code,
-                service_description: &q.service.label,
-                package_type_code: q.package_type,
-                currency: rate.currency.as_str(),
-                total_amount: rate.total,
-                base_amount: rate.base,
-                zone: rate.zone.as_str(),
-                quoted_weight: wire::QuotedWeight::Number(rate.quoted_weight.normalize()),
-                quoted_weight_type: rate.weight_type.as_str(),
-            };
-            (fields, rate.surcharges.iter().map(|l| (l.description(), l.amount)))
-        }),
-    );
+    wire::write_quotes(out, quotes.iter().map(|q| (q.fields(), q.rate.surcharges.iter().map(|l| (l.description(), l.amount)))));
+}
+
+/// Room for the JSON of `quotes`, so that [`write_quotes_json`] writes without growing.
+pub(crate) fn quotes_json_size(quotes: &[PricedQuote<'_>]) -> usize {
+    quotes.iter().map(|q| wire::quote_json_size(q.rate.surcharges.len())).sum()
+}
+
+/// Appends `quotes` to `out` in the packed form of [`crate::packed`].
+fn pack(out: &mut Vec<u8>, quotes: &[PricedQuote<'_>]) {
+    packed::write_quotes(out, quotes.iter().map(|q| (q.fields(), q.rate.surcharges.iter().map(|l| (LineName::Kind(l.kind), l.amount)))));
 }
 
 fn quote_error(service: &Service, package_type: &str, category: ErrorCategory, error: String) -> wire::QuoteError {
@@ -496,9 +506,8 @@ pub(crate) struct ToStore<'a, 'c> {
     pub priced: &'a mut Priced<'c>,
 }
 
-/// Gives the quotes their ids and stores them, one row per shipment, in `tx`. Each
-/// [`Priced`] keeps its quotes' JSON as stored, so that the answer reuses it instead of
-/// serialising the quotes a second time.
+/// Gives the quotes their ids and stores them, one row per shipment, in `tx`: the
+/// shipment's JSON as sent and its quotes packed (schema 9, see [`crate::packed`]).
 pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, batches: Vec<ToStore>) -> Result<()> {
     let total: usize = batches.iter().map(|b| b.priced.quotes.len()).sum();
     if total == 0 {
@@ -516,6 +525,8 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
         "INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
+    // (one buffer for the whole batch: a row's bytes are copied when bound)
+    let mut quotes_packed = Vec::new();
     for batch in batches {
         let quotes = &mut batch.priced.quotes;
         if quotes.is_empty() {
@@ -526,18 +537,17 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
             q.quote_id = next;
             next += 1;
         }
-        let mut quotes_json = String::with_capacity(quotes.iter().map(|q| wire::quote_json_size(q.rate.surcharges.len())).sum());
-        write_quotes_json(&mut quotes_json, quotes);
+        quotes_packed.clear();
+        pack(&mut quotes_packed, quotes);
         insert.execute(rusqlite::params![
             customer_id,
             first,
             quotes.len() as i64,
             batch.shipment_json,
-            quotes_json,
+            quotes_packed,
             created,
             created + QUOTE_LIFETIME_SECS
         ])?;
-        batch.priced.quotes_json = Some(quotes_json);
     }
     Ok(())
 }
@@ -559,25 +569,27 @@ pub struct StoredQuote {
 pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Result<Option<StoredQuote>> {
     // The row whose id range starts at or below the quote: one step down the table.
     // Its owner is checked after, so another customer's quote is simply not found.
-    let row: Option<(String, i64, i64, String, String, i64, i64)> = conn
-        .prepare_cached(
-            "SELECT customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at FROM quoted_shipments
-             WHERE first_quote_id <= ?1 ORDER BY first_quote_id DESC LIMIT 1",
-        )?
-        .query_row([quote_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)))
-        .optional()?;
-    let Some((owner, first, count, shipment_json, quotes, created, expires)) = row else { return Ok(None) };
-    if owner != customer_id {
+    let mut statement = conn.prepare_cached(
+        "SELECT customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at FROM quoted_shipments
+         WHERE first_quote_id <= ?1 ORDER BY first_quote_id DESC LIMIT 1",
+    )?;
+    let mut rows = statement.query([quote_id])?;
+    let Some(row) = rows.next()? else { return Ok(None) };
+    let (owner, first, count): (String, i64, i64) = (row.get(0)?, row.get(1)?, row.get(2)?);
+    if owner != customer_id || quote_id >= first + count {
         return Ok(None);
     }
-    if quote_id >= first + count {
-        return Ok(None);
-    }
-    let quotes: Vec<wire::Quote> =
-        serde_json::from_str(&quotes).map_err(|e| Error::internal(format!("stored quotes are unreadable: {e}")))?;
+    let unreadable = |what: &str, e: String| Error::internal(format!("stored {what} of quote {quote_id} is unreadable: {e}"));
+    let shipment_json: String = row.get(3)?;
+    // Rows of schema 8 and before hold the quotes as JSON text; rows of schema 9 packed.
+    let quotes: Vec<wire::Quote> = match row.get_ref(4)? {
+        ValueRef::Blob(bytes) => packed::unpack_quotes(bytes, first).map_err(|e| unreadable("quotes", e))?,
+        text => serde_json::from_str(text.as_str().map_err(|e| unreadable("quotes", e.to_string()))?)
+            .map_err(|e| unreadable("quotes", e.to_string()))?,
+    };
     let Some(quote) = usize::try_from(quote_id - first).ok().and_then(|i| quotes.into_iter().nth(i)) else { return Ok(None) };
     let at = |secs: i64| DateTime::from_timestamp(secs, 0).unwrap_or_default();
-    Ok(Some(StoredQuote { quote, shipment_json, created_at: at(created), expires_at: at(expires) }))
+    Ok(Some(StoredQuote { quote, shipment_json, created_at: at(row.get(5)?), expires_at: at(row.get(6)?) }))
 }
 
 #[cfg(test)]
@@ -587,6 +599,7 @@ mod tests {
 
     use super::*;
     use crate::rating::{Lines, Surcharge, SurchargeKind, WeightType, Zone};
+    use crate::wire;
 
     /// Quotes stored under schema 6 (a rowid beside a UNIQUE first quote id) are found
     /// after the upgrade to schema 7, and another customer's or an unknown id is not.
@@ -625,6 +638,71 @@ mod tests {
         assert!(find(&conn, "C2", 1_000_000_001).unwrap().is_none());
         assert!(find(&conn, "C1", 1_000_000_004).unwrap().is_none());
         assert!(find(&conn, "C1", 1_000_000_000).unwrap().is_none());
+    }
+
+    /// A batch's quotes are stored packed, exactly as `wire::pack_quotes` packs the
+    /// quotes the answer shows (so a tool or the floor benchmark writes the same bytes),
+    /// beside the shipment's JSON as sent, and each quote is found again with it.
+    #[test]
+    fn quotes_are_stored_packed_and_found_again() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::store::configure(&conn).unwrap();
+        crate::store::migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');",
+        )
+        .unwrap();
+        let catalog = Catalog::default_catalog().unwrap();
+        let amount = |text: &str| text.parse::<Decimal>().unwrap();
+        let quote = |service: usize, lines: Vec<(SurchargeKind, &str)>| PricedQuote {
+            quote_id: 0,
+            service: &catalog.services()[service],
+            package_type: "parcel_custom",
+            rate: Rate {
+                zone: Zone::new("5").unwrap(),
+                base: amount("11.69"),
+                surcharges: Lines::of(&lines.into_iter().map(|(kind, a)| Surcharge { kind, amount: amount(a) }).collect::<Vec<_>>()),
+                total: amount("25.05"),
+                quoted_weight: amount("2.50"),
+                quoted_weight_unit: WeightUnit::Lb,
+                weight_type: WeightType::Actual,
+                currency: Currency::Usd,
+            },
+        };
+        let shipment = r#"{ "shipmentDate": "2026-11-23", "sender": {"name": "Ann \"A\" Lee", "zip": "19106"}, "x": [1, 2] }"#;
+        let mut first = Priced { quotes: vec![quote(0, vec![(SurchargeKind::Fuel, "3.26")]), quote(1, vec![])], errors: vec![] };
+        let mut second = Priced {
+            quotes: vec![quote(2, vec![(SurchargeKind::Residential, "5.95"), (SurchargeKind::Insurance, "4.15")])],
+            errors: vec![],
+        };
+        let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
+        let tx = conn.transaction().unwrap();
+        let rows = vec![ToStore { shipment_json: shipment, priced: &mut first }, ToStore { shipment_json: "{}", priced: &mut second }];
+        persist(&tx, "C1", now, rows).unwrap();
+        tx.commit().unwrap();
+        let stored: Vec<(i64, String, String, Vec<u8>)> = conn
+            .prepare("SELECT first_quote_id, shipment, typeof(quotes), quotes FROM quoted_shipments ORDER BY first_quote_id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(stored.len(), 2);
+        for ((first_id, shipment_json, quotes_type, quotes), (priced, json)) in stored.iter().zip([(&first, shipment), (&second, "{}")]) {
+            assert_eq!((shipment_json.as_str(), quotes_type.as_str()), (json, "blob"));
+            let wire: Vec<wire::Quote> = priced.quotes.iter().map(PricedQuote::to_wire).collect();
+            assert_eq!(*quotes, wire::pack_quotes(&wire));
+            assert_eq!(*first_id, wire[0].quote_id);
+            for q in &wire {
+                let found = find(&conn, "C1", q.quote_id).unwrap().unwrap();
+                assert_eq!(found.quote, *q);
+                assert_eq!(found.expires_at.timestamp(), 1_800_000_000 + QUOTE_LIFETIME_SECS);
+            }
+        }
+        assert_eq!(find(&conn, "C1", first.quotes[1].quote_id).unwrap().unwrap().shipment_json, shipment);
+        assert!(find(&conn, "C2", first.quotes[0].quote_id).unwrap().is_none());
+        assert!(find(&conn, "C1", second.quotes[0].quote_id + 1).unwrap().is_none());
     }
 
     /// The quotes writer writes what serde writes, for priced and for wire quotes: names

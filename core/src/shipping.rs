@@ -478,7 +478,7 @@ impl Shipping {
 
     /// Batch quote from the request body as sent; a shipment whose JSON does not fit the
     /// shipment shape fails alone. The answer is the JSON of [`wire::BatchQuoteResponse`],
-    /// written with each shipment's quotes as stored rather than serialised again.
+    /// written straight from the priced quotes, without `wire::Quote`s in between.
     pub(crate) fn batch_quote_json(&self, customer_id: &str, body: &str) -> Result<String> {
         // The one-pass reader gives up on anything unusual, and then the long way finds
         // the same shipments or the error. A body of too many shipments takes the long
@@ -804,10 +804,10 @@ fn typed_answer(outcomes: Vec<Outcome<'_>>) -> Result<wire::BatchQuoteResponse> 
 }
 
 /// The batch answer as JSON, the text of [`wire::BatchQuoteResponse`] (a test pins it
-/// against [`typed_answer`] serialised), written with each shipment's quotes as stored
-/// rather than serialised again.
+/// against [`typed_answer`] serialised), with each shipment's quotes written straight
+/// into it from their rates and the catalog's names.
 fn json_answer(outcomes: Vec<Outcome<'_>>) -> Result<String> {
-    let size: usize = outcomes.iter().map(|o| o.as_ref().map_or(0, |p| p.quotes_json.as_ref().map_or(0, String::len)) + 100).sum();
+    let size: usize = outcomes.iter().map(|o| o.as_ref().map_or(0, |p| quoting::quotes_json_size(&p.quotes)) + 100).sum();
     let mut out = String::with_capacity(size + 16);
     out.push_str("{\"results\":[");
     for (i, outcome) in outcomes.into_iter().enumerate() {
@@ -819,7 +819,7 @@ fn json_answer(outcomes: Vec<Outcome<'_>>) -> Result<String> {
                 out.push_str("{\"shipmentIndex\":");
                 wire::push_int(&mut out, i as i64);
                 out.push_str(",\"status\":\"success\",\"quotes\":");
-                out.push_str(p.quotes_json.as_deref().unwrap_or("[]"));
+                quoting::write_quotes_json(&mut out, &p.quotes);
                 out.push_str(",\"quoteErrors\":");
                 wire::write_quote_errors(&mut out, &p.errors);
                 out.push('}');

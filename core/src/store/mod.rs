@@ -29,6 +29,8 @@ const MIGRATIONS: &[Migration] = &[
     Migration { sql: include_str!("../../migrations/0007_quotes_by_id.sql"), seed: None },
     // Tracking events' duplicate check keyed by shipment first: one index, appended to.
     Migration { sql: include_str!("../../migrations/0008_tracking_by_shipment.sql"), seed: None },
+    // Quoted shipments stored packed; the rows before stay JSON and are read as such.
+    Migration { sql: include_str!("../../migrations/0009_packed_quotes.sql"), seed: None },
 ];
 
 fn seed_rates(tx: &Transaction) -> Result<()> {

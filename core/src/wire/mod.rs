@@ -14,14 +14,17 @@ mod quotes;
 mod split;
 mod strict;
 
+/// The stored form of a shipment's quotes (schema 9), for tools that read or write the
+/// quotes table as the service does.
+pub use crate::packed::{pack_quotes, unpack_quotes};
 pub use accounts::*;
 pub use booking::*;
 pub use customers::*;
 pub use deliver::*;
-pub(crate) use numbers::push_int;
+pub(crate) use numbers::{decimal_text, push_int};
 pub use numbers::{Dec, Int};
 pub use quotes::*;
-pub(crate) use quotes::{quote_json_size, write_quotes, QuoteFields, QuotedWeight};
+pub(crate) use quotes::{quote_fields, quote_json_size, write_quotes, QuoteFields, QuotedWeight};
 pub use split::{batch_shipments, ReadFast};
 
 /// The string type of an address's fields as sent: text of up to 24 bytes, as address

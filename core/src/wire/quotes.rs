@@ -446,26 +446,30 @@ pub fn write_quote_errors(out: &mut String, errors: &[QuoteError]) {
 /// directly (several times faster: for storing or forwarding many quotes).
 pub fn quotes_json(quotes: &[Quote]) -> String {
     let mut out = String::with_capacity(quotes.iter().map(|q| quote_json_size(q.surcharges.len())).sum());
-    write_quotes(
-        &mut out,
-        quotes.iter().map(|q| {
-            let fields = QuoteFields {
-                quote_id: q.quote_id,
-                carrier_code: &q.carrier_code,
-                service_code: &q.service_code,
-                service_description: &q.service_description,
-                package_type_code: &q.package_type_code,
-                currency: &q.currency,
-                total_amount: q.total_amount,
-                base_amount: q.base_amount,
-                zone: &q.zone,
-                quoted_weight: QuotedWeight::Text(&q.quoted_weight),
-                quoted_weight_type: &q.quoted_weight_type,
-            };
-            (fields, q.surcharges.iter().map(|l| (l.description.as_str(), l.amount)))
-        }),
-    );
+    write_quote_array(&mut out, quotes);
     out
+}
+
+/// Appends the JSON array of `quotes` to `out`, as [`quotes_json`] writes it.
+pub fn write_quote_array(out: &mut String, quotes: &[Quote]) {
+    write_quotes(out, quotes.iter().map(|q| (quote_fields(q), q.surcharges.iter().map(|l| (l.description.as_str(), l.amount)))));
+}
+
+/// The fields of `q` to write.
+pub(crate) fn quote_fields(q: &Quote) -> QuoteFields<'_> {
+    QuoteFields {
+        quote_id: q.quote_id,
+        carrier_code: &q.carrier_code,
+        service_code: &q.service_code,
+        service_description: &q.service_description,
+        package_type_code: &q.package_type_code,
+        currency: &q.currency,
+        total_amount: q.total_amount,
+        base_amount: q.base_amount,
+        zone: &q.zone,
+        quoted_weight: QuotedWeight::Text(&q.quoted_weight),
+        quoted_weight_type: &q.quoted_weight_type,
+    }
 }
 
 /// The inside of `s` as a JSON string (without its quotes): `s` itself when nothing in
