@@ -514,11 +514,11 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
         return Ok(());
     }
     let total_i64 = i64::try_from(total).map_err(|_| Error::internal("too many quotes"))?;
-    let last: i64 = tx.query_row(
-        "INSERT INTO id_sequences (name, last) VALUES ('quote', ?1) ON CONFLICT (name) DO UPDATE SET last = last + ?1 RETURNING last",
-        [total_i64],
-        |r| r.get(0),
-    )?;
+    let last: i64 = tx
+        .prepare_cached(
+            "INSERT INTO id_sequences (name, last) VALUES ('quote', ?1) ON CONFLICT (name) DO UPDATE SET last = last + ?1 RETURNING last",
+        )?
+        .query_row([total_i64], |r| r.get(0))?;
     let mut next = last - total_i64 + 1;
     let created = now.timestamp();
     let mut insert = tx.prepare_cached(
