@@ -114,7 +114,10 @@ where
     }
 }
 
-/// The packed form of `quotes` (see the module's documentation).
+/// The packed form of `quotes`, as the service stores a shipment's quotes (schema 9):
+/// without keys or quote ids, with the carrier and package type written once for a run
+/// of quotes that share them, and with one-byte codes for the weight types and for the
+/// surcharge lines of the rating engine. [`unpack_quotes`] reads it back whole.
 pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 + 96 * quotes.len());
     write_quotes(
@@ -124,7 +127,8 @@ pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
     out
 }
 
-/// The quotes of `packed`, their ids counted from `first_id`.
+/// The quotes of `packed` (written by [`pack_quotes`] or by the service), their ids
+/// counted from `first_id`.
 ///
 /// # Errors
 /// The reason, when `packed` is not in the packed form (a damaged row).

@@ -8,9 +8,9 @@
 //! quoted as named, and what stops it is a `quoteErrors` entry.
 //!
 //! Persistence: the quotes of one shipment are stored as one row holding the request
-//! shipment and the quote objects, with a contiguous range of quote ids; a quote is
-//! found by its id inside that range. One row per shipment instead of one per quote
-//! keeps a 500-shipment batch to 500 inserts.
+//! shipment's JSON and the quotes packed (see [`crate::packed`]), with a contiguous
+//! range of quote ids; a quote is found by its id inside that range. One row per
+//! shipment instead of one per quote keeps a 500-shipment batch to 500 inserts.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::types::ValueRef;
