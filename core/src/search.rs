@@ -1,8 +1,11 @@
 //! Search shipments (4.3): a case-insensitive substring match of one keyword on the
 //! fields the spec names, over the customer's own shipments, newest first, at most 100.
 //!
-//! The index is an FTS5 table with the trigram tokenizer, written in the booking's own
-//! transaction. Each shipment is one row whose `body` holds the searchable fields, one per
+//! The index is an FTS5 table with the trigram tokenizer. A booking adds its shipment to
+//! `search_pending` in its own transaction, and every 64th booking moves the waiting
+//! shipments into the indexes together (FTS5 writes a segment per transaction that
+//! adds to it: one per booking was half a booking's time). A search scans the
+//! customer's waiting shipments first, so a shipment is found as soon as it is booked. Each shipment is one row whose `body` holds the searchable fields, one per
 //! line, lower-cased and ending with a newline. The rowid is `(customer key << 32) |
 //! (2^32 - 1 - the customer's booking sequence)`, so one customer's shipments form one
 //! rowid range with the newest first, and a search reads that range forwards (FTS5 reads
@@ -32,6 +35,8 @@ use crate::wire;
 pub const MAX_RESULTS: i64 = 100;
 /// Longest keyword accepted, in characters.
 const MAX_KEYWORD: usize = 200;
+/// Bookings that wait in `search_pending` before they are indexed together.
+const PENDING_LIMIT: i64 = 64;
 
 /// Length of the long windows of the window index.
 const GRAM: usize = 6;
@@ -133,8 +138,9 @@ fn customer_key(tx: &Transaction, customer_id: &str) -> Result<i64> {
     }
 }
 
-/// Adds a booked shipment to the index (in the booking's transaction).
-pub(crate) fn index(tx: &Transaction, customer_id: &str, view: &wire::ShipmentView) -> Result<()> {
+/// The next rowid of the customer's shipments: newest lowest, because FTS5 reads
+/// doclists forward far faster than backward.
+fn next_rowid(tx: &Transaction, customer_id: &str) -> Result<i64> {
     let key = customer_key(tx, customer_id)?;
     let seq: i64 = tx
         .prepare_cached("UPDATE search_customers SET last = last + 1 WHERE customer_id = ?1 RETURNING last")?
@@ -142,15 +148,54 @@ pub(crate) fn index(tx: &Transaction, customer_id: &str, view: &wire::ShipmentVi
     if !(0..=i64::from(u32::MAX)).contains(&seq) {
         return Err(Error::internal("the customer has more shipments than the search index can number"));
     }
-    // Newest lowest: FTS5 reads doclists forward far faster than backward.
-    let rowid = (key << 32) | (i64::from(u32::MAX) - seq);
-    let text = body(view);
-    tx.prepare_cached("INSERT INTO shipment_search (rowid, book_number, body) VALUES (?1, ?2, ?3)")?.execute(rusqlite::params![
+    Ok((key << 32) | (i64::from(u32::MAX) - seq))
+}
+
+/// Adds a booked shipment to the search, in the booking's transaction: it is found by
+/// the next search. It waits in `search_pending` (one short row), and every
+/// [`PENDING_LIMIT`]th booking moves the waiting ones into the FTS indexes together.
+pub(crate) fn index(tx: &Transaction, customer_id: &str, view: &wire::ShipmentView) -> Result<()> {
+    let rowid = next_rowid(tx, customer_id)?;
+    tx.prepare_cached("INSERT INTO search_pending (id, book_number, body) VALUES (?1, ?2, ?3)")?.execute(rusqlite::params![
         rowid,
         view.book_number,
+        body(view)
+    ])?;
+    let pending: i64 = tx.prepare_cached("SELECT count(*) FROM search_pending")?.query_row([], |r| r.get(0))?;
+    if pending >= PENDING_LIMIT {
+        flush(tx)?;
+    }
+    Ok(())
+}
+
+/// Adds a shipment straight to the FTS indexes (the upgrades' reindexing, and the
+/// search benchmark's bulk loading).
+pub(crate) fn index_now(tx: &Transaction, customer_id: &str, view: &wire::ShipmentView) -> Result<()> {
+    let rowid = next_rowid(tx, customer_id)?;
+    insert_indexed(tx, rowid, &view.book_number, &body(view))
+}
+
+fn insert_indexed(tx: &Transaction, rowid: i64, book_number: &str, text: &str) -> Result<()> {
+    tx.prepare_cached("INSERT INTO shipment_search (rowid, book_number, body) VALUES (?1, ?2, ?3)")?.execute(rusqlite::params![
+        rowid,
+        book_number,
         text
     ])?;
-    tx.prepare_cached("INSERT INTO shipment_grams (rowid, grams) VALUES (?1, ?2)")?.execute(rusqlite::params![rowid, grams(&text)])?;
+    tx.prepare_cached("INSERT INTO shipment_grams (rowid, grams) VALUES (?1, ?2)")?.execute(rusqlite::params![rowid, grams(text)])?;
+    Ok(())
+}
+
+/// Moves every waiting shipment into the FTS indexes, in one go: FTS5 writes a segment
+/// per transaction, so a group costs little more than one.
+pub(crate) fn flush(tx: &Transaction) -> Result<()> {
+    let waiting: Vec<(i64, String, String)> = tx
+        .prepare_cached("SELECT id, book_number, body FROM search_pending ORDER BY id")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .collect::<rusqlite::Result<_>>()?;
+    for (rowid, book_number, text) in &waiting {
+        insert_indexed(tx, *rowid, book_number, text)?;
+    }
+    tx.prepare_cached("DELETE FROM search_pending")?.execute([])?;
     Ok(())
 }
 
@@ -164,7 +209,7 @@ pub(crate) fn reindex_all(tx: &Transaction) -> Result<()> {
     for (customer_id, view) in rows {
         let view: wire::ShipmentView =
             serde_json::from_str(&view).map_err(|e| Error::internal(format!("a stored shipment is unreadable: {e}")))?;
-        index(tx, &customer_id, &view)?;
+        index_now(tx, &customer_id, &view)?;
     }
     Ok(())
 }
@@ -201,6 +246,23 @@ pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> R
         .optional()?;
     let Some(key) = key else { return Ok(Vec::new()) };
     let (lo, hi) = (key << 32, (key << 32) | i64::from(u32::MAX));
+    // Shipments still waiting to be indexed are the customer's newest: they come first,
+    // found by a scan of their few rows.
+    let mut found: Vec<String> = conn
+        .prepare_cached("SELECT book_number FROM search_pending WHERE id BETWEEN ?1 AND ?2 AND instr(body, ?3) > 0 ORDER BY id LIMIT ?4")?
+        .query_map(rusqlite::params![lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let left = MAX_RESULTS - found.len() as i64;
+    if left == 0 {
+        return Ok(found);
+    }
+    found.extend(indexed_matching(conn, keyword, lo, hi, left)?);
+    Ok(found)
+}
+
+/// Book numbers of the indexed shipments of rowids `lo..=hi` matching `keyword`, in
+/// rowid order (newest first), at most `limit`.
+fn indexed_matching(conn: &Connection, keyword: &str, lo: i64, hi: i64, limit: i64) -> Result<Vec<String>> {
     let chars: Vec<char> = keyword.chars().collect();
     if chars.len() <= 2 {
         // A one- or two-character keyword is itself a token of the window index.
@@ -209,7 +271,7 @@ pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> R
                 "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
                  WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 ORDER BY g.rowid LIMIT ?4",
             )?
-            .query_map(rusqlite::params![gram_token(&chars), lo, hi, MAX_RESULTS], |r| r.get(0))?
+            .query_map(rusqlite::params![gram_token(&chars), lo, hi, limit], |r| r.get(0))?
             .collect::<rusqlite::Result<Vec<String>>>()?;
         return Ok(rows);
     }
@@ -238,7 +300,7 @@ pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> R
     };
     let rows = conn
         .prepare_cached(sql)?
-        .query_map(rusqlite::params![query, lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
+        .query_map(rusqlite::params![query, lo, hi, keyword, limit], |r| r.get(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(rows)
 }
@@ -321,6 +383,9 @@ mod tests {
                 bodies.push((v.book_number.clone(), body(&v)));
             }
         }
+        // 300 bookings leave 44 waiting (300 = 4 * 64 + 44), spread over both customers
+        let waiting: i64 = tx.query_row("SELECT count(*) FROM search_pending", [], |r| r.get(0)).unwrap();
+        assert_eq!(waiting, 300 % PENDING_LIMIT);
         tx.commit().unwrap();
         bodies.reverse();
         let mut keywords: Vec<String> = [
@@ -356,11 +421,19 @@ mod tests {
                 }
             }
         }
-        for k in keywords {
-            let expected: Vec<String> = bodies.iter().filter(|(_, b)| b.contains(&k)).map(|(bn, _)| bn.clone()).take(100).collect();
-            assert_eq!(matching(&conn, "C1", &k).unwrap(), expected, "keyword {k:?}");
+        // the same answers with some shipments waiting and with all of them indexed
+        for flushed in [false, true] {
+            if flushed {
+                let tx = conn.transaction().unwrap();
+                flush(&tx).unwrap();
+                tx.commit().unwrap();
+            }
+            for k in &keywords {
+                let expected: Vec<String> = bodies.iter().filter(|(_, b)| b.contains(k)).map(|(bn, _)| bn.clone()).take(100).collect();
+                assert_eq!(matching(&conn, "C1", k).unwrap(), expected, "keyword {k:?}, flushed: {flushed}");
+            }
+            assert!(matching(&conn, "C3", "mira").unwrap().is_empty());
         }
-        assert!(matching(&conn, "C3", "mira").unwrap().is_empty());
     }
 
     /// A schema-4 database with shipments gets them indexed by the upgrade to schema 5.
@@ -368,7 +441,7 @@ mod tests {
     fn the_upgrade_indexes_shipments_booked_before() {
         let mut conn = store();
         conn.execute_batch(
-            "DROP TABLE shipment_search; DROP TABLE shipment_grams; DROP TABLE search_customers;
+            "DROP TABLE shipment_search; DROP TABLE shipment_grams; DROP TABLE search_customers; DROP TABLE search_pending;
              DROP TABLE order_shipments; DROP TABLE orders; DROP TABLE pickup_shipments; DROP TABLE pickups;
              DROP TABLE manifest_shipments; DROP TABLE manifests; PRAGMA user_version = 4;",
         )

@@ -31,6 +31,8 @@ const MIGRATIONS: &[Migration] = &[
     Migration { sql: include_str!("../../migrations/0008_tracking_by_shipment.sql"), seed: None },
     // Quoted shipments stored packed; the rows before stay JSON and are read as such.
     Migration { sql: include_str!("../../migrations/0009_packed_quotes.sql"), seed: None },
+    // Booked shipments wait to be indexed for search in groups of 64.
+    Migration { sql: include_str!("../../migrations/0010_search_pending.sql"), seed: None },
 ];
 
 fn seed_rates(tx: &Transaction) -> Result<()> {
