@@ -5,8 +5,10 @@
 //! `search_pending` in its own transaction, and every 64th booking moves the waiting
 //! shipments into the indexes together (FTS5 writes a segment per transaction that
 //! adds to it: one per booking was half a booking's time). A search scans the
-//! customer's waiting shipments first, so a shipment is found as soon as it is booked. Each shipment is one row whose `body` holds the searchable fields, one per
-//! line, lower-cased and ending with a newline. The rowid is `(customer key << 32) |
+//! customer's waiting shipments first, so a shipment is found as soon as it is booked.
+//!
+//! Each shipment is one row whose `body` holds the searchable fields, one per line,
+//! lower-cased and ending with a newline. The rowid is `(customer key << 32) |
 //! (2^32 - 1 - the customer's booking sequence)`, so one customer's shipments form one
 //! rowid range with the newest first, and a search reads that range forwards (FTS5 reads
 //! doclists forwards far faster than backwards) and stops at 100 matches.
@@ -187,7 +189,7 @@ fn insert_indexed(tx: &Transaction, rowid: i64, book_number: &str, text: &str) -
 
 /// Moves every waiting shipment into the FTS indexes, in one go: FTS5 writes a segment
 /// per transaction, so a group costs little more than one.
-pub(crate) fn flush(tx: &Transaction) -> Result<()> {
+fn flush(tx: &Transaction) -> Result<()> {
     let waiting: Vec<(i64, String, String)> = tx
         .prepare_cached("SELECT id, book_number, body FROM search_pending ORDER BY id")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
