@@ -187,21 +187,12 @@ pub fn unpack_quotes(packed: &[u8], first_id: i64) -> Result<Vec<wire::Quote>, S
     Ok(quotes)
 }
 
-#[inline]
-fn varint(out: &mut Vec<u8>, n: u128) {
-    // Nearly every length and cent amount is below 128 or 16,384: one or two bytes.
-    if n < 0x80 {
-        out.push(n as u8);
-    } else if n < 0x4000 {
-        out.extend_from_slice(&[(n as u8) | 0x80, (n >> 7) as u8]);
-    } else {
-        let mut n = n;
-        while n >= 0x80 {
-            out.push((n as u8) | 0x80);
-            n >>= 7;
-        }
-        out.push(n as u8);
+fn varint(out: &mut Vec<u8>, mut n: u128) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
     }
+    out.push(n as u8);
 }
 
 /// The same text: the same string of the catalog (as a batch's quotes mostly are), or

@@ -255,9 +255,6 @@ pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> R
         .query_map(rusqlite::params![lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     let left = MAX_RESULTS - found.len() as i64;
-    if left == 0 {
-        return Ok(found);
-    }
     found.extend(indexed_matching(conn, keyword, lo, hi, left)?);
     Ok(found)
 }
