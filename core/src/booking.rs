@@ -517,21 +517,20 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
 
     let kind = tracking_number::kind_for(&v.carrier.code, v.service.family == "ground")
         .ok_or_else(|| Error::internal(format!("carrier {} has no tracking number format", v.carrier.code)))?;
-    let tracking_numbers: Vec<String> = (0..v.shipment.pieces.len())
-        .map(|_| {
-            store::next_id(tx, &format!("tracking_{}", v.carrier.code)).map(|n| tracking_number::generate(kind, n as u64, &ctx.customer.id))
-        })
-        .collect::<Result<_>>()?;
+    let first_serial = store::next_ids(tx, &format!("tracking_{}", v.carrier.code), v.shipment.pieces.len())?;
+    let tracking_numbers: Vec<String> =
+        (first_serial..).take(v.shipment.pieces.len()).map(|n| tracking_number::generate(kind, n as u64, &ctx.customer.id)).collect();
     let first_tracking = tracking_numbers.first().cloned().unwrap_or_default();
     let piece_costs = split_cost(priced.total, &v.shipment.pieces);
 
     // Search shows the cost in the shipment's currency, which a quote's may not be.
     let view_total = round_cents(ctx.rates.convert(priced.total, priced.currency, v.shipment.currency));
     let view = view_of(&book_number, &tracking_numbers, &v, req, view_total);
+    let search = crate::search::entry(tx, &ctx.customer.id, seq, &view)?;
     tx.prepare_cached(
         "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
-            shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+            shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, created_at, search_rowid, search_body)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
     )?
     .execute(rusqlite::params![
         book_number,
@@ -550,7 +549,10 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
         priced.quote_id,
         wire::to_json(&view)?,
         ledger::timestamp(ctx.now),
+        search.rowid,
+        search.body,
     ])?;
+    let shipment_rowid = tx.last_insert_rowid();
     let labels = if ctx.labels_at_booking {
         render(v.label_format, &label_data(&view, &v.carrier.label, &v.service.label, &priced.zone))?
     } else {
@@ -570,7 +572,7 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
         }
     }
     crate::tracking::record_booked(tx, &book_number, &v.carrier.code, &tracking_numbers, &v.shipment.sender, ctx.now)?;
-    crate::search::index(tx, &ctx.customer.id, &view)?;
+    crate::search::after_booking(tx, shipment_rowid)?;
     if let Some(f) = &req.fulfillment {
         crate::orders::fulfil(tx, &ctx.customer.id, &book_number, f)?;
     }

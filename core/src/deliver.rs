@@ -337,7 +337,7 @@ impl Shipping {
                     row.11,
                 ])?;
                 piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8])?;
-                search::index_now(tx, customer_id, &view)?;
+                search::index_now(tx, customer_id, seq, &view)?;
             }
             for table in ["shipment_search", "shipment_grams"] {
                 tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 1048576)"), [])?;

@@ -63,10 +63,13 @@ pub(crate) fn append(
             format!("The prepay balance of {} USD does not cover {} USD.", format2(from_cents(before)), format2(from_cents(-amount_cents))),
         ));
     }
+    // Entry ids are one sequence over all customers, in the order entries are written.
+    let id = crate::store::next_id(tx, "ledger_entry")?;
     tx.prepare_cached(
-        "INSERT INTO ledger_entries (customer_id, kind, amount_cents, balance_after_cents, reference, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        "INSERT INTO ledger_entries (customer_id, id, kind, amount_cents, balance_after_cents, reference, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?
-    .execute(rusqlite::params![customer_id, kind.as_str(), amount_cents, after, reference, timestamp(now)])?;
+    .execute(rusqlite::params![customer_id, id, kind.as_str(), amount_cents, after, reference, timestamp(now)])?;
     Ok(after)
 }
 

@@ -1,17 +1,18 @@
 //! Search shipments (4.3): a case-insensitive substring match of one keyword on the
 //! fields the spec names, over the customer's own shipments, newest first, at most 100.
 //!
-//! The index is an FTS5 table with the trigram tokenizer. A booking adds its shipment to
-//! `search_pending` in its own transaction, and every 64th booking moves the waiting
-//! shipments into the indexes together (FTS5 writes a segment per transaction that
-//! adds to it: one per booking was half a booking's time). A search scans the
-//! customer's waiting shipments first, so a shipment is found as soon as it is booked.
+//! The index is an FTS5 table with the trigram tokenizer. FTS5 writes a segment per
+//! transaction that adds to it (one per booking was half a booking's time), so a booking
+//! only stores its shipment's search rowid and text in its `shipments` row, and every
+//! 64th booking indexes the waiting shipments together. A search scans the waiting
+//! shipments first (the newest, after the `id_sequences` row `search_indexed`), so a
+//! shipment is found as soon as it is booked.
 //!
 //! Each shipment is one row whose `body` holds the searchable fields, one per line,
 //! lower-cased and ending with a newline. The rowid is `(customer key << 32) |
-//! (2^32 - 1 - the customer's booking sequence)`, so one customer's shipments form one
-//! rowid range with the newest first, and a search reads that range forwards (FTS5 reads
-//! doclists forwards far faster than backwards) and stops at 100 matches.
+//! (2^32 - 1 - the sequence number of its book number)`, so one customer's shipments
+//! form one rowid range with the newest first, and a search reads that range forwards
+//! (FTS5 reads doclists forwards far faster than backwards) and stops at 100 matches.
 //!
 //! The trigram index keeps no positions (`detail = none`, about a third of the size and of
 //! the writing): a keyword of three to five characters is the AND of the trigrams that
@@ -37,8 +38,11 @@ use crate::wire;
 pub const MAX_RESULTS: i64 = 100;
 /// Longest keyword accepted, in characters.
 const MAX_KEYWORD: usize = 200;
-/// Bookings that wait in `search_pending` before they are indexed together.
+/// Bookings that wait to be indexed before they are indexed together.
 const PENDING_LIMIT: i64 = 64;
+/// The `id_sequences` row that holds the rowid in `shipments` of the last shipment
+/// indexed: the shipments after it wait to be indexed.
+const INDEXED: &str = "search_indexed";
 
 /// Length of the long windows of the window index.
 const GRAM: usize = 6;
@@ -70,21 +74,32 @@ fn gram_token(window: &[char]) -> String {
 /// repeats, separated by spaces.
 fn grams(body: &str) -> String {
     let lines: Vec<Vec<char>> = body.lines().map(|l| l.chars().collect()).collect();
-    let mut windows: Vec<&[char]> = Vec::with_capacity(body.len() * 3);
+    // Each window is deduplicated by a key that packs its characters (21 bits each, 6 at
+    // most, under a marker bit): sorting integers is several times cheaper than sorting
+    // slices of characters, and this runs for every booking.
+    let mut windows: Vec<(u128, &[char])> = Vec::with_capacity(body.len() * 3);
     for chars in &lines {
-        windows.extend(chars.windows(1).chain(chars.windows(2)));
-        windows.extend(chars.windows(GRAM));
+        for w in chars.windows(1).chain(chars.windows(2)).chain(chars.windows(GRAM)) {
+            windows.push((window_key(w), w));
+        }
     }
-    windows.sort_unstable();
-    windows.dedup();
+    windows.sort_unstable_by_key(|(key, _)| *key);
+    windows.dedup_by_key(|(key, _)| *key);
     let mut out = String::with_capacity(windows.len() * 9);
-    for w in windows {
+    for (_, w) in windows {
         if !out.is_empty() {
             out.push(' ');
         }
         push_token(&mut out, w);
     }
     out
+}
+
+/// A key that differs for any two windows of at most [`GRAM`] characters: a leading 1
+/// bit, then 21 bits per character (so the leading bit's place gives the length).
+fn window_key(window: &[char]) -> u128 {
+    const _: () = assert!(GRAM * 21 < 128);
+    window.iter().fold(1u128, |key, &c| (key << 21) | u128::from(u32::from(c)))
 }
 
 /// Up to [`MAX_GRAMS`] long windows of `keyword`, spread over it (first and last
@@ -140,40 +155,45 @@ fn customer_key(tx: &Transaction, customer_id: &str) -> Result<i64> {
     }
 }
 
-/// The next rowid of the customer's shipments: newest lowest, because FTS5 reads
-/// doclists forward far faster than backward.
-fn next_rowid(tx: &Transaction, customer_id: &str) -> Result<i64> {
+/// The rowid in the indexes of the customer's shipment whose book number has sequence
+/// number `seq`: the customer's key above, and below it the lower the newer, because
+/// FTS5 reads doclists forward far faster than backward.
+fn rowid(tx: &Transaction, customer_id: &str, seq: i64) -> Result<i64> {
     let key = customer_key(tx, customer_id)?;
-    let seq: i64 = tx
-        .prepare_cached("UPDATE search_customers SET last = last + 1 WHERE customer_id = ?1 RETURNING last")?
-        .query_row([customer_id], |r| r.get(0))?;
     if !(0..=i64::from(u32::MAX)).contains(&seq) {
-        return Err(Error::internal("the customer has more shipments than the search index can number"));
+        return Err(Error::internal("there are more shipments than the search index can number"));
     }
     Ok((key << 32) | (i64::from(u32::MAX) - seq))
 }
 
-/// Adds a booked shipment to the search, in the booking's transaction: it is found by
-/// the next search. It waits in `search_pending` (one short row), and every
-/// [`PENDING_LIMIT`]th booking moves the waiting ones into the FTS indexes together.
-pub(crate) fn index(tx: &Transaction, customer_id: &str, view: &wire::ShipmentView) -> Result<()> {
-    let rowid = next_rowid(tx, customer_id)?;
-    tx.prepare_cached("INSERT INTO search_pending (id, book_number, body) VALUES (?1, ?2, ?3)")?.execute(rusqlite::params![
-        rowid,
-        view.book_number,
-        body(view)
-    ])?;
-    let pending: i64 = tx.prepare_cached("SELECT count(*) FROM search_pending")?.query_row([], |r| r.get(0))?;
-    if pending >= PENDING_LIMIT {
+/// What a booking stores in its `shipments` row for search: the rowid the shipment will
+/// have in the indexes and its searchable text. `seq` is the sequence number of its book
+/// number. Until it is indexed (see [`after_booking`]), a search finds it by scanning.
+pub(crate) struct Entry {
+    /// The rowid in `shipment_search` and `shipment_grams`.
+    pub rowid: i64,
+    /// The searchable text, as [`body`] writes it.
+    pub body: String,
+}
+
+/// The search entry of a shipment about to be booked (see [`Entry`]).
+pub(crate) fn entry(tx: &Transaction, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<Entry> {
+    Ok(Entry { rowid: rowid(tx, customer_id, seq)?, body: body(view) })
+}
+
+/// Called by a booking once its `shipments` row (rowid `shipment`) is written with its
+/// [`Entry`]: every [`PENDING_LIMIT`]th booking indexes the waiting shipments together.
+pub(crate) fn after_booking(tx: &Transaction, shipment: i64) -> Result<()> {
+    if shipment - crate::store::last_id(tx, INDEXED)? >= PENDING_LIMIT {
         flush(tx)?;
     }
     Ok(())
 }
 
 /// Adds a shipment straight to the FTS indexes (the upgrades' reindexing, and the
-/// search benchmark's bulk loading).
-pub(crate) fn index_now(tx: &Transaction, customer_id: &str, view: &wire::ShipmentView) -> Result<()> {
-    let rowid = next_rowid(tx, customer_id)?;
+/// search benchmark's bulk loading); `seq` as for [`entry`].
+pub(crate) fn index_now(tx: &Transaction, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<()> {
+    let rowid = rowid(tx, customer_id, seq)?;
     insert_indexed(tx, rowid, &view.book_number, &body(view))
 }
 
@@ -187,17 +207,27 @@ fn insert_indexed(tx: &Transaction, rowid: i64, book_number: &str, text: &str) -
     Ok(())
 }
 
-/// Moves every waiting shipment into the FTS indexes, in one go: FTS5 writes a segment
-/// per transaction, so a group costs little more than one.
+/// Indexes every waiting shipment (those after the watermark that carry an entry), in
+/// one go: FTS5 writes a segment per transaction, so a group costs little more than one.
+/// They go in in rowid order: FTS5 writes out what it holds whenever a rowid is not
+/// above the one before.
 fn flush(tx: &Transaction) -> Result<()> {
+    let watermark = crate::store::last_id(tx, INDEXED)?;
     let waiting: Vec<(i64, String, String)> = tx
-        .prepare_cached("SELECT id, book_number, body FROM search_pending ORDER BY id")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .prepare_cached(
+            "SELECT search_rowid, book_number, search_body FROM shipments
+             WHERE rowid > ?1 AND search_rowid IS NOT NULL AND search_body IS NOT NULL ORDER BY search_rowid",
+        )?
+        .query_map([watermark], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
     for (rowid, book_number, text) in &waiting {
         insert_indexed(tx, *rowid, book_number, text)?;
     }
-    tx.prepare_cached("DELETE FROM search_pending")?.execute([])?;
+    // Every shipment up to the newest is now indexed (those without an entry were
+    // indexed when stored).
+    let newest: i64 = tx.prepare_cached("SELECT coalesce(max(rowid), 0) FROM shipments")?.query_row([], |r| r.get(0))?;
+    tx.prepare_cached("INSERT INTO id_sequences (name, last) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET last = excluded.last")?
+        .execute(rusqlite::params![INDEXED, newest.max(watermark)])?;
     Ok(())
 }
 
@@ -208,10 +238,12 @@ pub(crate) fn reindex_all(tx: &Transaction) -> Result<()> {
         let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
         rows
     };
-    for (customer_id, view) in rows {
+    // Numbered in booking order from 1: no number can exceed the book number sequence of
+    // a later booking, since there are no more shipments than book numbers.
+    for (seq, (customer_id, view)) in (1..).zip(rows) {
         let view: wire::ShipmentView =
             serde_json::from_str(&view).map_err(|e| Error::internal(format!("a stored shipment is unreadable: {e}")))?;
-        index_now(tx, &customer_id, &view)?;
+        index_now(tx, &customer_id, seq, &view)?;
     }
     Ok(())
 }
@@ -250,9 +282,13 @@ pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> R
     let (lo, hi) = (key << 32, (key << 32) | i64::from(u32::MAX));
     // Shipments still waiting to be indexed are the customer's newest: they come first,
     // found by a scan of their few rows.
+    let watermark = crate::store::last_id(conn, INDEXED)?;
     let mut found: Vec<String> = conn
-        .prepare_cached("SELECT book_number FROM search_pending WHERE id BETWEEN ?1 AND ?2 AND instr(body, ?3) > 0 ORDER BY id LIMIT ?4")?
-        .query_map(rusqlite::params![lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
+        .prepare_cached(
+            "SELECT book_number FROM shipments WHERE rowid > ?1 AND search_rowid BETWEEN ?2 AND ?3 AND instr(search_body, ?4) > 0
+             ORDER BY search_rowid LIMIT ?5",
+        )?
+        .query_map(rusqlite::params![watermark, lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
         .collect::<rusqlite::Result<_>>()?;
     let left = MAX_RESULTS - found.len() as i64;
     found.extend(indexed_matching(conn, keyword, lo, hi, left)?);
@@ -346,9 +382,14 @@ mod tests {
     }
 
     fn store() -> Connection {
+        store_at(crate::store::SCHEMA_VERSION)
+    }
+
+    /// A database at schema `version` with customers C1 and C2.
+    fn store_at(version: i64) -> Connection {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::store::configure(&conn).unwrap();
-        crate::store::migrate(&mut conn).unwrap();
+        crate::store::migrate_to(&mut conn, version).unwrap();
         for id in ["C1", "C2"] {
             conn.execute(
                 "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
@@ -358,6 +399,21 @@ mod tests {
             .unwrap();
         }
         conn
+    }
+
+    /// Stores a shipment as a booking does, with its search entry, and lets search
+    /// index the waiting ones when it is time.
+    fn book(tx: &Transaction, customer: &str, v: &wire::ShipmentView) {
+        let seq = crate::store::next_id(tx, "book_number").unwrap();
+        let entry = entry(tx, customer, seq, v).unwrap();
+        tx.execute(
+            "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
+                shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at, search_rowid, search_body)
+             VALUES (?1, ?2, 'postal', 's', 'p', 'ground', ?3, '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '', ?4, ?5)",
+            rusqlite::params![v.book_number, customer, v.tracking_number, entry.rowid, entry.body],
+        )
+        .unwrap();
+        after_booking(tx, tx.last_insert_rowid()).unwrap();
     }
 
     /// Every plan (short keywords, numbers, trigrams) gives exactly the
@@ -377,14 +433,14 @@ mod tests {
                 &format!("INV-{}", i % 13),
             );
             let customer = if i % 5 == 0 { "C2" } else { "C1" };
-            index(&tx, customer, &v).unwrap();
+            book(&tx, customer, &v);
             if customer == "C1" {
                 bodies.push((v.book_number.clone(), body(&v)));
             }
         }
         // 300 bookings leave 44 waiting (300 = 4 * 64 + 44), spread over both customers
-        let waiting: i64 = tx.query_row("SELECT count(*) FROM search_pending", [], |r| r.get(0)).unwrap();
-        assert_eq!(waiting, 300 % PENDING_LIMIT);
+        let indexed: i64 = tx.query_row("SELECT count(*) FROM shipment_search", [], |r| r.get(0)).unwrap();
+        assert_eq!(indexed, 300 - 300 % PENDING_LIMIT);
         tx.commit().unwrap();
         bodies.reverse();
         let mut keywords: Vec<String> = [
@@ -438,13 +494,7 @@ mod tests {
     /// A schema-4 database with shipments gets them indexed by the upgrade to schema 5.
     #[test]
     fn the_upgrade_indexes_shipments_booked_before() {
-        let mut conn = store();
-        conn.execute_batch(
-            "DROP TABLE shipment_search; DROP TABLE shipment_grams; DROP TABLE search_customers; DROP TABLE search_pending;
-             DROP TABLE order_shipments; DROP TABLE orders; DROP TABLE pickup_shipments; DROP TABLE pickups;
-             DROP TABLE manifest_shipments; DROP TABLE manifests; PRAGMA user_version = 4;",
-        )
-        .unwrap();
+        let mut conn = store_at(4);
         for (i, name) in ["Mira Okafor", "Jonas Berg"].into_iter().enumerate() {
             let v = view(&format!("100000000{i}"), name, "(212) 555-0100", &format!("9400100000000000000{i}00"), "INV-1");
             conn.execute(
@@ -459,6 +509,77 @@ mod tests {
         assert_eq!(matching(&conn, "C1", "okafor").unwrap(), ["1000000000"]);
         assert_eq!(matching(&conn, "C1", "inv-1").unwrap(), ["1000000001", "1000000000"]);
         assert_eq!(matching(&conn, "C1", "000000000100").unwrap(), ["1000000001"]);
+    }
+
+    /// Under schema 10, shipments waited in `search_pending`, numbered by the customer's
+    /// own sequence. After the upgrade to 11 the waiting ones are still found first, a
+    /// new booking comes before them, and indexing them all keeps that order.
+    #[test]
+    fn the_upgrade_to_schema_11_keeps_waiting_shipments_and_the_order() {
+        let mut conn = store_at(10);
+        let names = ["Mira Okafor", "Mira Berg", "Mira Ito"];
+        {
+            let tx = conn.transaction().unwrap();
+            for (i, name) in (1..).zip(names) {
+                let seq = crate::store::next_id(&tx, "book_number").unwrap();
+                let v = view(&format!("{}", 1_000_000_000 + seq), name, "(212) 555-0100", &format!("940010000000000000000{i}"), "INV-1");
+                tx.execute(
+                    "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
+                        tracking_number, shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at)
+                     VALUES (?1, 'C1', 'postal', 's', 'p', 'ground', ?2, '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '')",
+                    rusqlite::params![v.book_number, v.tracking_number],
+                )
+                .unwrap();
+                // schema 10's numbering: the customer's own sequence
+                let key = customer_key(&tx, "C1").unwrap();
+                let last: i64 = tx
+                    .query_row("UPDATE search_customers SET last = last + 1 WHERE customer_id = 'C1' RETURNING last", [], |r| r.get(0))
+                    .unwrap();
+                let rowid = (key << 32) | (i64::from(u32::MAX) - last);
+                if i < 3 {
+                    insert_indexed(&tx, rowid, &v.book_number, &body(&v)).unwrap();
+                } else {
+                    tx.execute(
+                        "INSERT INTO search_pending (id, book_number, body) VALUES (?1, ?2, ?3)",
+                        rusqlite::params![rowid, v.book_number, body(&v)],
+                    )
+                    .unwrap();
+                }
+            }
+            tx.commit().unwrap();
+        }
+        crate::store::migrate(&mut conn).unwrap();
+        assert_eq!(matching(&conn, "C1", "mira").unwrap(), ["1000000003", "1000000002", "1000000001"]);
+        let tx = conn.transaction().unwrap();
+        book(&tx, "C1", &view("1000000004", "Mira Quist", "(212) 555-0100", "9400100000000000000004", "INV-1"));
+        let newest_first = ["1000000004", "1000000003", "1000000002", "1000000001"];
+        assert_eq!(matching(&tx, "C1", "mira").unwrap(), newest_first);
+        flush(&tx).unwrap();
+        tx.commit().unwrap();
+        let indexed: i64 = conn.query_row("SELECT count(*) FROM shipment_search", [], |r| r.get(0)).unwrap();
+        assert_eq!(indexed, 4);
+        assert_eq!(matching(&conn, "C1", "mira").unwrap(), newest_first);
+        assert_eq!(matching(&conn, "C1", "quist").unwrap(), ["1000000004"]);
+    }
+
+    /// The window index holds every one- and two-character window and every six-character
+    /// window of each line, once each.
+    #[test]
+    fn grams_are_every_window_of_each_line_once() {
+        let body = "bo kim\n1000000001\néloïse dürr\n";
+        let mut expected = std::collections::BTreeSet::new();
+        for line in body.lines() {
+            let chars: Vec<char> = line.chars().collect();
+            for w in chars.windows(1).chain(chars.windows(2)).chain(chars.windows(GRAM)) {
+                expected.insert(gram_token(w));
+            }
+        }
+        let text = grams(body);
+        let tokens: Vec<&str> = text.split(' ').collect();
+        let unique: std::collections::BTreeSet<String> = tokens.iter().map(|t| t.to_string()).collect();
+        assert_eq!(tokens.len(), unique.len(), "no token twice");
+        assert_eq!(unique, expected);
+        assert!(unique.contains(&gram_token(&['é'])) && unique.contains(&gram_token(&"000000".chars().collect::<Vec<_>>())));
     }
 
     #[test]

@@ -24,6 +24,9 @@ pub(crate) fn event_time(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
+/// The `id_sequences` row that numbers tracking events in the order they are recorded.
+const EVENT_IDS: &str = "tracking_event";
+
 /// Records the first event of a booking: `Info Received` for every piece, at the sender.
 pub(crate) fn record_booked(
     tx: &Transaction,
@@ -33,13 +36,15 @@ pub(crate) fn record_booked(
     sender: &Address,
     now: DateTime<Utc>,
 ) -> Result<()> {
+    let first_id = crate::store::next_ids(tx, EVENT_IDS, tracking_numbers.len())?;
     let mut stmt = tx.prepare_cached(
-        "INSERT INTO tracking_events (book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
-         VALUES (?1, ?2, ?3, ?4, 'Info Received', ?5, ?6, ?7)",
+        "INSERT INTO tracking_events (id, book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'Info Received', ?6, ?7, ?8)",
     )?;
     let area = if sender.state.is_empty() { sender.city.to_string() } else { format!("{}, {}", sender.city, sender.state) };
-    for tn in tracking_numbers {
+    for (id, tn) in (first_id..).zip(tracking_numbers) {
         stmt.execute(rusqlite::params![
+            id,
             book_number,
             tn,
             carrier,
@@ -129,13 +134,15 @@ pub(crate) fn check_event(p: &mut crate::error::Problems, at: &str, e: &crate::w
 /// tracking number, status, time, text and place) is a duplicate and ignored. Returns
 /// (recorded, duplicates).
 pub(crate) fn store(tx: &Transaction, book_number: &str, events: &[crate::wire::TrackingEvent]) -> Result<(usize, usize)> {
+    let first_id = crate::store::next_ids(tx, EVENT_IDS, events.len())?;
     let mut stmt = tx.prepare_cached(
-        "INSERT OR IGNORE INTO tracking_events (book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT OR IGNORE INTO tracking_events (id, book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
     let mut recorded = 0;
-    for e in events {
+    for (id, e) in (first_id..).zip(events) {
         recorded += stmt.execute(rusqlite::params![
+            id,
             book_number,
             e.tracking_number,
             e.carrier,
@@ -169,7 +176,8 @@ mod tests {
     }
 
     /// Events stored under schema 7 (duplicate check keyed by tracking number) are listed
-    /// after the upgrade to schema 8, and a repeat of one is still a duplicate.
+    /// after the upgrades to schemas 8 and 11, in the same order, and a repeat of one is
+    /// still a duplicate.
     #[test]
     fn the_upgrade_keeps_events_and_their_duplicate_check() {
         let mut conn = Connection::open_in_memory().unwrap();
@@ -197,10 +205,11 @@ mod tests {
         assert_eq!(store(&tx, "1000000001", &[old[1].clone(), newer.clone()]).unwrap(), (1, 1));
         tx.commit().unwrap();
         assert_eq!(events(&conn, "1000000001").unwrap(), [newer, old[1].clone(), old[0].clone()]);
-        let indexes: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'tracking_events'", [], |r| r.get(0))
+        // one B-tree, keyed by the duplicate check (schema 11)
+        let btrees: i64 = conn
+            .query_row("SELECT count(DISTINCT rootpage) FROM sqlite_schema WHERE tbl_name = 'tracking_events'", [], |r| r.get(0))
             .unwrap();
-        assert_eq!(indexes, 1);
+        assert_eq!(btrees, 1);
         let plan: String = conn
             .query_row(
                 "EXPLAIN QUERY PLAN SELECT event FROM tracking_events WHERE book_number = ?1 ORDER BY event_time DESC, id DESC",
@@ -208,6 +217,6 @@ mod tests {
                 |r| r.get(3),
             )
             .unwrap();
-        assert!(plan.contains("INDEX sqlite_autoindex_tracking_events_1 (book_number=?)"), "{plan}");
+        assert!(plan.contains("PRIMARY KEY (book_number=?)"), "{plan}");
     }
 }
