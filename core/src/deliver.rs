@@ -339,6 +339,8 @@ impl Shipping {
                 piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8])?;
                 search::index_now(tx, customer_id, seq, &view)?;
             }
+            // The copies are indexed already: a search must not scan them as waiting.
+            search::flush(tx)?;
             for table in ["shipment_search", "shipment_grams"] {
                 tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 1048576)"), [])?;
             }

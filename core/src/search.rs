@@ -210,8 +210,8 @@ fn insert_indexed(tx: &Transaction, rowid: i64, book_number: &str, text: &str) -
 /// Indexes every waiting shipment (those after the watermark that carry an entry), in
 /// one go: FTS5 writes a segment per transaction, so a group costs little more than one.
 /// They go in in rowid order: FTS5 writes out what it holds whenever a rowid is not
-/// above the one before.
-fn flush(tx: &Transaction) -> Result<()> {
+/// above the one before. Shipments stored without an entry count as indexed.
+pub(crate) fn flush(tx: &Transaction) -> Result<()> {
     let watermark = crate::store::last_id(tx, INDEXED)?;
     let waiting: Vec<(i64, String, String)> = tx
         .prepare_cached(
