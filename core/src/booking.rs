@@ -527,10 +527,13 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
     let view_total = round_cents(ctx.rates.convert(priced.total, priced.currency, v.shipment.currency));
     let view = view_of(&book_number, &tracking_numbers, &v, req, view_total);
     let search = crate::search::entry(tx, &ctx.customer.id, seq, &view)?;
+    // The first tracking event is kept on the shipment row: it commits with the booking.
+    let booked = crate::tracking::booked_event(&v.shipment.sender, ctx.now);
     tx.prepare_cached(
         "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
-            shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, created_at, search_rowid, search_body)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+            shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, created_at, search_rowid, search_body,
+            booked_event_time, booked_event_area, booked_event_country)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
     )?
     .execute(rusqlite::params![
         book_number,
@@ -551,6 +554,9 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
         ledger::timestamp(ctx.now),
         search.rowid,
         search.body,
+        booked.time,
+        booked.area,
+        booked.country,
     ])?;
     let shipment_rowid = tx.last_insert_rowid();
     let labels = if ctx.labels_at_booking {
@@ -571,7 +577,6 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
             }
         }
     }
-    crate::tracking::record_booked(tx, &book_number, &v.carrier.code, &tracking_numbers, &v.shipment.sender, ctx.now)?;
     crate::search::after_booking(tx, shipment_rowid)?;
     if let Some(f) = &req.fulfillment {
         crate::orders::fulfil(tx, &ctx.customer.id, &book_number, f)?;

@@ -27,47 +27,72 @@ pub(crate) fn event_time(at: DateTime<Utc>) -> String {
 /// The `id_sequences` row that numbers tracking events in the order they are recorded.
 const EVENT_IDS: &str = "tracking_event";
 
-/// Records the first event of a booking: `Info Received` for every piece, at the sender.
-pub(crate) fn record_booked(
-    tx: &Transaction,
-    book_number: &str,
-    carrier: &str,
-    tracking_numbers: &[String],
-    sender: &Address,
-    now: DateTime<Utc>,
-) -> Result<()> {
-    let first_id = crate::store::next_ids(tx, EVENT_IDS, tracking_numbers.len())?;
-    let mut stmt = tx.prepare_cached(
-        "INSERT INTO tracking_events (id, book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
-         VALUES (?1, ?2, ?3, ?4, ?5, 'Info Received', ?6, ?7, ?8)",
-    )?;
+/// The text of a booking's first event.
+const BOOKED_EVENT: &str = "Shipment information received; label created";
+
+/// The first event of a booking, `Info Received` for every piece at the sender, as its
+/// `shipments` row keeps it (schema 12): the time, the place and the place's country.
+/// The rest (tracking numbers, carrier) is the shipment's own.
+pub(crate) struct BookedEvent {
+    /// `YYYY-MM-DD HH:MM:SS`.
+    pub time: String,
+    /// The sender's city, and `, ` and state when there is a state.
+    pub area: String,
+    /// The sender's country.
+    pub country: String,
+}
+
+/// The first event of a shipment booked `now` from `sender`.
+pub(crate) fn booked_event(sender: &Address, now: DateTime<Utc>) -> BookedEvent {
     let area = if sender.state.is_empty() { sender.city.to_string() } else { format!("{}, {}", sender.city, sender.state) };
-    for (id, tn) in (first_id..).zip(tracking_numbers) {
-        stmt.execute(rusqlite::params![
-            id,
-            book_number,
-            tn,
-            carrier,
-            "Shipment information received; label created",
-            event_time(now),
-            area,
-            sender.country.as_str()
-        ])?;
-    }
-    Ok(())
+    BookedEvent { time: event_time(now), area, country: sender.country.to_string() }
+}
+
+/// The first events of shipment `book_number` read from its row, one per piece in piece
+/// order (none for shipments booked before schema 12, whose first events are stored).
+fn booked_events(conn: &rusqlite::Connection, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT p.tracking_number, s.carrier_code, s.booked_event_time, s.booked_event_area, s.booked_event_country
+         FROM shipments s JOIN shipment_pieces p ON p.book_number = s.book_number
+         WHERE s.book_number = ?1 AND s.booked_event_time IS NOT NULL ORDER BY p.piece_index",
+    )?;
+    let rows = stmt
+        .query_map([book_number], |r| {
+            Ok(crate::wire::TrackingEvent {
+                tracking_number: r.get(0)?,
+                carrier: r.get(1)?,
+                event: BOOKED_EVENT.to_string(),
+                event_status: "Info Received".to_string(),
+                event_time: r.get(2)?,
+                service_area: r.get(3)?,
+                service_area_country: r.get(4)?,
+            })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// Whether two events are the same event: what the duplicate check compares.
+fn same_event(a: &crate::wire::TrackingEvent, b: &crate::wire::TrackingEvent) -> bool {
+    a.tracking_number == b.tracking_number
+        && a.event_status == b.event_status
+        && a.event_time == b.event_time
+        && a.event == b.event
+        && a.service_area == b.service_area
 }
 
 /// Most events one feed request may carry.
 pub const MAX_FEED_EVENTS: usize = 1000;
 
 /// The tracking events of shipment `book_number`, newest first (4.6). Events of the same
-/// time are listed latest recorded first.
+/// time are listed latest recorded first; the booking's own first events were recorded
+/// before any other.
 pub(crate) fn events(conn: &rusqlite::Connection, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
     let mut stmt = conn.prepare_cached(
         "SELECT tracking_number, carrier, event, event_status, event_time, service_area, service_area_country
          FROM tracking_events WHERE book_number = ?1 ORDER BY event_time DESC, id DESC",
     )?;
-    let rows = stmt
+    let mut rows = stmt
         .query_map([book_number], |r| {
             Ok(crate::wire::TrackingEvent {
                 tracking_number: r.get("tracking_number")?,
@@ -80,6 +105,13 @@ pub(crate) fn events(conn: &rusqlite::Connection, book_number: &str) -> Result<V
             })
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
+    // Each first event goes after the stored events of a later or the same time (they
+    // were recorded after it), and the later pieces' first events before the earlier
+    // (the last piece's is placed first, and each earlier one after it).
+    for booked in booked_events(conn, book_number)?.into_iter().rev() {
+        let at = rows.iter().position(|e| e.event_time < booked.event_time).unwrap_or(rows.len());
+        rows.insert(at, booked);
+    }
     Ok(rows)
 }
 
@@ -134,6 +166,7 @@ pub(crate) fn check_event(p: &mut crate::error::Problems, at: &str, e: &crate::w
 /// tracking number, status, time, text and place) is a duplicate and ignored. Returns
 /// (recorded, duplicates).
 pub(crate) fn store(tx: &Transaction, book_number: &str, events: &[crate::wire::TrackingEvent]) -> Result<(usize, usize)> {
+    let booked = booked_events(tx, book_number)?;
     let first_id = crate::store::next_ids(tx, EVENT_IDS, events.len())?;
     let mut stmt = tx.prepare_cached(
         "INSERT OR IGNORE INTO tracking_events (id, book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
@@ -141,6 +174,9 @@ pub(crate) fn store(tx: &Transaction, book_number: &str, events: &[crate::wire::
     )?;
     let mut recorded = 0;
     for (id, e) in (first_id..).zip(events) {
+        if booked.iter().any(|b| same_event(b, e)) {
+            continue;
+        }
         recorded += stmt.execute(rusqlite::params![
             id,
             book_number,
@@ -192,10 +228,14 @@ mod tests {
         )
         .unwrap();
         let old = [event("T1", "Info Received", "2026-11-21 10:00:00"), event("T1", "In Transit", "2026-11-22 08:00:00")];
-        {
-            let tx = conn.transaction().unwrap();
-            assert_eq!(store(&tx, "1000000001", &old).unwrap(), (2, 0));
-            tx.commit().unwrap();
+        // stored as schema 7 stored them: ids from the rowid
+        for e in &old {
+            conn.execute(
+                "INSERT INTO tracking_events (book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
+                 VALUES ('1000000001', ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                rusqlite::params![e.tracking_number, e.carrier, e.event, e.event_status, e.event_time, e.service_area, e.service_area_country],
+            )
+            .unwrap();
         }
         crate::store::migrate(&mut conn).unwrap();
         let listed = events(&conn, "1000000001").unwrap();
@@ -218,5 +258,46 @@ mod tests {
             )
             .unwrap();
         assert!(plan.contains("PRIMARY KEY (book_number=?)"), "{plan}");
+    }
+    /// A booking's first events come from its shipment row (schema 12): listed after the
+    /// stored events of the same time, the last piece's first, and a feed's repeat of one
+    /// is a duplicate.
+    #[test]
+    fn first_events_are_read_from_the_shipment() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::store::configure(&conn).unwrap();
+        crate::store::migrate(&mut conn).unwrap();
+        conn.execute_batch(
+            "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');
+             INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
+                tracking_number, shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at,
+                booked_event_time, booked_event_area, booked_event_country)
+             VALUES ('1000000001', 'C1', 'postal', 's', 'p', 'ground', 'T1', '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '',
+                '2026-11-21 10:00:00', 'Philadelphia, PA', 'US');
+             INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost)
+             VALUES ('1000000001', 0, 'T1', '1'), ('1000000001', 1, 'T2', '1');",
+        )
+        .unwrap();
+        let booked = |tn: &str| crate::wire::TrackingEvent {
+            tracking_number: tn.into(),
+            carrier: "postal".into(),
+            event: BOOKED_EVENT.into(),
+            event_status: "Info Received".into(),
+            event_time: "2026-11-21 10:00:00".into(),
+            service_area: "Philadelphia, PA".into(),
+            service_area_country: "US".into(),
+        };
+        assert_eq!(events(&conn, "1000000001").unwrap(), [booked("T2"), booked("T1")]);
+        let same_time = event("T1", "In Transit", "2026-11-21 10:00:00");
+        let later = event("T2", "Delivered", "2026-11-22 09:00:00");
+        let earlier = event("T1", "Exception", "2026-11-20 09:00:00");
+        let tx = conn.transaction().unwrap();
+        let sent = [booked("T1"), same_time.clone(), later.clone(), booked("T2"), earlier.clone()];
+        assert_eq!(store(&tx, "1000000001", &sent).unwrap(), (3, 2), "the first events are there already");
+        tx.commit().unwrap();
+        assert_eq!(events(&conn, "1000000001").unwrap(), [later, same_time, booked("T2"), booked("T1"), earlier]);
+        let stored: i64 = conn.query_row("SELECT count(*) FROM tracking_events", [], |r| r.get(0)).unwrap();
+        assert_eq!(stored, 3);
     }
 }

@@ -36,6 +36,8 @@ const MIGRATIONS: &[Migration] = &[
     // A booking writes to four fewer B-trees: search entries on the shipment, pieces,
     // tracking events and ledger entries without rowids.
     Migration { sql: include_str!("../../migrations/0011_fewer_btrees.sql"), seed: None },
+    // A booking's first tracking event is read from its shipment instead of stored.
+    Migration { sql: include_str!("../../migrations/0012_booked_event_on_shipment.sql"), seed: None },
 ];
 
 fn seed_rates(tx: &Transaction) -> Result<()> {
