@@ -480,10 +480,11 @@ fn charge(
     ledger::append(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
 }
 
-/// Book shipment (4.5) in `tx`. `canonical` is the request as JSON, for idempotency.
+/// Book shipment (4.5) in `tx`.
 pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequest) -> Result<wire::BookShipmentResponse> {
-    let canonical = wire::to_json(req)?;
-    if let Some(key) = &req.idempotency_key {
+    // The request as JSON identifies a repeat of an idempotent booking; only those need it.
+    let canonical = req.idempotency_key.as_ref().map(|_| wire::to_json(req)).transpose()?;
+    if let (Some(key), Some(canonical)) = (&req.idempotency_key, &canonical) {
         if key.chars().count() > 200 {
             return Err(Error::invalid("idempotencyKey", "must be at most 200 characters"));
         }
@@ -492,7 +493,7 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
             .query_row([&ctx.customer.id, key], |r| Ok((r.get(0)?, r.get(1)?)))
             .optional()?;
         if let Some((request, response)) = seen {
-            if request != canonical {
+            if &request != canonical {
                 return Err(Error::fields(
                     ErrorCategory::Conflict,
                     vec![FieldError { field: "idempotencyKey".into(), message: format!("{key:?} was used for another booking") }],

@@ -148,17 +148,16 @@ pub(crate) fn next_id(tx: &Transaction, name: &str) -> Result<i64> {
 /// and returns the first; the others follow it.
 pub(crate) fn next_ids(tx: &Transaction, name: &str, count: usize) -> Result<i64> {
     let count = i64::try_from(count.max(1)).map_err(|_| Error::internal("too many ids asked for at once"))?;
-    let last: Option<i64> = tx
-        .prepare_cached("UPDATE id_sequences SET last = last + ?2 WHERE name = ?1 RETURNING last")?
-        .query_row(rusqlite::params![name, count], |r| r.get(0))
-        .optional()?;
-    match last {
-        Some(n) => Ok(n - count + 1),
-        None => {
-            tx.execute("INSERT INTO id_sequences (name, last) VALUES (?1, ?2)", rusqlite::params![name, count])?;
-            Ok(1)
-        }
+    // A read and a plain update: `UPDATE ... RETURNING` builds a temporary table and a
+    // statement journal for its one row, and cost three times as much. The transaction
+    // is the caller's, so nothing can come between the two.
+    let last = last_id(tx, name)?;
+    let next = last.checked_add(count).ok_or_else(|| Error::internal(format!("the sequence {name} is exhausted")))?;
+    let updated = tx.prepare_cached("UPDATE id_sequences SET last = ?2 WHERE name = ?1")?.execute(rusqlite::params![name, next])?;
+    if updated == 0 {
+        tx.prepare_cached("INSERT INTO id_sequences (name, last) VALUES (?1, ?2)")?.execute(rusqlite::params![name, next])?;
     }
+    Ok(last + 1)
 }
 
 /// The last number taken from the sequence `name` (0 before the first).
