@@ -356,11 +356,6 @@ pub(crate) fn package_refusal<'a>(
 /// `SERVICE_NOT_AVAILABLE` when no service serves the route and none was named.
 pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, buf: &mut Vec<PieceInput>) -> Result<Priced<'c>> {
     let catalog = ctx.catalog;
-    // Room for the quotes of a domestic box (up to 18 in the default catalog), so that
-    // the vector of these large values does not grow four times per shipment.
-    let mut out = Priced { quotes: Vec::with_capacity(20), ..Priced::default() };
-    let mut served = false;
-    let mut heaviest = Heaviest::default();
     // Service codes are unique in a catalog: a named service is one place in the list,
     // found once instead of being compared in every round of the loop.
     let services = catalog.services();
@@ -368,6 +363,16 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
         Some(code) => services.iter().position(|sv| sv.code == code).map_or((0, 0), |i| (i, 1)),
         None => (0, services.len()),
     };
+    // Room for every quote of a named service (one per package type at most), or for
+    // those of a domestic box over all services (up to 18 in the default catalog), so
+    // that the vector of these large values neither grows nor is far too big.
+    let room = match s.service {
+        Some(_) => services.get(first).map_or(0, |sv| sv.package_types.len()).min(count * 20),
+        None => 20,
+    };
+    let mut out = Priced { quotes: Vec::with_capacity(room), ..Priced::default() };
+    let mut served = false;
+    let mut heaviest = Heaviest::default();
     for (i, (service, cards)) in services.iter().zip(ctx.cards).enumerate().skip(first).take(count) {
         if !catalog.offers(ctx.profile, service) {
             continue;
@@ -513,13 +518,7 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
     if total == 0 {
         return Ok(());
     }
-    let total_i64 = i64::try_from(total).map_err(|_| Error::internal("too many quotes"))?;
-    let last: i64 = tx
-        .prepare_cached(
-            "INSERT INTO id_sequences (name, last) VALUES ('quote', ?1) ON CONFLICT (name) DO UPDATE SET last = last + ?1 RETURNING last",
-        )?
-        .query_row([total_i64], |r| r.get(0))?;
-    let mut next = last - total_i64 + 1;
+    let mut next = crate::store::next_ids(tx, "quote", total)?;
     let created = now.timestamp();
     let mut insert = tx.prepare_cached(
         "INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
