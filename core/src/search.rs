@@ -38,7 +38,7 @@ use crate::wire;
 pub const MAX_RESULTS: i64 = 100;
 /// Longest keyword accepted, in characters.
 const MAX_KEYWORD: usize = 200;
-/// Bookings that wait to be indexed before they are indexed together.
+/// Bookings that wait before they are indexed together.
 const PENDING_LIMIT: i64 = 64;
 /// The `id_sequences` row that holds the rowid in `shipments` of the last shipment
 /// indexed: the shipments after it wait to be indexed.

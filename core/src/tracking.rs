@@ -259,6 +259,7 @@ mod tests {
             .unwrap();
         assert!(plan.contains("PRIMARY KEY (book_number=?)"), "{plan}");
     }
+
     /// A booking's first events come from its shipment row (schema 12): listed after the
     /// stored events of the same time, the last piece's first, and a feed's repeat of one
     /// is a duplicate.

@@ -144,8 +144,8 @@ pub(crate) fn next_id(tx: &Transaction, name: &str) -> Result<i64> {
     next_ids(tx, name, 1)
 }
 
-/// Takes the next `count` (at least 1) numbers of the sequence `name` in one statement
-/// and returns the first; the others follow it.
+/// Takes the next `count` (at least 1) numbers of the sequence `name` at once and
+/// returns the first; the others follow it.
 pub(crate) fn next_ids(tx: &Transaction, name: &str, count: usize) -> Result<i64> {
     let count = i64::try_from(count.max(1)).map_err(|_| Error::internal("too many ids asked for at once"))?;
     // A read and a plain update: `UPDATE ... RETURNING` builds a temporary table and a
