@@ -367,7 +367,7 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
     // those of a domestic box over all services (up to 18 in the default catalog), so
     // that the vector of these large values neither grows nor is far too big.
     let room = match s.service {
-        Some(_) => services.get(first).map_or(0, |sv| sv.package_types.len()).min(count * 20),
+        Some(_) => services.iter().skip(first).take(count).map(|sv| sv.package_types.len()).sum(),
         None => 20,
     };
     let mut out = Priced { quotes: Vec::with_capacity(room), ..Priced::default() };

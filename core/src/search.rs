@@ -216,7 +216,7 @@ pub(crate) fn flush(tx: &Transaction) -> Result<()> {
     let waiting: Vec<(i64, String, String)> = tx
         .prepare_cached(
             "SELECT search_rowid, book_number, search_body FROM shipments
-             WHERE rowid > ?1 AND search_rowid IS NOT NULL AND search_body IS NOT NULL ORDER BY search_rowid",
+             WHERE rowid > ?1 AND search_rowid IS NOT NULL ORDER BY search_rowid",
         )?
         .query_map([watermark], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<rusqlite::Result<_>>()?;
@@ -226,8 +226,7 @@ pub(crate) fn flush(tx: &Transaction) -> Result<()> {
     // Every shipment up to the newest is now indexed (those without an entry were
     // indexed when stored).
     let newest: i64 = tx.prepare_cached("SELECT coalesce(max(rowid), 0) FROM shipments")?.query_row([], |r| r.get(0))?;
-    tx.prepare_cached("INSERT INTO id_sequences (name, last) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET last = excluded.last")?
-        .execute(rusqlite::params![INDEXED, newest.max(watermark)])?;
+    crate::store::set_last_id(tx, INDEXED, newest.max(watermark))?;
     Ok(())
 }
 

@@ -153,11 +153,17 @@ pub(crate) fn next_ids(tx: &Transaction, name: &str, count: usize) -> Result<i64
     // is the caller's, so nothing can come between the two.
     let last = last_id(tx, name)?;
     let next = last.checked_add(count).ok_or_else(|| Error::internal(format!("the sequence {name} is exhausted")))?;
-    let updated = tx.prepare_cached("UPDATE id_sequences SET last = ?2 WHERE name = ?1")?.execute(rusqlite::params![name, next])?;
-    if updated == 0 {
-        tx.prepare_cached("INSERT INTO id_sequences (name, last) VALUES (?1, ?2)")?.execute(rusqlite::params![name, next])?;
-    }
+    set_last_id(tx, name, next)?;
     Ok(last + 1)
+}
+
+/// Records `last` as the last number taken from the sequence `name` (creating it).
+pub(crate) fn set_last_id(tx: &Transaction, name: &str, last: i64) -> Result<()> {
+    let updated = tx.prepare_cached("UPDATE id_sequences SET last = ?2 WHERE name = ?1")?.execute(rusqlite::params![name, last])?;
+    if updated == 0 {
+        tx.prepare_cached("INSERT INTO id_sequences (name, last) VALUES (?1, ?2)")?.execute(rusqlite::params![name, last])?;
+    }
+    Ok(())
 }
 
 /// The last number taken from the sequence `name` (0 before the first).
