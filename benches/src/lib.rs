@@ -274,10 +274,17 @@ impl Floor {
     /// Parses `body`, inserts one row per shipment and serialises the answer; returns
     /// the answer's length.
     pub fn run(&mut self, body: &str) -> usize {
-        let items: Vec<(QuoteShipment, String)> = wire::batch_shipments::<QuoteShipment>(body, BATCH)
+        // each shipment as the service stores it: packed, or its JSON as sent
+        let items: Vec<(QuoteShipment, rusqlite::types::Value)> = wire::batch_shipments::<QuoteShipment>(body, BATCH)
             .expect("a batch of shipments")
             .into_iter()
-            .map(|(shipment, json)| (shipment, json.to_string()))
+            .map(|(shipment, json)| {
+                let row = match wire::pack_shipment(&shipment) {
+                    Some(packed) => rusqlite::types::Value::Blob(packed),
+                    None => rusqlite::types::Value::Text(json.to_string()),
+                };
+                (shipment, row)
+            })
             .collect();
         assert_eq!(items.len(), self.answer.results.len());
         let total: i64 = self.answer.results.iter().map(|r| r.quotes.as_ref().map_or(0, Vec::len) as i64).sum();

@@ -155,8 +155,7 @@ pub(crate) fn delete(tx: &Transaction, customer_id: &str, batch_id: &str) -> Res
 /// The booking request for a quoted shipment: the shipment as quoted, the quote's
 /// carrier, service and package type, and the quote id (which fixes the price).
 fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest) -> Result<wire::BookShipmentRequest> {
-    let s: wire::QuoteShipment = serde_json::from_str(&stored.shipment_json)
-        .map_err(|e| Error::internal(format!("a stored quote's shipment is unreadable: {e}")))?;
+    let s = stored.shipment()?;
     let q = &stored.quote;
     Ok(wire::BookShipmentRequest {
         carrier_code: q.carrier_code.clone(),

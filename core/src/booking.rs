@@ -411,8 +411,7 @@ fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Resul
     if let Some(stored) = quote {
         let q = &stored.quote;
         let id = q.quote_id;
-        let quoted: wire::QuoteShipment = serde_json::from_str(&stored.shipment_json)
-            .map_err(|e| Error::internal(format!("quote {id}'s shipment is unreadable: {e}")))?;
+        let quoted = stored.shipment()?;
         if let Some(difference) = differs_from_quote(&quoted, &v.shipment) {
             return Err(Error::invalid("quoteId", format!("quote {id} priced another shipment: {difference}; quote this one again")));
         }

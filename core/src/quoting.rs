@@ -8,13 +8,16 @@
 //! quoted as named, and what stops it is a `quoteErrors` entry.
 //!
 //! Persistence: the quotes of one shipment are stored as one row holding the request
-//! shipment's JSON and the quotes packed (see [`crate::packed`]), with a contiguous
+//! shipment (packed, or its JSON as sent when it has billing parties, an invoice or line
+//! items) and the quotes packed (see [`crate::packed`]), with a contiguous
 //! range of quote ids; a quote is found by its id inside that range. One row per
 //! shipment instead of one per quote keeps a 500-shipment batch to 500 inserts.
 
+use std::borrow::Cow;
+
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::types::ValueRef;
-use rusqlite::{Connection, Transaction};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{Connection, ToSql, Transaction};
 use rust_decimal::Decimal;
 
 use crate::address::{self, Address, AddressUse};
@@ -505,14 +508,78 @@ fn place(a: &Address) -> Place<'_> {
     Place { country: a.country.as_str(), state: a.state.as_str(), zip: a.zip.as_deref() }
 }
 
-/// The quotes of one shipment to store: the request shipment as sent, and its quotes.
+/// The quotes of one shipment to store: the request shipment and its quotes.
 pub(crate) struct ToStore<'a, 'c> {
-    pub shipment_json: &'a str,
+    pub shipment: ShipmentRow<'a>,
     pub priced: &'a mut Priced<'c>,
 }
 
+/// A quoted shipment as its row keeps it: packed (schema 13, see [`crate::packed`]) or,
+/// for a shipment the packed form does not hold, its JSON text.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ShipmentRow<'a> {
+    Packed(&'a [u8]),
+    Json(&'a str),
+}
+
+impl ToSql for ShipmentRow<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match *self {
+            ShipmentRow::Packed(bytes) => ValueRef::Blob(bytes),
+            ShipmentRow::Json(json) => ValueRef::Text(json.as_bytes()),
+        }))
+    }
+}
+
+/// The rows of a batch's shipments as they are read: the packed ones in one buffer, so
+/// that a batch allocates once for them rather than once a shipment.
+#[derive(Default)]
+pub(crate) struct ShipmentRows<'a> {
+    packed: Vec<u8>,
+    rows: Vec<RowForm<'a>>,
+}
+
+enum RowForm<'a> {
+    Packed(std::ops::Range<usize>),
+    Json(Cow<'a, str>),
+}
+
+impl<'a> ShipmentRows<'a> {
+    /// Room for `count` shipments.
+    pub fn with_capacity(count: usize) -> ShipmentRows<'a> {
+        ShipmentRows { packed: Vec::with_capacity(count * 320), rows: Vec::with_capacity(count) }
+    }
+
+    /// Adds `s` packed, or else its JSON: `json` (as sent) when given, else written from
+    /// `s`; returns its number.
+    pub fn add(&mut self, s: &wire::QuoteShipment, json: Option<Cow<'a, str>>) -> Result<usize> {
+        let start = self.packed.len();
+        let form = if packed::write_shipment(&mut self.packed, s) {
+            RowForm::Packed(start..self.packed.len())
+        } else {
+            RowForm::Json(match json {
+                Some(json) => json,
+                None => Cow::Owned(wire::to_json(s)?),
+            })
+        };
+        self.rows.push(form);
+        Ok(self.rows.len() - 1)
+    }
+
+    /// The row of shipment `n`.
+    pub fn get(&self, n: usize) -> Result<ShipmentRow<'_>> {
+        let row = match self.rows.get(n) {
+            Some(RowForm::Packed(range)) => self.packed.get(range.clone()).map(ShipmentRow::Packed),
+            Some(RowForm::Json(json)) => Some(ShipmentRow::Json(json)),
+            None => None,
+        };
+        row.ok_or_else(|| Error::internal(format!("no stored form for shipment {n}")))
+    }
+}
+
 /// Gives the quotes their ids and stores them, one row per shipment, in `tx`: the
-/// shipment's JSON as sent and its quotes packed (schema 9, see [`crate::packed`]).
+/// shipment packed where it can be (schema 13) and its quotes packed (schema 9, see
+/// [`crate::packed`]).
 pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, batches: Vec<ToStore>) -> Result<()> {
     let total: usize = batches.iter().map(|b| b.priced.quotes.len()).sum();
     if total == 0 {
@@ -542,7 +609,7 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
             customer_id,
             first,
             quotes.len() as i64,
-            batch.shipment_json,
+            batch.shipment,
             quotes_packed,
             created,
             created + QUOTE_LIFETIME_SECS
@@ -556,12 +623,33 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
 pub struct StoredQuote {
     /// The quote as answered.
     pub quote: wire::Quote,
-    /// The request shipment as it was sent.
-    pub shipment_json: String,
+    /// The request shipment as its row keeps it: read it with [`StoredQuote::shipment`].
+    pub(crate) shipment: StoredShipment,
     /// When it was made.
     pub created_at: DateTime<Utc>,
     /// When it stops being bookable.
     pub expires_at: DateTime<Utc>,
+}
+
+impl StoredQuote {
+    /// The shipment the quote was made for, as it was read from the request.
+    ///
+    /// # Errors
+    /// `INTERNAL_ERROR` when its stored row is damaged.
+    pub fn shipment(&self) -> Result<wire::QuoteShipment> {
+        let read = match &self.shipment {
+            StoredShipment::Packed(bytes) => packed::unpack_shipment(bytes),
+            StoredShipment::Json(json) => serde_json::from_str(json).map_err(|e| e.to_string()),
+        };
+        read.map_err(|e| Error::internal(format!("quote {}'s shipment is unreadable: {e}", self.quote.quote_id)))
+    }
+}
+
+/// A stored quote's shipment as read from its row.
+#[derive(Debug, Clone)]
+pub(crate) enum StoredShipment {
+    Packed(Vec<u8>),
+    Json(String),
 }
 
 /// The customer's quote `quote_id`, or `None` (unknown or another customer's).
@@ -579,7 +667,12 @@ pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Resul
         return Ok(None);
     }
     let unreadable = |what: &str, e: String| Error::internal(format!("stored {what} of quote {quote_id} is unreadable: {e}"));
-    let shipment_json: String = row.get(3)?;
+    // Rows of schema 12 and before, and shipments the packed form does not hold, keep
+    // the shipment's JSON text; the others are packed.
+    let shipment = match row.get_ref(3)? {
+        ValueRef::Blob(bytes) => StoredShipment::Packed(bytes.to_vec()),
+        text => StoredShipment::Json(text.as_str().map_err(|e| unreadable("shipment", e.to_string()))?.to_string()),
+    };
     // Rows of schema 8 and before hold the quotes as JSON text; rows of schema 9 packed.
     let quotes: Vec<wire::Quote> = match row.get_ref(4)? {
         ValueRef::Blob(bytes) => packed::unpack_quotes(bytes, first).map_err(|e| unreadable("quotes", e))?,
@@ -588,7 +681,7 @@ pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Resul
     };
     let Some(quote) = usize::try_from(quote_id - first).ok().and_then(|i| quotes.into_iter().nth(i)) else { return Ok(None) };
     let at = |secs: i64| DateTime::from_timestamp(secs, 0).unwrap_or_default();
-    Ok(Some(StoredQuote { quote, shipment_json, created_at: at(row.get(5)?), expires_at: at(row.get(6)?) }))
+    Ok(Some(StoredQuote { quote, shipment, created_at: at(row.get(5)?), expires_at: at(row.get(6)?) }))
 }
 
 #[cfg(test)]
@@ -631,7 +724,7 @@ mod tests {
         for (id, shipment) in [(1_000_000_001, r#"{"n":1}"#), (1_000_000_002, r#"{"n":1}"#), (1_000_000_003, r#"{"n":2}"#)] {
             let found = find(&conn, "C1", id).unwrap().unwrap();
             assert_eq!((found.quote.quote_id, found.quote.service_code.as_str()), (id, format!("s{id}").as_str()));
-            assert_eq!(found.shipment_json, shipment);
+            assert!(matches!(&found.shipment, StoredShipment::Json(json) if json == shipment), "{:?}", found.shipment);
             assert_eq!(found.expires_at.timestamp(), 2000);
         }
         assert!(find(&conn, "C2", 1_000_000_001).unwrap().is_none());
@@ -669,7 +762,15 @@ mod tests {
                 currency: Currency::Usd,
             },
         };
-        let shipment = r#"{ "shipmentDate": "2026-11-23", "sender": {"name": "Ann \"A\" Lee", "zip": "19106"}, "x": [1, 2] }"#;
+        // one shipment the packed form does not hold (it has line items), one it does
+        let with_items = r#"{ "shipmentDate": "2026-11-23", "shipmentReference": "R1", "sender": {"name": "Ann \"A\" Lee", "zip": "19106"},
+            "receiver": {"zip": null}, "weightUnit": "lb", "dimUnit": null, "currency": "USD",
+            "pieces": [{"weight": 2, "lineItems": [{"sku": "A", "productName": "Mug", "quantity": 2}]}] }"#;
+        let plain = with_items.replace(r#", "lineItems": [{"sku": "A", "productName": "Mug", "quantity": 2}]"#, "");
+        let parse = |json: &str| serde_json::from_str::<wire::QuoteShipment>(json).unwrap();
+        let mut rows = ShipmentRows::default();
+        rows.add(&parse(with_items), Some(Cow::Borrowed(with_items))).unwrap();
+        rows.add(&parse(&plain), Some(Cow::Borrowed(&plain))).unwrap();
         let mut first = Priced { quotes: vec![quote(0, vec![(SurchargeKind::Fuel, "3.26")]), quote(1, vec![])], errors: vec![] };
         let mut second = Priced {
             quotes: vec![quote(2, vec![(SurchargeKind::Residential, "5.95"), (SurchargeKind::Insurance, "4.15")])],
@@ -677,29 +778,38 @@ mod tests {
         };
         let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let tx = conn.transaction().unwrap();
-        let rows = vec![ToStore { shipment_json: shipment, priced: &mut first }, ToStore { shipment_json: "{}", priced: &mut second }];
-        persist(&tx, "C1", now, rows).unwrap();
+        let to_store = vec![
+            ToStore { shipment: rows.get(0).unwrap(), priced: &mut first },
+            ToStore { shipment: rows.get(1).unwrap(), priced: &mut second },
+        ];
+        persist(&tx, "C1", now, to_store).unwrap();
         tx.commit().unwrap();
-        let stored: Vec<(i64, String, String, Vec<u8>)> = conn
-            .prepare("SELECT first_quote_id, shipment, typeof(quotes), quotes FROM quoted_shipments ORDER BY first_quote_id")
+        // first quote id, the shipment's type and bytes, the quotes' type and bytes
+        type Row = (i64, String, Vec<u8>, String, Vec<u8>);
+        let stored: Vec<Row> = conn
+            .prepare("SELECT first_quote_id, typeof(shipment), CAST(shipment AS BLOB), typeof(quotes), quotes FROM quoted_shipments ORDER BY first_quote_id")
             .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(stored.len(), 2);
-        for ((first_id, shipment_json, quotes_type, quotes), (priced, json)) in stored.iter().zip([(&first, shipment), (&second, "{}")]) {
-            assert_eq!((shipment_json.as_str(), quotes_type.as_str()), (json, "blob"));
+        let expected = [
+            (&first, "text", with_items.as_bytes().to_vec(), with_items),
+            (&second, "blob", wire::pack_shipment(&parse(&plain)).unwrap(), &plain),
+        ];
+        for ((first_id, shipment_type, shipment, quotes_type, quotes), (priced, form, bytes, json)) in stored.iter().zip(expected) {
+            assert_eq!((shipment_type.as_str(), shipment, quotes_type.as_str()), (form, &bytes, "blob"));
             let wire: Vec<wire::Quote> = priced.quotes.iter().map(PricedQuote::to_wire).collect();
             assert_eq!(*quotes, wire::pack_quotes(&wire));
             assert_eq!(*first_id, wire[0].quote_id);
             for q in &wire {
                 let found = find(&conn, "C1", q.quote_id).unwrap().unwrap();
                 assert_eq!(found.quote, *q);
+                assert_eq!(found.shipment().unwrap(), parse(json));
                 assert_eq!(found.expires_at.timestamp(), 1_800_000_000 + QUOTE_LIFETIME_SECS);
             }
         }
-        assert_eq!(find(&conn, "C1", first.quotes[1].quote_id).unwrap().unwrap().shipment_json, shipment);
         assert!(find(&conn, "C2", first.quotes[0].quote_id).unwrap().is_none());
         assert!(find(&conn, "C1", second.quotes[0].quote_id + 1).unwrap().is_none());
     }

@@ -13,7 +13,7 @@ use crate::catalog::{Catalog, Profile};
 use crate::clock::{Clock, SystemClock};
 use crate::customers::{self, Customer};
 use crate::error::{Error, ErrorCategory, Result};
-use crate::quoting::{self, Context, ToStore, MAX_BATCH};
+use crate::quoting::{self, Context, ShipmentRows, ToStore, MAX_BATCH};
 use crate::rating::{self, CsvKind, ImportError, ImportSummary, PieceInput, RateBook};
 use crate::{accounts, batches, booking, ledger, store, wire};
 
@@ -472,7 +472,7 @@ impl Shipping {
     /// shipments. Everything about one shipment is in its result instead.
     pub fn batch_quote(&self, customer_id: &str, shipments: &[wire::QuoteShipment]) -> Result<wire::BatchQuoteResponse> {
         check_batch_size(shipments.len())?;
-        let items = shipments.iter().map(|s| wire::to_json(s).map(|json| (Cow::Borrowed(s), Cow::Owned(json))));
+        let items = shipments.iter().map(|s| Ok((Cow::Borrowed(s), None)));
         self.quote_items(customer_id, items, typed_answer)
     }
 
@@ -487,7 +487,8 @@ impl Shipping {
         match quick {
             // (handed over one by one, not collected again: a shipment is over a kilobyte)
             Some(shipments) => {
-                self.quote_items(customer_id, shipments.into_iter().map(|(s, json)| Ok((Cow::Owned(s), Cow::Borrowed(json)))), json_answer)
+                let items = shipments.into_iter().map(|(s, json)| Ok((Cow::Owned(s), Some(Cow::Borrowed(json)))));
+                self.quote_items(customer_id, items, json_answer)
             }
             None => {
                 let req: BorrowedBatchQuoteRequest = wire::parse_borrowed(body)?;
@@ -495,18 +496,19 @@ impl Shipping {
                 let items = req
                     .shipments
                     .iter()
-                    .map(|raw| wire::parse_body::<wire::QuoteShipment>(raw.get()).map(|s| (Cow::Owned(s), Cow::Borrowed(raw.get()))));
+                    .map(|raw| wire::parse_body::<wire::QuoteShipment>(raw.get()).map(|s| (Cow::Owned(s), Some(Cow::Borrowed(raw.get())))));
                 self.quote_items(customer_id, items, json_answer)
             }
         }
     }
 
-    /// Validates, prices and stores the quotes of `items` (each a shipment and its JSON as
-    /// sent), and builds the answer with `answer` from the outcome of each shipment.
+    /// Validates, prices and stores the quotes of `items` (each a shipment and, when the
+    /// request had it, its JSON as sent), and builds the answer with `answer` from the
+    /// outcome of each shipment.
     fn quote_items<'a, T>(
         &self,
         customer_id: &str,
-        items: impl IntoIterator<Item = Result<(Cow<'a, wire::QuoteShipment>, Cow<'a, str>)>>,
+        items: impl IntoIterator<Item = Result<(Cow<'a, wire::QuoteShipment>, Option<Cow<'a, str>>)>>,
         answer: fn(Vec<Outcome<'_>>) -> Result<T>,
     ) -> Result<T> {
         let (customer, catalog, provider_accounts) = self.read(|conn| {
@@ -526,26 +528,32 @@ impl Shipping {
             cards: &cards,
         };
         let mut buf: Vec<PieceInput> = Vec::new();
-        let mut priced: Vec<(Outcome, Cow<str>)> = items
-            .into_iter()
+        let items = items.into_iter();
+        let mut rows = ShipmentRows::with_capacity(items.size_hint().0);
+        let mut priced: Vec<(Outcome, Option<usize>)> = items
             .enumerate()
             .map(|(i, item)| {
                 let outcome = item
                     .and_then(|(s, json)| {
+                        // the row's form is taken before validation takes the shipment
+                        let row = rows.add(&s, json)?;
                         let valid = quoting::validate(&ctx, s.into_owned())?;
-                        Ok((quoting::price(&ctx, &valid, profile.markup_percent, &mut buf)?, json))
+                        Ok((quoting::price(&ctx, &valid, profile.markup_percent, &mut buf)?, row))
                     })
                     .map_err(|e| e.within(&format!("shipments[{i}]")));
                 match outcome {
-                    Ok((p, json)) => (Ok(p), json),
-                    Err(e) => (Err(e), Cow::Borrowed("")),
+                    Ok((p, row)) => (Ok(p), Some(row)),
+                    Err(e) => (Err(e), None),
                 }
             })
             .collect();
         let now = self.clock.now();
         self.write(|tx| {
-            let batches =
-                priced.iter_mut().filter_map(|(p, json)| p.as_mut().ok().map(|priced| ToStore { shipment_json: json, priced })).collect();
+            let batches = priced
+                .iter_mut()
+                .filter_map(|(p, row)| Some((p.as_mut().ok()?, (*row)?)))
+                .map(|(priced, row)| Ok(ToStore { shipment: rows.get(row)?, priced }))
+                .collect::<Result<_>>()?;
             quoting::persist(tx, customer_id, now, batches)
         })?;
         answer(priced.into_iter().map(|(p, _)| p).collect())
@@ -559,8 +567,7 @@ impl Shipping {
     /// it cannot be quoted at all; when all three are named, the reason that one service
     /// could not be quoted.
     pub fn quote(&self, customer_id: &str, shipment: &wire::QuoteShipment) -> Result<wire::QuoteAnswer> {
-        let json = wire::to_json(shipment)?;
-        let mut response = self.quote_items(customer_id, vec![Ok((Cow::Borrowed(shipment), Cow::Owned(json)))], typed_answer)?;
+        let mut response = self.quote_items(customer_id, vec![Ok((Cow::Borrowed(shipment), None))], typed_answer)?;
         let result = response.results.pop().ok_or_else(|| Error::internal("a quote request produced no result"))?;
         if let (Some(error), Some(category)) = (result.error, result.error_category) {
             let category = crate::error::category_from_code(&category);

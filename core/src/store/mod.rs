@@ -38,6 +38,8 @@ const MIGRATIONS: &[Migration] = &[
     Migration { sql: include_str!("../../migrations/0011_fewer_btrees.sql"), seed: None },
     // A booking's first tracking event is read from its shipment instead of stored.
     Migration { sql: include_str!("../../migrations/0012_booked_event_on_shipment.sql"), seed: None },
+    // A quoted shipment is stored packed from its parsed form instead of as its JSON.
+    Migration { sql: include_str!("../../migrations/0013_packed_shipments.sql"), seed: None },
 ];
 
 fn seed_rates(tx: &Transaction) -> Result<()> {

@@ -345,6 +345,10 @@ mod tests {
         let slow = by_serde(text).unwrap_or_else(|| panic!("serde refuses what was read by hand: {text}"));
         assert_eq!(fast, slow, "{text}");
         assert_eq!(serde_json::to_string(&fast).unwrap(), serde_json::to_string(&slow).unwrap(), "{text}");
+        // and as the service stores it (every shape read here is one it packs)
+        let packed = crate::packed::pack_shipment(&fast).unwrap_or_else(|| panic!("not packed: {text}"));
+        let back = crate::packed::unpack_shipment(&packed).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), serde_json::to_string(&slow).unwrap(), "{text}");
         true
     }
 

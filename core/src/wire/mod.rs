@@ -16,7 +16,7 @@ mod strict;
 
 /// The stored form of a shipment's quotes (schema 9), for tools that read or write the
 /// quotes table as the service does.
-pub use crate::packed::{pack_quotes, unpack_quotes};
+pub use crate::packed::{pack_quotes, pack_shipment, unpack_quotes, unpack_shipment};
 pub use accounts::*;
 pub use booking::*;
 pub use customers::*;
