@@ -26,20 +26,32 @@ use super::strict::Strict;
 /// there are more than `max` shipments: the caller must then parse the body in full,
 /// which finds the same shipments or the error.
 pub fn batch_shipments<T: ReadFast>(body: &str, max: usize) -> Option<Vec<(T, &str)>> {
+    // Room for the shipments from the first, without growing (and copying shipments of
+    // over a kilobyte) in steps: a real shipment is hundreds of bytes of JSON.
+    let mut found = Vec::with_capacity((body.len() / 256).min(max));
+    each_batch_shipment(body, max, |shipment, json| found.push((shipment, json))).then_some(found)
+}
+
+/// [`batch_shipments`] handing each shipment to `each` as soon as it is read, in order,
+/// rather than collecting them. `false` where [`batch_shipments`] gives `None`: what
+/// `each` was given must then be thrown away.
+pub fn each_batch_shipment<'b, T: ReadFast>(body: &'b str, max: usize, mut each: impl FnMut(T, &'b str)) -> bool {
+    read_each(body, max, &mut each).is_some()
+}
+
+fn read_each<'b, T: ReadFast>(body: &'b str, max: usize, each: &mut impl FnMut(T, &'b str)) -> Option<()> {
     let b = body.as_bytes();
     let mut at = skip_ws(b, 0);
     at = expect(b, at, b"{")?;
     at = expect(b, at, b"\"shipments\"")?;
     at = expect(b, at, b":")?;
     at = expect(b, at, b"[")?;
-    // Room for the shipments from the first, without growing (and copying shipments of
-    // over a kilobyte) in steps: a real shipment is hundreds of bytes of JSON.
-    let mut found = Vec::with_capacity((body.len() / 256).min(max));
+    let mut count = 0;
     if b.get(at) == Some(&b']') {
         at = skip_ws(b, at + 1);
     } else {
         loop {
-            if b.get(at) != Some(&b'{') || found.len() == max {
+            if b.get(at) != Some(&b'{') || count == max {
                 return None;
             }
             let rest = body.get(at..)?;
@@ -51,7 +63,8 @@ pub fn batch_shipments<T: ReadFast>(body: &str, max: usize) -> Option<Vec<(T, &s
                     (shipment, stream.byte_offset())
                 }
             };
-            found.push((shipment, rest.get(..len)?));
+            each(shipment, rest.get(..len)?);
+            count += 1;
             at = skip_ws(b, at + len);
             match b.get(at) {
                 Some(b',') => at = skip_ws(b, at + 1),
@@ -64,7 +77,7 @@ pub fn batch_shipments<T: ReadFast>(body: &str, max: usize) -> Option<Vec<(T, &s
         }
     }
     at = expect(b, at, b"}")?;
-    (at == b.len()).then_some(found)
+    (at == b.len()).then_some(())
 }
 
 /// A shipment type that [`batch_shipments`] reads: through serde, after a reader by
