@@ -152,7 +152,7 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
     })
 }
 
-/// The quotes (ids given by [`persist`]) and quote errors of one shipment.
+/// The quotes (ids given by [`number`]) and quote errors of one shipment.
 #[derive(Debug, Default)]
 pub(crate) struct Priced<'c> {
     pub quotes: Vec<PricedQuote<'c>>,
@@ -161,7 +161,7 @@ pub(crate) struct Priced<'c> {
 
 /// A priced quote that borrows its names from the catalog. [`write_quotes_json`] writes
 /// it as exactly the JSON of the [`wire::Quote`] that [`PricedQuote::to_wire`] builds (a
-/// test pins this), and [`persist`] packs it as that quote would be packed, so the batch
+/// test pins this), and [`store`] packs it as that quote would be packed, so the batch
 /// answer and the stored row are written from it directly, without eight `String`s per
 /// service quote that would only be serialised and dropped.
 #[derive(Debug, Clone)]
@@ -511,7 +511,7 @@ fn place(a: &Address) -> Place<'_> {
 /// The quotes of one shipment to store: the request shipment and its quotes.
 pub(crate) struct ToStore<'a, 'c> {
     pub shipment: ShipmentRow<'a>,
-    pub priced: &'a mut Priced<'c>,
+    pub priced: &'a Priced<'c>,
 }
 
 /// A quoted shipment as its row keeps it: packed (schema 13, see [`crate::packed`]) or,
@@ -577,15 +577,32 @@ impl<'a> ShipmentRows<'a> {
     }
 }
 
-/// Gives the quotes their ids and stores them, one row per shipment, in `tx`: the
-/// shipment packed where it can be (schema 13) and its quotes packed (schema 9, see
-/// [`crate::packed`]).
-pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, batches: Vec<ToStore>) -> Result<()> {
-    let total: usize = batches.iter().map(|b| b.priced.quotes.len()).sum();
+/// Gives the quotes of `priced` their ids, reserved in `tx`: consecutive, in order, so
+/// that each shipment's quotes are a range from its first.
+pub(crate) fn number(tx: &Transaction, priced: Vec<&mut Priced>) -> Result<()> {
+    let total: usize = priced.iter().map(|p| p.quotes.len()).sum();
     if total == 0 {
         return Ok(());
     }
     let mut next = crate::store::next_ids(tx, "quote", total)?;
+    for p in priced {
+        for q in p.quotes.iter_mut() {
+            q.quote_id = next;
+            next += 1;
+        }
+    }
+    Ok(())
+}
+
+/// Stores the quotes of `rows` (numbered by [`number`]) in `tx`, one row per shipment:
+/// the shipment packed where it can be (schema 13) and its quotes packed (schema 9, see
+/// [`crate::packed`]).
+pub(crate) fn store<'a, 'c: 'a>(
+    tx: &Transaction,
+    customer_id: &str,
+    now: DateTime<Utc>,
+    rows: impl IntoIterator<Item = ToStore<'a, 'c>>,
+) -> Result<()> {
     let created = now.timestamp();
     let mut insert = tx.prepare_cached(
         "INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
@@ -593,23 +610,16 @@ pub(crate) fn persist(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, b
     )?;
     // (one buffer for the whole batch: a row's bytes are copied when bound)
     let mut quotes_packed = Vec::new();
-    for batch in batches {
-        let quotes = &mut batch.priced.quotes;
-        if quotes.is_empty() {
-            continue;
-        }
-        let first = next;
-        for q in quotes.iter_mut() {
-            q.quote_id = next;
-            next += 1;
-        }
+    for row in rows {
+        let quotes = &row.priced.quotes;
+        let Some(first) = quotes.first() else { continue };
         quotes_packed.clear();
         pack(&mut quotes_packed, quotes);
         insert.execute(rusqlite::params![
             customer_id,
-            first,
+            first.quote_id,
             quotes.len() as i64,
-            batch.shipment,
+            row.shipment,
             quotes_packed,
             created,
             created + QUOTE_LIFETIME_SECS
@@ -778,11 +788,10 @@ mod tests {
         };
         let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let tx = conn.transaction().unwrap();
-        let to_store = vec![
-            ToStore { shipment: rows.get(0).unwrap(), priced: &mut first },
-            ToStore { shipment: rows.get(1).unwrap(), priced: &mut second },
-        ];
-        persist(&tx, "C1", now, to_store).unwrap();
+        number(&tx, vec![&mut first, &mut second]).unwrap();
+        let to_store =
+            [ToStore { shipment: rows.get(0).unwrap(), priced: &first }, ToStore { shipment: rows.get(1).unwrap(), priced: &second }];
+        store(&tx, "C1", now, to_store).unwrap();
         tx.commit().unwrap();
         // first quote id, the shipment's type and bytes, the quotes' type and bytes
         type Row = (i64, String, Vec<u8>, String, Vec<u8>);
