@@ -74,23 +74,62 @@ fn gram_token(window: &[char]) -> String {
 /// repeats, separated by spaces.
 fn grams(body: &str) -> String {
     let lines: Vec<Vec<char>> = body.lines().map(|l| l.chars().collect()).collect();
-    // Each window is deduplicated by a key that packs its characters (21 bits each, 6 at
-    // most, under a marker bit): sorting integers is several times cheaper than sorting
-    // slices of characters, and this runs for every booking.
-    let mut windows: Vec<(u128, &[char])> = Vec::with_capacity(body.len() * 3);
+    // One- and two-character windows of ASCII characters, most of the short ones, are
+    // marked in bit sets. Every other window is deduplicated by a key that packs its
+    // characters (21 bits each, 6 at most, under a marker bit): sorting integers is
+    // several times cheaper than sorting slices of characters, and this runs for every
+    // booking.
+    let mut ones = [0u64; 2];
+    let mut twos = [0u64; 128 * 128 / 64];
+    let mark = |set: &mut [u64], bit: usize| {
+        if let Some(word) = set.get_mut(bit / 64) {
+            *word |= 1 << (bit % 64);
+        }
+    };
+    let ascii = |c: char| usize::try_from(u32::from(c)).ok().filter(|&c| c < 128);
+    let mut windows: Vec<(u128, &[char])> = Vec::with_capacity(body.len());
     for chars in &lines {
         for w in chars.windows(1).chain(chars.windows(2)).chain(chars.windows(GRAM)) {
-            windows.push((window_key(w), w));
+            let marked = match *w {
+                [a] => ascii(a).map(|a| mark(&mut ones, a)),
+                [a, b] => ascii(a).zip(ascii(b)).map(|(a, b)| mark(&mut twos, a * 128 + b)),
+                _ => None,
+            };
+            if marked.is_none() {
+                windows.push((window_key(w), w));
+            }
         }
     }
     windows.sort_unstable_by_key(|(key, _)| *key);
     windows.dedup_by_key(|(key, _)| *key);
-    let mut out = String::with_capacity(windows.len() * 9);
-    for (_, w) in windows {
+    let mut out = String::with_capacity(windows.len() * 13 + 512);
+    let mut token = |w: &[char]| {
         if !out.is_empty() {
             out.push(' ');
         }
         push_token(&mut out, w);
+    };
+    let marked = |set: &[u64]| -> Vec<usize> {
+        let mut bits = Vec::new();
+        for (i, &word) in set.iter().enumerate() {
+            let mut rest = word;
+            while rest != 0 {
+                bits.push(i * 64 + rest.trailing_zeros() as usize);
+                rest &= rest - 1;
+            }
+        }
+        bits
+    };
+    // (each bit is an ASCII code, or two: they are chars)
+    let code = |n: usize| char::from(u8::try_from(n).unwrap_or_default());
+    for n in marked(&ones) {
+        token(&[code(n)]);
+    }
+    for n in marked(&twos) {
+        token(&[code(n / 128), code(n % 128)]);
+    }
+    for (_, w) in windows {
+        token(w);
     }
     out
 }
