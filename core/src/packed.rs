@@ -305,63 +305,33 @@ pub fn unpack_shipment(packed: &[u8]) -> Result<QuoteShipment, String> {
     if r.byte()? != SHIPMENT_FORM {
         return Err("not a packed shipment".into());
     }
-    let carrier_code = r.opt_text()?;
-    let service_code = r.opt_text()?;
-    let package_type_code = r.opt_text()?;
-    let shipment_date = r.compact()?;
-    let shipment_reference = r.compact()?;
-    let content_description = r.opt_text()?;
-    let sender = r.address()?;
-    let receiver = r.address()?;
-    let residential = r.flag()?;
-    let signature_option_code = r.opt_text()?;
-    let saturday_delivery = r.flag()?;
-    let postal_express_am_delivery = r.flag()?;
-    let dangerous_goods_code = r.opt_text()?;
-    let weight_unit = r.compact()?;
-    let dim_unit = r.opt2_text()?;
-    let currency = r.compact()?;
-    let count = r.varint()?;
-    // (each piece takes at least seven bytes, so a damaged count cannot ask for much)
-    let mut pieces = Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(r.bytes.len() / 7));
-    for _ in 0..count {
-        let weight = Dec(r.decimal()?);
-        let mut opt = || -> Result<Option<Dec>, String> {
-            if r.bytes.get(r.at) == Some(&NO_DECIMAL) {
-                r.at += 1;
-                return Ok(None);
-            }
-            r.decimal().map(|d| Some(Dec(d)))
-        };
-        let (length, width, height, insurance_amount, declared_value) = (opt()?, opt()?, opt()?, opt()?, opt()?);
-        pieces.push(Piece { weight, length, width, height, insurance_amount, declared_value, line_items: None });
-    }
-    let provider_account_id = r.opt_text()?;
+    // (a struct's fields are read in the order they are written here, the form's order)
+    let shipment = QuoteShipment {
+        carrier_code: r.opt_text()?,
+        service_code: r.opt_text()?,
+        package_type_code: r.opt_text()?,
+        shipment_date: r.compact()?,
+        shipment_reference: r.compact()?,
+        content_description: r.opt_text()?,
+        sender: r.address()?,
+        receiver: r.address()?,
+        residential: r.flag()?,
+        signature_option_code: r.opt_text()?,
+        saturday_delivery: r.flag()?,
+        postal_express_am_delivery: r.flag()?,
+        dangerous_goods_code: r.opt_text()?,
+        weight_unit: r.compact()?,
+        dim_unit: r.opt2_text()?,
+        currency: r.compact()?,
+        pieces: r.pieces()?,
+        billing: None,
+        provider_account_id: r.opt_text()?,
+        commercial_invoice: None,
+    };
     if !r.done() {
         return Err("bytes after the packed shipment".into());
     }
-    Ok(QuoteShipment {
-        carrier_code,
-        service_code,
-        package_type_code,
-        shipment_date,
-        shipment_reference,
-        content_description,
-        sender,
-        receiver,
-        residential,
-        signature_option_code,
-        saturday_delivery,
-        postal_express_am_delivery,
-        dangerous_goods_code,
-        weight_unit,
-        dim_unit,
-        currency,
-        pieces,
-        billing: None,
-        provider_account_id,
-        commercial_invoice: None,
-    })
+    Ok(shipment)
 }
 
 fn varint(out: &mut Vec<u8>, mut n: u128) {
@@ -504,6 +474,32 @@ impl Reader<'_> {
             2 => Ok(Some(true)),
             b => Err(format!("flag {b}")),
         }
+    }
+
+    fn pieces(&mut self) -> Result<Vec<Piece>, String> {
+        let count = self.varint()?;
+        // (each piece takes at least seven bytes, so a damaged count cannot ask for much)
+        let mut pieces = Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(self.bytes.len() / 7));
+        for _ in 0..count {
+            pieces.push(Piece {
+                weight: Dec(self.decimal()?),
+                length: self.opt_decimal()?,
+                width: self.opt_decimal()?,
+                height: self.opt_decimal()?,
+                insurance_amount: self.opt_decimal()?,
+                declared_value: self.opt_decimal()?,
+                line_items: None,
+            });
+        }
+        Ok(pieces)
+    }
+
+    fn opt_decimal(&mut self) -> Result<Option<Dec>, String> {
+        if self.bytes.get(self.at) == Some(&NO_DECIMAL) {
+            self.at += 1;
+            return Ok(None);
+        }
+        self.decimal().map(|d| Some(Dec(d)))
     }
 
     fn address(&mut self) -> Result<WireAddress, String> {

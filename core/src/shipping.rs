@@ -572,8 +572,9 @@ impl Shipping {
         whole: impl FnOnce() -> bool,
         answer: fn(&[Outcome<'_>]) -> Result<T>,
     ) -> Result<Option<T>> {
-        let mut whole = Some(whole);
-        let mut whole = move || whole.take().is_none_or(|w| w());
+        // (asked once, at the first place that needs to know, and remembered)
+        let (mut ask, mut known) = (Some(whole), None);
+        let mut whole = move || *known.get_or_insert_with(|| ask.take().is_none_or(|w| w()));
         let context = self.read(|conn| {
             let (customer, catalog) = self.customer(conn, customer_id)?;
             let accounts = accounts::provider_account_ids(conn, customer_id)?;
