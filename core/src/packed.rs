@@ -289,8 +289,11 @@ fn write_address(out: &mut Vec<u8>, a: &WireAddress) {
     }
 }
 
-/// The packed form of `s` (see the module documentation), or `None` for a shipment with
-/// billing parties, a commercial invoice or line items, which the service stores as JSON.
+/// The packed form of `s`, as the service stores a quoted shipment (schema 13): its
+/// fields in the struct's order without keys, texts after their lengths, decimals as
+/// scale and mantissa, and one byte each for absent, null, `true` and `false`.
+/// [`unpack_shipment`] reads it back whole. `None` for a shipment with billing parties, a
+/// commercial invoice or line items, which the service stores as its JSON instead.
 pub fn pack_shipment(s: &QuoteShipment) -> Option<Vec<u8>> {
     let mut out = Vec::with_capacity(320);
     write_shipment(&mut out, s).then_some(out)

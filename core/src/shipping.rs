@@ -856,12 +856,10 @@ type Outcome<'c> = Result<quoting::Priced<'c>>;
 const READ_APART_FROM: usize = 32 * 1024;
 
 /// A batch of this many quotes or more has its answer written on a thread of its own
-/// while its rows are stored (see [`store_and_answer`]): about a tenth of a millisecond
-/// of writing, against the few hundredths that starting a thread costs.
-#[cfg(not(target_arch = "wasm32"))]
+/// while its rows are stored, where the target has threads (see [`store_and_answer`]):
+/// about a tenth of a millisecond of writing, against the few hundredths that starting a
+/// thread costs.
 const ANSWER_APART_FROM: usize = 128;
-#[cfg(target_arch = "wasm32")]
-const ANSWER_APART_FROM: usize = usize::MAX;
 
 /// Runs `store` and `answer`, on two threads when `apart` (and the target has threads),
 /// else one after the other; the answer, when both succeed.
