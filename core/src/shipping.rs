@@ -529,9 +529,10 @@ impl Shipping {
                 whole
             });
             let items = receive.into_iter().flatten().map(|(s, json)| Ok((Cow::Owned(s), Some(Cow::Borrowed(json)))));
-            // (a reader that panicked read nothing usable: the long way reads the body again)
             let expected = (body.len() / 256).min(MAX_BATCH);
-            self.quote_items_if(customer_id, items, expected, || reader.join().unwrap_or(false), json_answer)
+            // (a reader that panicked read nothing usable: the long way reads the body again)
+            let whole = || reader.join().unwrap_or(false);
+            self.quote_items_if(customer_id, items, expected, whole, json_answer)
         })
     }
 
@@ -562,8 +563,8 @@ impl Shipping {
 
     /// [`Shipping::quote_items`] of items that may turn out to be only the first of the
     /// request's, about `expected` of them: once they are used up, or when an error comes
-    /// first, `whole` says whether they were all of them. `None` (nothing stored, no error) when they were
-    /// not, and the request must be read again the long way.
+    /// first, `whole` says whether they were all of them. `None` (nothing stored, no
+    /// error) when they were not, and the request must be read again the long way.
     fn quote_items_if<'a, T: Send>(
         &self,
         customer_id: &str,
