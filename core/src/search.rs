@@ -109,29 +109,30 @@ fn grams(body: &str) -> String {
         }
         push_token(&mut out, w);
     };
-    let marked = |set: &[u64]| -> Vec<usize> {
-        let mut bits = Vec::new();
-        for (i, &word) in set.iter().enumerate() {
-            let mut rest = word;
-            while rest != 0 {
-                bits.push(i * 64 + rest.trailing_zeros() as usize);
-                rest &= rest - 1;
-            }
-        }
-        bits
-    };
     // (each bit is an ASCII code, or two: they are chars)
     let code = |n: usize| char::from(u8::try_from(n).unwrap_or_default());
-    for n in marked(&ones) {
+    for n in set_bits(&ones) {
         token(&[code(n)]);
     }
-    for n in marked(&twos) {
+    for n in set_bits(&twos) {
         token(&[code(n / 128), code(n % 128)]);
     }
     for (_, w) in windows {
         token(w);
     }
     out
+}
+
+/// The numbers of the bits set in `set`, in increasing order.
+fn set_bits(set: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    set.iter().enumerate().flat_map(|(i, &word)| {
+        let mut rest = word;
+        std::iter::from_fn(move || {
+            let bit = (rest != 0).then(|| i * 64 + rest.trailing_zeros() as usize);
+            rest &= rest.wrapping_sub(1);
+            bit
+        })
+    })
 }
 
 /// A key that differs for any two windows of at most [`GRAM`] characters: a leading 1
@@ -223,8 +224,9 @@ pub(crate) fn entry(tx: &Transaction, customer_id: &str, seq: i64, view: &wire::
 /// Called by a booking once its `shipments` row (rowid `shipment`) is written with its
 /// [`Entry`]: every [`PENDING_LIMIT`]th booking indexes the waiting shipments together.
 pub(crate) fn after_booking(tx: &Transaction, shipment: i64) -> Result<()> {
-    if shipment - crate::store::last_id(tx, INDEXED)? >= PENDING_LIMIT {
-        flush(tx)?;
+    let watermark = crate::store::last_id(tx, INDEXED)?;
+    if shipment - watermark >= PENDING_LIMIT {
+        flush_after(tx, watermark)?;
     }
     Ok(())
 }
@@ -251,7 +253,11 @@ fn insert_indexed(tx: &Transaction, rowid: i64, book_number: &str, text: &str) -
 /// They go in in rowid order: FTS5 writes out what it holds whenever a rowid is not
 /// above the one before. Shipments stored without an entry count as indexed.
 pub(crate) fn flush(tx: &Transaction) -> Result<()> {
-    let watermark = crate::store::last_id(tx, INDEXED)?;
+    flush_after(tx, crate::store::last_id(tx, INDEXED)?)
+}
+
+/// [`flush`] when the watermark is known to be `watermark`.
+fn flush_after(tx: &Transaction, watermark: i64) -> Result<()> {
     let waiting: Vec<(i64, String, String)> = tx
         .prepare_cached(
             "SELECT search_rowid, book_number, search_body FROM shipments

@@ -529,7 +529,7 @@ impl Shipping {
                 whole
             });
             let items = receive.into_iter().flatten().map(|(s, json)| Ok((Cow::Owned(s), Some(Cow::Borrowed(json)))));
-            let expected = (body.len() / 256).min(MAX_BATCH);
+            let expected = wire::expected_shipments(body, MAX_BATCH);
             // (a reader that panicked read nothing usable: the long way reads the body again)
             let whole = || reader.join().unwrap_or(false);
             self.quote_items_if(customer_id, items, expected, whole, json_answer)
@@ -874,6 +874,7 @@ fn store_and_answer<A: Send>(apart: bool, store: impl FnOnce() -> Result<()>, an
             stored.and(answer)
         });
     }
+    #[cfg(target_arch = "wasm32")]
     let _ = apart;
     store()?;
     answer()

@@ -25,7 +25,7 @@ pub(crate) use numbers::{decimal_text, push_int};
 pub use numbers::{Dec, Int};
 pub use quotes::*;
 pub(crate) use quotes::{quote_fields, quote_json_size, write_quotes, QuoteFields, QuotedWeight};
-pub use split::{batch_shipments, each_batch_shipment, ReadFast};
+pub use split::{batch_shipments, each_batch_shipment, expected_shipments, ReadFast};
 
 /// The string type of an address's fields as sent: text of up to 24 bytes, as address
 /// fields nearly always are, is held inline, without an allocation of its own.

@@ -27,9 +27,15 @@ use super::strict::Strict;
 /// which finds the same shipments or the error.
 pub fn batch_shipments<T: ReadFast>(body: &str, max: usize) -> Option<Vec<(T, &str)>> {
     // Room for the shipments from the first, without growing (and copying shipments of
-    // over a kilobyte) in steps: a real shipment is hundreds of bytes of JSON.
-    let mut found = Vec::with_capacity((body.len() / 256).min(max));
+    // over a kilobyte) in steps.
+    let mut found = Vec::with_capacity(expected_shipments(body, max));
     each_batch_shipment(body, max, |shipment, json| found.push((shipment, json))).then_some(found)
+}
+
+/// About how many shipments (at most `max`) a batch body holds, to make room for them:
+/// a real shipment is hundreds of bytes of JSON.
+pub fn expected_shipments(body: &str, max: usize) -> usize {
+    (body.len() / 256).min(max)
 }
 
 /// [`batch_shipments`] handing each shipment to `each` as soon as it is read, in order,
