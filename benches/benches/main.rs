@@ -101,7 +101,7 @@ mod rating {
 
     use std::hint::black_box;
 
-    use consign::rating::RateBook;
+    use consign::RateBook;
     use consign_benches::RateCase;
     use criterion::Criterion;
     use rust_decimal_macros::dec;

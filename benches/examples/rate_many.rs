@@ -3,7 +3,7 @@
 //!
 //! `cargo run --release -p consign-benches --example rate_many -- 100000 [domestic]`
 
-use consign::rating::RateBook;
+use consign::RateBook;
 use consign_benches::RateCase;
 
 fn main() {

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use consign::rating::{CardId, Currency, DimUnit, PieceInput, Place, RateBook, RateInput, WeightUnit};
-use consign::wire::{self, BatchQuoteResponse, QuoteShipment};
+use consign::wire::{BatchQuoteResponse, QuoteShipment};
 use consign::Shipping;
+use consign::{CardId, Currency, DimUnit, PieceInput, Place, RateBook, RateInput, WeightUnit};
 use rusqlite::{Connection, TransactionBehavior};
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
@@ -229,12 +229,20 @@ pub fn batch(date: &str, one_service: bool) -> Vec<Value> {
     (0..BATCH).map(|i| shipment(i, date, one_service)).collect()
 }
 
+/// A batch request with each shipment's JSON borrowed from the body.
+#[derive(serde::Deserialize)]
+struct BorrowedRequest<'a> {
+    #[serde(borrow)]
+    shipments: Vec<&'a serde_json::value::RawValue>,
+}
+
 /// The floor of a batch quote: what any implementation must do for the same request
-/// and answer, without validating or rating. It parses the request into the same wire
-/// types, packs each shipment's quotes as the service stores them, inserts the same
+/// and answer, without validating or rating. It parses each shipment of the request on
+/// its own into the same wire type (as a batch quote must, so that one bad shipment
+/// fails alone), packs each shipment's quotes as the service stores them, inserts the same
 /// rows (same columns, same bytes) in one IMMEDIATE transaction into a table of the
 /// same schema on a file database with the same settings (WAL, `synchronous = NORMAL`,
-/// foreign keys on), and writes the same answer. The quotes come from a real run of the
+/// foreign keys on), and serialises the same answer. The quotes come from a real run of the
 /// same batch made once, before timing.
 #[derive(Debug)]
 pub struct Floor {
@@ -274,18 +282,10 @@ impl Floor {
     /// Parses `body`, inserts one row per shipment and serialises the answer; returns
     /// the answer's length.
     pub fn run(&mut self, body: &str) -> usize {
-        // each shipment as the service stores it: packed, or its JSON as sent
-        let items: Vec<(QuoteShipment, rusqlite::types::Value)> = wire::batch_shipments::<QuoteShipment>(body, BATCH)
-            .expect("a batch of shipments")
-            .into_iter()
-            .map(|(shipment, json)| {
-                let row = match wire::pack_shipment(&shipment) {
-                    Some(packed) => rusqlite::types::Value::Blob(packed),
-                    None => rusqlite::types::Value::Text(json.to_string()),
-                };
-                (shipment, row)
-            })
-            .collect();
+        // each shipment parsed on its own, keeping its JSON as sent for its row
+        let request: BorrowedRequest = serde_json::from_str(body).expect("a batch of shipments");
+        let items: Vec<(QuoteShipment, &str)> =
+            request.shipments.iter().map(|raw| (serde_json::from_str(raw.get()).expect("a shipment"), raw.get())).collect();
         assert_eq!(items.len(), self.answer.results.len());
         let total: i64 = self.answer.results.iter().map(|r| r.quotes.as_ref().map_or(0, Vec::len) as i64).sum();
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).expect("begins");
@@ -306,35 +306,19 @@ impl Floor {
                 .expect("prepares");
             for ((_, json), result) in items.iter().zip(&self.answer.results) {
                 let quotes = result.quotes.as_deref().unwrap_or_default();
-                let quotes_packed = wire::pack_quotes(quotes);
+                if quotes.is_empty() {
+                    continue;
+                }
+                let packed = consign::bench::pack_quotes(quotes);
                 insert
-                    .execute(rusqlite::params!["c1", next, quotes.len() as i64, json, quotes_packed, 1_800_000_000i64, 1_802_592_000i64])
+                    .execute(rusqlite::params!["c1", next, quotes.len() as i64, json, packed, 1_800_000_000i64, 1_802_592_000i64])
                     .expect("inserts");
                 next += quotes.len() as i64;
             }
         }
         tx.commit().expect("commits");
         std::hint::black_box(&items);
-        // The answer, written as the service writes it.
-        let size: usize = self.answer.results.iter().map(|r| r.quotes.as_ref().map_or(0, |q| 384 * q.len()) + 100).sum();
-        let mut answer = String::with_capacity(size);
-        answer.push_str("{\"results\":[");
-        for (i, r) in self.answer.results.iter().enumerate() {
-            if i > 0 {
-                answer.push(',');
-            }
-            answer.push_str("{\"shipmentIndex\":");
-            answer.push_str(itoa::Buffer::new().format(r.shipment_index));
-            answer.push_str(",\"status\":\"");
-            answer.push_str(&r.status);
-            answer.push_str("\",\"quotes\":");
-            wire::write_quote_array(&mut answer, r.quotes.as_deref().unwrap_or_default());
-            answer.push_str(",\"quoteErrors\":");
-            wire::write_quote_errors(&mut answer, r.quote_errors.as_deref().unwrap_or_default());
-            answer.push('}');
-        }
-        answer.push_str("]}");
-        answer.len()
+        serde_json::to_string(&self.answer).expect("serialises").len()
     }
 
     /// Empties the table, so that every run inserts into a table of the same size.
@@ -481,26 +465,25 @@ fn build(path: &std::path::Path, n: u32) {
         call(&shipping, "POST", &format!("/restapi/v1/customers/{big}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
     let small_template =
         call(&shipping, "POST", &format!("/restapi/v1/customers/{small}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
-    shipping.bulk_insert_shipments_for_bench(&small, &small_template, 1000, |_, _| {}).unwrap();
+    consign::bench::insert_shipment_copies(&shipping, &small, &small_template, 1000, |_, _| {}).unwrap();
     let chunk = 50_000;
     let mut done = 0;
     while done < n {
         let count = chunk.min(n - done);
-        shipping
-            .bulk_insert_shipments_for_bench(&big, &template, count, |j, view| {
-                let i = done + j;
-                let r = mix(u64::from(i));
-                let first = FIRST[(r % 20) as usize];
-                let last = surname((r >> 8) as u32 % 22_500);
-                view.receiver.name = format!("{first} {last}");
-                view.receiver.company = if r % 3 == 0 { format!("{last} Trading") } else { String::new() };
-                view.receiver.phone = format!("{:03}-555-{:04}", 200 + (r >> 20) % 700, (r >> 32) % 10_000);
-                view.receiver.email = format!("{}.{}@example.com", first.to_lowercase(), last.to_lowercase());
-                view.shipper_reference = format!("REF-{i:07}");
-                view.shipment_reference = view.shipper_reference.clone();
-                view.order_number = format!("SO-{}", 500_000 + i);
-            })
-            .unwrap();
+        consign::bench::insert_shipment_copies(&shipping, &big, &template, count, |j, view| {
+            let i = done + j;
+            let r = mix(u64::from(i));
+            let first = FIRST[(r % 20) as usize];
+            let last = surname((r >> 8) as u32 % 22_500);
+            view.receiver.name = format!("{first} {last}");
+            view.receiver.company = if r % 3 == 0 { format!("{last} Trading") } else { String::new() };
+            view.receiver.phone = format!("{:03}-555-{:04}", 200 + (r >> 20) % 700, (r >> 32) % 10_000);
+            view.receiver.email = format!("{}.{}@example.com", first.to_lowercase(), last.to_lowercase());
+            view.shipper_reference = format!("REF-{i:07}");
+            view.shipment_reference = view.shipper_reference.clone();
+            view.order_number = format!("SO-{}", 500_000 + i);
+        })
+        .unwrap();
         done += count;
         eprintln!("search fixture: {done} of {n} shipments");
     }

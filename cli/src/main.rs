@@ -31,7 +31,7 @@ fn main() -> ExitCode {
 }
 
 /// The rate data kind named on the command line.
-fn csv_kind(name: &str) -> Result<consign::rating::CsvKind, String> {
+fn csv_kind(name: &str) -> Result<consign::CsvKind, String> {
     name.parse().map_err(|_| format!("unknown kind {name:?}\n{USAGE}"))
 }
 

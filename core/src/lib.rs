@@ -37,12 +37,14 @@
 mod accounts;
 mod address;
 mod batches;
+#[cfg(feature = "bench")]
+#[doc(hidden)]
+pub mod bench;
 mod booking;
-pub mod catalog;
+mod catalog;
 mod clock;
 mod customers;
-mod deliver;
-pub mod documents;
+mod documents;
 mod error;
 mod ledger;
 mod manifests;
@@ -51,7 +53,7 @@ mod orders;
 mod packed;
 mod pickups;
 mod quoting;
-pub mod rating;
+mod rating;
 mod refdata;
 mod router;
 mod search;
@@ -59,12 +61,12 @@ mod shipment;
 mod shipping;
 mod store;
 mod tracking;
-pub mod tracking_number;
+mod tracking_number;
 pub mod wire;
 
 pub use accounts::MASK;
 pub use address::Address;
-pub use catalog::Catalog;
+pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Service, ServicePackage, SignatureOption};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use error::{Error, ErrorCategory, FieldError, Result};
 pub use ledger::EntryKind;
@@ -73,8 +75,13 @@ pub use money::{format2, round_cents};
 pub use orders::FULFILLMENT_STATUSES;
 pub use pickups::MAX_SHIPMENTS;
 pub use quoting::{StoredQuote, MAX_BATCH, QUOTE_LIFETIME_SECS};
+pub use rating::{
+    CardId, CsvKind, Currency, DimUnit, ImportSummary, PieceInput, Place, Rate, RateBook, RateBookError, RateError, RateInput, RowError,
+    WeightUnit,
+};
 pub use router::Response;
 pub use search::MAX_RESULTS;
 pub use shipping::{Shipping, ShippingBuilder};
 pub use store::SCHEMA_VERSION;
 pub use tracking::{EVENT_STATUSES, MAX_FEED_EVENTS};
+pub use tracking_number::TrackingKind;

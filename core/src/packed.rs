@@ -1,4 +1,4 @@
-//! The stored form of a shipment's quotes (schema 9): packed into bytes, without keys
+//! The stored form of a shipment's quotes: packed into bytes, without keys
 //! and with codes for what repeats.
 //!
 //! A batch over every service of the catalog stores about 7,300 quotes. As JSON they came
@@ -30,44 +30,14 @@
 //! ```
 //!
 //! Quote ids are not stored: a row's quotes have consecutive ids from its first.
-//!
-//! # The shipment (schema 13)
-//!
-//! The shipment a row's quotes were made for was its JSON as sent: about 700 bytes of a
-//! plain shipment, four fifths of what a one-service batch wrote. It is now packed from
-//! the parsed [`wire::QuoteShipment`], the only thing its readers want of it, in the
-//! order of the struct's fields. A shipment with billing parties, a commercial invoice or
-//! line items is not packed, and its row keeps its JSON text.
-//!
-//! ```text
-//! shipment = 0x02 opt(carrierCode) opt(serviceCode) opt(packageTypeCode)
-//!            str(shipmentDate) str(shipmentReference) opt(contentDescription)
-//!            address(sender) address(receiver) bool(residential)
-//!            opt(signatureOptionCode) bool(saturdayDelivery) bool(postalExpressAmDelivery)
-//!            opt(dangerousGoodsCode) str(weightUnit) opt2(dimUnit) str(currency)
-//!            count:varint piece* opt(providerAccountId)
-//! address  = opt(name) opt(company) opt(address1) opt(address2) opt(city) opt(state)
-//!            opt2(zip) opt(country) opt(phone) opt(email)
-//! piece    = dec(weight) optdec(length) optdec(width) optdec(height)
-//!            optdec(insuranceAmount) optdec(declaredValue)
-//! opt      = 0x00 (none) | len+1:varint bytes
-//! opt2     = 0x00 (absent) | 0x01 (null) | len+2:varint bytes
-//! bool     = 0x00 (none) | 0x01 (false) | 0x02 (true)
-//! optdec   = 0xFF (none) | dec
-//! ```
 
-use compact_str::CompactString;
 use rust_decimal::Decimal;
 
 use crate::rating::{SurchargeKind, WeightType};
-use crate::wire::{self, Dec, Piece, QuoteFields, QuoteShipment, QuotedWeight, WireAddress};
+use crate::wire::{self, QuoteFields, QuotedWeight};
 
 /// First byte of packed quotes.
 const QUOTES_FORM: u8 = 0x01;
-/// First byte of a packed shipment.
-const SHIPMENT_FORM: u8 = 0x02;
-/// An absent decimal (a decimal's first byte, its scale and sign, is at most 0x9C).
-const NO_DECIMAL: u8 = 0xFF;
 /// Ends a quote's surcharge lines.
 const END_OF_LINES: u8 = 0xFF;
 
@@ -75,11 +45,19 @@ const END_OF_LINES: u8 = 0xFF;
 #[derive(Clone, Copy)]
 pub(crate) enum LineName<'a> {
     Kind(SurchargeKind),
+    #[cfg_attr(
+        not(any(test, feature = "bench")),
+        allow(dead_code, reason = "packs the quotes of a wire answer: the bench floor and tests")
+    )]
     Text(&'a str),
 }
 
 impl<'a> LineName<'a> {
     /// The name of a line described as `description`: its kind when it is a kind's.
+    #[cfg_attr(
+        not(any(test, feature = "bench")),
+        allow(dead_code, reason = "packs the quotes of a wire answer: the bench floor and tests")
+    )]
     pub fn of(description: &'a str) -> LineName<'a> {
         match SurchargeKind::ALL.iter().find(|k| k.description() == description) {
             Some(&kind) => LineName::Kind(kind),
@@ -144,11 +122,12 @@ where
     }
 }
 
-/// The packed form of `quotes`, as the service stores a shipment's quotes (schema 9):
+/// The packed form of `quotes`, as the service stores a shipment's quotes:
 /// without keys or quote ids, with the carrier and package type written once for a run
 /// of quotes that share them, and with one-byte codes for the weight types and for the
 /// surcharge lines of the rating engine. [`unpack_quotes`] reads it back whole.
-pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
+#[cfg(any(test, feature = "bench"))]
+pub(crate) fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
     let mut out = Vec::with_capacity(1 + 96 * quotes.len());
     write_quotes(
         &mut out,
@@ -162,7 +141,7 @@ pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
 ///
 /// # Errors
 /// The reason, when `packed` is not in the packed form (a damaged row).
-pub fn unpack_quotes(packed: &[u8], first_id: i64) -> Result<Vec<wire::Quote>, String> {
+pub(crate) fn unpack_quotes(packed: &[u8], first_id: i64) -> Result<Vec<wire::Quote>, String> {
     let mut r = Reader { bytes: packed, at: 0 };
     if r.byte()? != QUOTES_FORM {
         return Err("not packed quotes".into());
@@ -217,126 +196,6 @@ pub fn unpack_quotes(packed: &[u8], first_id: i64) -> Result<Vec<wire::Quote>, S
     Ok(quotes)
 }
 
-/// Appends the packed form of `s` to `out` and says so; `false`, with `out` unchanged,
-/// for a shipment the form does not hold (billing parties, a commercial invoice or line
-/// items), whose row keeps its JSON text.
-pub(crate) fn write_shipment(out: &mut Vec<u8>, s: &QuoteShipment) -> bool {
-    // Every field by name, so that a field added to the struct cannot be left out here.
-    let QuoteShipment {
-        carrier_code,
-        service_code,
-        package_type_code,
-        shipment_date,
-        shipment_reference,
-        content_description,
-        sender,
-        receiver,
-        residential,
-        signature_option_code,
-        saturday_delivery,
-        postal_express_am_delivery,
-        dangerous_goods_code,
-        weight_unit,
-        dim_unit,
-        currency,
-        pieces,
-        billing,
-        provider_account_id,
-        commercial_invoice,
-    } = s;
-    if billing.is_some() || commercial_invoice.is_some() || pieces.iter().any(|p| p.line_items.is_some()) {
-        return false;
-    }
-    out.push(SHIPMENT_FORM);
-    opt_text(out, carrier_code.as_deref());
-    opt_text(out, service_code.as_deref());
-    opt_text(out, package_type_code.as_deref());
-    text(out, shipment_date);
-    text(out, shipment_reference);
-    opt_text(out, content_description.as_deref());
-    write_address(out, sender);
-    write_address(out, receiver);
-    flag(out, *residential);
-    opt_text(out, signature_option_code.as_deref());
-    flag(out, *saturday_delivery);
-    flag(out, *postal_express_am_delivery);
-    opt_text(out, dangerous_goods_code.as_deref());
-    text(out, weight_unit);
-    opt2_text(out, dim_unit.as_ref().map(Option::as_deref));
-    text(out, currency);
-    varint(out, pieces.len() as u128);
-    for Piece { weight, length, width, height, insurance_amount, declared_value, line_items: _ } in pieces {
-        decimal(out, weight.0);
-        for d in [length, width, height, insurance_amount, declared_value] {
-            match d {
-                Some(d) => decimal(out, d.0),
-                None => out.push(NO_DECIMAL),
-            }
-        }
-    }
-    opt_text(out, provider_account_id.as_deref());
-    true
-}
-
-fn write_address(out: &mut Vec<u8>, a: &WireAddress) {
-    let WireAddress { name, company, address1, address2, city, state, zip, country, phone, email } = a;
-    for t in [name, company, address1, address2, city, state] {
-        opt_text(out, t.as_deref());
-    }
-    opt2_text(out, zip.as_ref().map(Option::as_deref));
-    for t in [country, phone, email] {
-        opt_text(out, t.as_deref());
-    }
-}
-
-/// The packed form of `s`, as the service stores a quoted shipment (schema 13): its
-/// fields in the struct's order without keys, texts after their lengths, decimals as
-/// scale and mantissa, and one byte each for absent, null, `true` and `false`.
-/// [`unpack_shipment`] reads it back whole. `None` for a shipment with billing parties, a
-/// commercial invoice or line items, which the service stores as its JSON instead.
-pub fn pack_shipment(s: &QuoteShipment) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(320);
-    write_shipment(&mut out, s).then_some(out)
-}
-
-/// The shipment of `packed` (written by [`pack_shipment`] or by the service).
-///
-/// # Errors
-/// The reason, when `packed` is not a packed shipment (a damaged row).
-pub fn unpack_shipment(packed: &[u8]) -> Result<QuoteShipment, String> {
-    let mut r = Reader { bytes: packed, at: 0 };
-    if r.byte()? != SHIPMENT_FORM {
-        return Err("not a packed shipment".into());
-    }
-    // (a struct's fields are read in the order they are written here, the form's order)
-    let shipment = QuoteShipment {
-        carrier_code: r.opt_text()?,
-        service_code: r.opt_text()?,
-        package_type_code: r.opt_text()?,
-        shipment_date: r.compact()?,
-        shipment_reference: r.compact()?,
-        content_description: r.opt_text()?,
-        sender: r.address()?,
-        receiver: r.address()?,
-        residential: r.flag()?,
-        signature_option_code: r.opt_text()?,
-        saturday_delivery: r.flag()?,
-        postal_express_am_delivery: r.flag()?,
-        dangerous_goods_code: r.opt_text()?,
-        weight_unit: r.compact()?,
-        dim_unit: r.opt2_text()?,
-        currency: r.compact()?,
-        pieces: r.pieces()?,
-        billing: None,
-        provider_account_id: r.opt_text()?,
-        commercial_invoice: None,
-    };
-    if !r.done() {
-        return Err("bytes after the packed shipment".into());
-    }
-    Ok(shipment)
-}
-
 fn varint(out: &mut Vec<u8>, mut n: u128) {
     while n >= 0x80 {
         out.push((n as u8) | 0x80);
@@ -365,13 +224,6 @@ fn same(out: &mut Vec<u8>, s: &str, as_before: bool) {
     }
 }
 
-fn opt_text(out: &mut Vec<u8>, s: Option<&str>) {
-    match s {
-        None => out.push(0),
-        Some(s) => length_and(out, s.len() + 1, s),
-    }
-}
-
 /// `n` (a length, mostly under 128) and the bytes of `s`.
 fn length_and(out: &mut Vec<u8>, n: usize, s: &str) {
     match u8::try_from(n) {
@@ -379,23 +231,6 @@ fn length_and(out: &mut Vec<u8>, n: usize, s: &str) {
         _ => varint(out, n as u128),
     }
     out.extend_from_slice(s.as_bytes());
-}
-
-/// An optional field whose null differs from its absence.
-fn opt2_text(out: &mut Vec<u8>, s: Option<Option<&str>>) {
-    match s {
-        None => out.push(0),
-        Some(None) => out.push(1),
-        Some(Some(s)) => length_and(out, s.len() + 2, s),
-    }
-}
-
-fn flag(out: &mut Vec<u8>, b: Option<bool>) {
-    out.push(match b {
-        None => 0,
-        Some(false) => 1,
-        Some(true) => 2,
-    });
 }
 
 fn decimal(out: &mut Vec<u8>, d: Decimal) {
@@ -448,76 +283,6 @@ impl Reader<'_> {
         let bytes = self.bytes.get(self.at..end).ok_or("packed data ends early")?;
         self.at = end;
         std::str::from_utf8(bytes).map_err(|e| e.to_string())
-    }
-
-    fn compact(&mut self) -> Result<CompactString, String> {
-        let len = self.varint()?;
-        self.slice(len).map(CompactString::from)
-    }
-
-    fn opt_text(&mut self) -> Result<Option<CompactString>, String> {
-        match self.varint()? {
-            0 => Ok(None),
-            n => self.slice(n - 1).map(|s| Some(CompactString::from(s))),
-        }
-    }
-
-    fn opt2_text(&mut self) -> Result<Option<Option<CompactString>>, String> {
-        match self.varint()? {
-            0 => Ok(None),
-            1 => Ok(Some(None)),
-            n => self.slice(n - 2).map(|s| Some(Some(CompactString::from(s)))),
-        }
-    }
-
-    fn flag(&mut self) -> Result<Option<bool>, String> {
-        match self.byte()? {
-            0 => Ok(None),
-            1 => Ok(Some(false)),
-            2 => Ok(Some(true)),
-            b => Err(format!("flag {b}")),
-        }
-    }
-
-    fn pieces(&mut self) -> Result<Vec<Piece>, String> {
-        let count = self.varint()?;
-        // (each piece takes at least seven bytes, so a damaged count cannot ask for much)
-        let mut pieces = Vec::with_capacity(usize::try_from(count).unwrap_or(0).min(self.bytes.len() / 7));
-        for _ in 0..count {
-            pieces.push(Piece {
-                weight: Dec(self.decimal()?),
-                length: self.opt_decimal()?,
-                width: self.opt_decimal()?,
-                height: self.opt_decimal()?,
-                insurance_amount: self.opt_decimal()?,
-                declared_value: self.opt_decimal()?,
-                line_items: None,
-            });
-        }
-        Ok(pieces)
-    }
-
-    fn opt_decimal(&mut self) -> Result<Option<Dec>, String> {
-        if self.bytes.get(self.at) == Some(&NO_DECIMAL) {
-            self.at += 1;
-            return Ok(None);
-        }
-        self.decimal().map(|d| Some(Dec(d)))
-    }
-
-    fn address(&mut self) -> Result<WireAddress, String> {
-        Ok(WireAddress {
-            name: self.opt_text()?,
-            company: self.opt_text()?,
-            address1: self.opt_text()?,
-            address2: self.opt_text()?,
-            city: self.opt_text()?,
-            state: self.opt_text()?,
-            zip: self.opt2_text()?,
-            country: self.opt_text()?,
-            phone: self.opt_text()?,
-            email: self.opt_text()?,
-        })
     }
 
     fn text(&mut self) -> Result<String, String> {
@@ -648,130 +413,5 @@ mod tests {
             1
         )
         .is_err());
-    }
-
-    fn address(name: &str) -> WireAddress {
-        WireAddress {
-            name: Some(name.into()),
-            company: None,
-            address1: Some("200 Market St".into()),
-            address2: Some("".into()),
-            city: Some("Philadelphia".into()),
-            state: Some("PA".into()),
-            zip: Some(Some("19106".into())),
-            country: Some("US".into()),
-            phone: None,
-            email: None,
-        }
-    }
-
-    fn shipment() -> QuoteShipment {
-        QuoteShipment {
-            service_code: Some("g".into()),
-            shipment_date: "2026-11-23".into(),
-            shipment_reference: "R".into(),
-            sender: address("A"),
-            receiver: WireAddress { zip: Some(None), ..WireAddress::default() },
-            residential: Some(true),
-            saturday_delivery: Some(false),
-            weight_unit: "lb".into(),
-            dim_unit: Some(None),
-            currency: "USD".into(),
-            pieces: vec![Piece { weight: Dec(dec("2.50")), length: Some(Dec(dec("-0.5"))), ..Piece::default() }],
-            ..QuoteShipment::default()
-        }
-    }
-
-    /// The exact bytes of a packed shipment: rows written by earlier builds must read.
-    #[test]
-    fn the_shipment_form_is_pinned() {
-        #[rustfmt::skip]
-        let expected: Vec<u8> = [
-            &[0x02][..], &[0], &[2], b"g", &[0], &[10], b"2026-11-23", &[1], b"R", &[0],
-            &[2], b"A", &[0], &[14], b"200 Market St", &[1], &[13], b"Philadelphia", &[3], b"PA", &[7], b"19106", &[3], b"US", &[0], &[0],
-            &[0, 0, 0, 0, 0, 0], &[1], &[0, 0, 0],
-            &[2], &[0], &[1], &[0], &[0], &[2], b"lb", &[1], &[3], b"USD",
-            &[1], &[2, 0xFA, 0x01], &[0x81, 5], &[0xFF, 0xFF, 0xFF, 0xFF],
-            &[0],
-        ]
-        .concat();
-        assert_eq!(pack_shipment(&shipment()).unwrap(), expected);
-    }
-
-    /// Whatever its text, absences, nulls and amounts, a shipment reads back as it was,
-    /// down to the scale and sign of its decimals.
-    #[test]
-    fn shipments_read_back_as_written() {
-        let mut odd = shipment();
-        odd.carrier_code = Some("s\"x\u{1}é".into());
-        odd.content_description = Some("x".repeat(300).into());
-        odd.sender.zip = None;
-        odd.receiver = address("Zoë ☃");
-        odd.postal_express_am_delivery = Some(true);
-        odd.dim_unit = None;
-        odd.pieces = vec![
-            Piece {
-                weight: Dec(Decimal::MAX),
-                length: Some(Dec(Decimal::MIN)),
-                width: Some(Dec(Decimal::new(1, 28))),
-                height: Some(Dec(dec("0.000"))),
-                insurance_amount: Some(Dec(dec("-1.25"))),
-                declared_value: Some(Dec(dec("12.3400"))),
-                line_items: None,
-            };
-            3
-        ];
-        odd.provider_account_id = Some("".into());
-        let mut bare = QuoteShipment::default();
-        bare.pieces.clear();
-        for s in [shipment(), odd, bare] {
-            let back = unpack_shipment(&pack_shipment(&s).unwrap()).unwrap();
-            assert_eq!(back, s);
-            // (decimals compare equal across scales; their JSON does not)
-            assert_eq!(serde_json::to_string(&back).unwrap(), serde_json::to_string(&s).unwrap());
-        }
-    }
-
-    /// Billing parties, an invoice or line items are not packed: the row keeps its JSON.
-    #[test]
-    fn what_the_form_does_not_hold_is_not_packed() {
-        let mut billed = shipment();
-        billed.billing = Some(wire::Billing::default());
-        let mut invoiced = shipment();
-        invoiced.commercial_invoice = Some(wire::CommercialInvoice::default());
-        let mut items = shipment();
-        items.pieces.push(Piece { line_items: Some(vec![]), ..Piece::default() });
-        for s in [billed, invoiced, items] {
-            assert_eq!(pack_shipment(&s), None);
-            let mut out = vec![9];
-            assert!(!write_shipment(&mut out, &s));
-            assert_eq!(out, [9]);
-        }
-    }
-
-    /// A damaged row is an error, never a panic: every cut is refused, as are bytes
-    /// after the shipment, and every changed byte is read without panicking.
-    #[test]
-    fn damaged_shipments_are_refused() {
-        let packed = pack_shipment(&shipment()).unwrap();
-        for cut in 0..packed.len() {
-            assert!(unpack_shipment(&packed[..cut]).is_err(), "cut at {cut}");
-        }
-        assert!(unpack_shipment(&[packed.as_slice(), &[0]].concat()).is_err());
-        for i in 0..packed.len() {
-            for b in [0x00, 0x01, 0x7F, 0x80, 0xFF] {
-                let mut bad = packed.clone();
-                bad[i] = b;
-                let _ = unpack_shipment(&bad);
-            }
-        }
-        assert!(unpack_shipment(b"{\"shipmentDate\":1}").is_err());
-        assert!(unpack_shipment(&pack_quotes(&[])).is_err());
-        // a piece count far beyond the bytes is refused without reserving room for it
-        let mut huge = packed.clone();
-        let at = packed.iter().position(|&b| b == 0xFA).unwrap() - 2;
-        assert_eq!(huge[at], 1, "the piece count");
-        huge.splice(at..=at, [0xFF, 0xFF, 0xFF, 0xFF, 0x0F]);
-        assert!(unpack_shipment(&huge).is_err());
     }
 }

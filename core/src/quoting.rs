@@ -16,8 +16,7 @@
 use std::borrow::Cow;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::{Connection, ToSql, Transaction};
+use rusqlite::{Connection, Transaction};
 use rust_decimal::Decimal;
 
 use crate::address::{self, Address, AddressUse};
@@ -152,7 +151,7 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
     })
 }
 
-/// The quotes (ids given by [`number`]) and quote errors of one shipment.
+/// The quotes and quote errors of one shipment.
 #[derive(Debug, Default)]
 pub(crate) struct Priced<'c> {
     pub quotes: Vec<PricedQuote<'c>>,
@@ -161,9 +160,9 @@ pub(crate) struct Priced<'c> {
 
 /// A priced quote that borrows its names from the catalog. [`write_quotes_json`] writes
 /// it as exactly the JSON of the [`wire::Quote`] that [`PricedQuote::to_wire`] builds (a
-/// test pins this), and [`store`] packs it as that quote would be packed, so the batch
-/// answer and the stored row are written from it directly, without eight `String`s per
-/// service quote that would only be serialised and dropped.
+/// test pins this), and it is packed as that quote would be packed, so the answer and
+/// the stored row are written from it directly, without the eight `String`s of a
+/// `wire::Quote` that would only be serialised and dropped.
 #[derive(Debug, Clone)]
 pub(crate) struct PricedQuote<'c> {
     pub quote_id: i64,
@@ -195,7 +194,9 @@ impl PricedQuote<'_> {
                 .collect(),
         }
     }
+}
 
+impl PricedQuote<'_> {
     /// The fields of [`PricedQuote::to_wire`]'s quote, borrowed.
     fn fields(&self) -> wire::QuoteFields<'_> {
         let rate = &self.rate;
@@ -219,11 +220,6 @@ impl PricedQuote<'_> {
 /// (see [`wire::write_quotes`]).
 pub(crate) fn write_quotes_json(out: &mut String, quotes: &[PricedQuote<'_>]) {
     wire::write_quotes(out, quotes.iter().map(|q| (q.fields(), q.rate.surcharges.iter().map(|l| (l.description(), l.amount)))));
-}
-
-/// Room for the JSON of `quotes`, so that [`write_quotes_json`] writes without growing.
-pub(crate) fn quotes_json_size(quotes: &[PricedQuote<'_>]) -> usize {
-    quotes.iter().map(|q| wire::quote_json_size(q.rate.surcharges.len())).sum()
 }
 
 /// Appends `quotes` to `out` in the packed form of [`crate::packed`].
@@ -508,122 +504,172 @@ fn place(a: &Address) -> Place<'_> {
     Place { country: a.country.as_str(), state: a.state.as_str(), zip: a.zip.as_deref() }
 }
 
-/// The quotes of one shipment to store: the request shipment and its quotes.
-pub(crate) struct ToStore<'a, 'c> {
-    pub shipment: ShipmentRow<'a>,
-    pub priced: &'a Priced<'c>,
+/// One shipment of a quote request as it was read: the shipment and, when the request
+/// was JSON, its text as sent; or why it could not be read.
+pub(crate) type Requested<'a> = Result<(Cow<'a, wire::QuoteShipment>, Option<&'a str>)>;
+
+/// The quotes and quote errors of one shipment of a request, with what its row keeps:
+/// the shipment's JSON and the quotes packed (see [`crate::packed`]).
+#[derive(Debug)]
+pub(crate) struct Quoted<'a, 'c> {
+    pub quotes: Vec<PricedQuote<'c>>,
+    pub errors: Vec<wire::QuoteError>,
+    pub shipment_json: Cow<'a, str>,
+    pub packed: Vec<u8>,
 }
 
-/// A quoted shipment as its row keeps it: packed (schema 13, see [`crate::packed`]) or,
-/// for a shipment the packed form does not hold, its JSON text.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum ShipmentRow<'a> {
-    Packed(&'a [u8]),
-    Json(&'a str),
+/// What became of one shipment of a quote request.
+pub(crate) type Outcome<'a, 'c> = Result<Quoted<'a, 'c>>;
+
+/// Reads (with `read`), validates and prices each of `items` in order: the outcome of
+/// each shipment. A shipment that cannot be read, or breaks a shipment-level rule, fails
+/// alone, with its index in the field paths.
+pub(crate) fn price_all<'a, 'c, T>(ctx: &Context<'c>, items: &'a [T], read: impl Fn(&'a T) -> Requested<'a>) -> Vec<Outcome<'a, 'c>> {
+    let mut buf: Vec<PieceInput> = Vec::new();
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            read(item)
+                .and_then(|(s, json)| {
+                    // the row keeps the shipment as sent, or as serde writes it
+                    let shipment_json = match json {
+                        Some(json) => Cow::Borrowed(json),
+                        None => Cow::Owned(wire::to_json(&s)?),
+                    };
+                    let valid = validate(ctx, s.into_owned())?;
+                    let priced = price(ctx, &valid, ctx.profile.markup_percent, &mut buf)?;
+                    // (quote ids are not part of the packed form: it can be written now)
+                    let mut packed = Vec::new();
+                    if !priced.quotes.is_empty() {
+                        pack(&mut packed, &priced.quotes);
+                    }
+                    Ok(Quoted { quotes: priced.quotes, errors: priced.errors, shipment_json, packed })
+                })
+                .map_err(|e| e.within(&format!("shipments[{i}]")))
+        })
+        .collect()
 }
 
-impl ToSql for ShipmentRow<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(match *self {
-            ShipmentRow::Packed(bytes) => ValueRef::Blob(bytes),
-            ShipmentRow::Json(json) => ValueRef::Text(json.as_bytes()),
-        }))
-    }
-}
-
-/// The rows of a batch's shipments as they are read: the packed ones in one buffer, so
-/// that a batch allocates once for them rather than once a shipment.
-#[derive(Default)]
-pub(crate) struct ShipmentRows<'a> {
-    packed: Vec<u8>,
-    rows: Vec<RowForm<'a>>,
-}
-
-enum RowForm<'a> {
-    Packed(std::ops::Range<usize>),
-    Json(Cow<'a, str>),
-}
-
-impl<'a> ShipmentRows<'a> {
-    /// Room for `count` shipments.
-    pub fn with_capacity(count: usize) -> ShipmentRows<'a> {
-        ShipmentRows { packed: Vec::with_capacity(count * 320), rows: Vec::with_capacity(count) }
-    }
-
-    /// Adds `s` packed, or else its JSON: `json` (as sent) when given, else written from
-    /// `s`; returns its number.
-    pub fn add(&mut self, s: &wire::QuoteShipment, json: Option<Cow<'a, str>>) -> Result<usize> {
-        let start = self.packed.len();
-        let form = if packed::write_shipment(&mut self.packed, s) {
-            RowForm::Packed(start..self.packed.len())
-        } else {
-            RowForm::Json(match json {
-                Some(json) => json,
-                None => Cow::Owned(wire::to_json(s)?),
-            })
-        };
-        self.rows.push(form);
-        Ok(self.rows.len() - 1)
-    }
-
-    /// The row of shipment `n`.
-    pub fn get(&self, n: usize) -> Result<ShipmentRow<'_>> {
-        let row = match self.rows.get(n) {
-            Some(RowForm::Packed(range)) => self.packed.get(range.clone()).map(ShipmentRow::Packed),
-            Some(RowForm::Json(json)) => Some(ShipmentRow::Json(json)),
-            None => None,
-        };
-        row.ok_or_else(|| Error::internal(format!("no stored form for shipment {n}")))
-    }
-}
-
-/// Gives the quotes of `priced` their ids, reserved in `tx`: consecutive, in order, so
+/// Gives the quotes of `outcomes` their ids, reserved in `tx`: consecutive, in order, so
 /// that each shipment's quotes are a range from its first.
-pub(crate) fn number(tx: &Transaction, priced: Vec<&mut Priced>) -> Result<()> {
-    let total: usize = priced.iter().map(|p| p.quotes.len()).sum();
+pub(crate) fn number(tx: &Transaction, outcomes: &mut [Outcome<'_, '_>]) -> Result<()> {
+    let total: usize = outcomes.iter().filter_map(|o| o.as_ref().ok()).map(|q| q.quotes.len()).sum();
     if total == 0 {
         return Ok(());
     }
     let mut next = crate::store::next_ids(tx, "quote", total)?;
-    for p in priced {
-        for q in p.quotes.iter_mut() {
-            q.quote_id = next;
-            next += 1;
-        }
+    for q in outcomes.iter_mut().filter_map(|o| o.as_mut().ok()).flat_map(|quoted| quoted.quotes.iter_mut()) {
+        q.quote_id = next;
+        next += 1;
     }
     Ok(())
 }
 
-/// Stores the quotes of `rows` (numbered by [`number`]) in `tx`, one row per shipment:
-/// the shipment packed where it can be (schema 13) and its quotes packed (schema 9, see
-/// [`crate::packed`]).
-pub(crate) fn store<'a, 'c: 'a>(
-    tx: &Transaction,
-    customer_id: &str,
-    now: DateTime<Utc>,
-    rows: impl IntoIterator<Item = ToStore<'a, 'c>>,
-) -> Result<()> {
+/// Stores the quotes of `outcomes` (numbered by [`number`]), one row per shipment that
+/// has quotes: the shipment's JSON and its quotes packed.
+pub(crate) fn store(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, outcomes: &[Outcome<'_, '_>]) -> Result<()> {
     let created = now.timestamp();
     let mut insert = tx.prepare_cached(
         "INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
-    // (one buffer for the whole batch: a row's bytes are copied when bound)
-    let mut quotes_packed = Vec::new();
-    for row in rows {
-        let quotes = &row.priced.quotes;
-        let Some(first) = quotes.first() else { continue };
-        quotes_packed.clear();
-        pack(&mut quotes_packed, quotes);
+    for quoted in outcomes.iter().filter_map(|o| o.as_ref().ok()) {
+        let Some(first) = quoted.quotes.first() else { continue };
         insert.execute(rusqlite::params![
             customer_id,
             first.quote_id,
-            quotes.len() as i64,
-            row.shipment,
-            quotes_packed,
+            quoted.quotes.len() as i64,
+            quoted.shipment_json.as_ref(),
+            quoted.packed,
             created,
             created + QUOTE_LIFETIME_SECS
         ])?;
+    }
+    Ok(())
+}
+
+/// The answer of a quote request (4.1) from the outcome of each of its shipments.
+pub(crate) fn answer(outcomes: &[Outcome<'_, '_>]) -> wire::BatchQuoteResponse {
+    let results = outcomes
+        .iter()
+        .enumerate()
+        .map(|(i, outcome)| match outcome {
+            Ok(q) => wire::ShipmentQuotes {
+                quotes: Some(q.quotes.iter().map(PricedQuote::to_wire).collect()),
+                quote_errors: Some(q.errors.clone()),
+                ..result(i, "success")
+            },
+            Err(e) => failed(i, e),
+        })
+        .collect();
+    wire::BatchQuoteResponse { results }
+}
+
+/// The JSON of [`answer`]'s answer (a test pins this), with each shipment's quotes
+/// written straight into it from their rates and the catalog's names: the answer of an
+/// all-services request is 7,000 quotes and megabytes of JSON.
+pub(crate) fn answer_json(outcomes: &[Outcome<'_, '_>]) -> Result<String> {
+    let size: usize = outcomes
+        .iter()
+        .map(|o| o.as_ref().map_or(0, |q| q.quotes.iter().map(|q| wire::quote_json_size(q.rate.surcharges.len())).sum()) + 100)
+        .sum();
+    let mut out = String::with_capacity(size + 16);
+    out.push_str("{\"results\":[");
+    for (i, outcome) in outcomes.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match outcome {
+            Ok(q) => {
+                out.push_str("{\"shipmentIndex\":");
+                wire::push_int(&mut out, i as i64);
+                out.push_str(",\"status\":\"success\",\"quotes\":");
+                write_quotes_json(&mut out, &q.quotes);
+                out.push_str(",\"quoteErrors\":");
+                wire::write_quote_errors(&mut out, &q.errors);
+                out.push('}');
+            }
+            Err(e) => out.push_str(&wire::to_json(&failed(i, e))?),
+        }
+    }
+    out.push_str("]}");
+    Ok(out)
+}
+
+/// A result of the answer with its index and status and nothing else.
+fn result(shipment_index: usize, status: &str) -> wire::ShipmentQuotes {
+    wire::ShipmentQuotes {
+        shipment_index,
+        status: status.into(),
+        quotes: None,
+        quote_errors: None,
+        error: None,
+        error_category: None,
+        details: None,
+    }
+}
+
+/// The result of shipment `i`, which failed with `e`.
+fn failed(i: usize, e: &Error) -> wire::ShipmentQuotes {
+    wire::ShipmentQuotes {
+        error: Some(e.message().to_string()),
+        error_category: Some(e.category().code().to_string()),
+        details: (!e.details().is_empty()).then(|| e.details().to_vec()),
+        ..result(i, "error")
+    }
+}
+
+/// Refuses a request of more than [`MAX_BATCH`] shipments, before any is read.
+///
+/// # Errors
+/// `LIMIT_EXCEEDED` on `shipments`.
+pub(crate) fn check_batch_size(n: usize) -> Result<()> {
+    if n > MAX_BATCH {
+        return Err(Error::fields(
+            ErrorCategory::LimitExceeded,
+            vec![crate::FieldError { field: "shipments".into(), message: format!("at most {MAX_BATCH} shipments per request, found {n}") }],
+        ));
     }
     Ok(())
 }
@@ -633,8 +679,9 @@ pub(crate) fn store<'a, 'c: 'a>(
 pub struct StoredQuote {
     /// The quote as answered.
     pub quote: wire::Quote,
-    /// The request shipment as its row keeps it: read it with [`StoredQuote::shipment`].
-    pub(crate) shipment: StoredShipment,
+    /// The request shipment's JSON as its row keeps it: read it with
+    /// [`StoredQuote::shipment`].
+    pub(crate) shipment_json: String,
     /// When it was made.
     pub created_at: DateTime<Utc>,
     /// When it stops being bookable.
@@ -647,19 +694,9 @@ impl StoredQuote {
     /// # Errors
     /// `INTERNAL_ERROR` when its stored row is damaged.
     pub fn shipment(&self) -> Result<wire::QuoteShipment> {
-        let read = match &self.shipment {
-            StoredShipment::Packed(bytes) => packed::unpack_shipment(bytes),
-            StoredShipment::Json(json) => serde_json::from_str(json).map_err(|e| e.to_string()),
-        };
-        read.map_err(|e| Error::internal(format!("quote {}'s shipment is unreadable: {e}", self.quote.quote_id)))
+        serde_json::from_str(&self.shipment_json)
+            .map_err(|e| Error::internal(format!("quote {}'s shipment is unreadable: {e}", self.quote.quote_id)))
     }
-}
-
-/// A stored quote's shipment as read from its row.
-#[derive(Debug, Clone)]
-pub(crate) enum StoredShipment {
-    Packed(Vec<u8>),
-    Json(String),
 }
 
 /// The customer's quote `quote_id`, or `None` (unknown or another customer's).
@@ -677,21 +714,12 @@ pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Resul
         return Ok(None);
     }
     let unreadable = |what: &str, e: String| Error::internal(format!("stored {what} of quote {quote_id} is unreadable: {e}"));
-    // Rows of schema 12 and before, and shipments the packed form does not hold, keep
-    // the shipment's JSON text; the others are packed.
-    let shipment = match row.get_ref(3)? {
-        ValueRef::Blob(bytes) => StoredShipment::Packed(bytes.to_vec()),
-        text => StoredShipment::Json(text.as_str().map_err(|e| unreadable("shipment", e.to_string()))?.to_string()),
-    };
-    // Rows of schema 8 and before hold the quotes as JSON text; rows of schema 9 packed.
-    let quotes: Vec<wire::Quote> = match row.get_ref(4)? {
-        ValueRef::Blob(bytes) => packed::unpack_quotes(bytes, first).map_err(|e| unreadable("quotes", e))?,
-        text => serde_json::from_str(text.as_str().map_err(|e| unreadable("quotes", e.to_string()))?)
-            .map_err(|e| unreadable("quotes", e.to_string()))?,
-    };
+    let shipment_json: String = row.get(3)?;
+    let packed = row.get_ref(4)?.as_blob().map_err(|e| unreadable("quotes", e.to_string()))?;
+    let quotes = packed::unpack_quotes(packed, first).map_err(|e| unreadable("quotes", e))?;
     let Some(quote) = usize::try_from(quote_id - first).ok().and_then(|i| quotes.into_iter().nth(i)) else { return Ok(None) };
     let at = |secs: i64| DateTime::from_timestamp(secs, 0).unwrap_or_default();
-    Ok(Some(StoredQuote { quote, shipment, created_at: at(row.get(5)?), expires_at: at(row.get(6)?) }))
+    Ok(Some(StoredQuote { quote, shipment_json, created_at: at(row.get(5)?), expires_at: at(row.get(6)?) }))
 }
 
 #[cfg(test)]
@@ -703,48 +731,9 @@ mod tests {
     use crate::rating::{Lines, Surcharge, SurchargeKind, WeightType, Zone};
     use crate::wire;
 
-    /// Quotes stored under schema 6 (a rowid beside a UNIQUE first quote id) are found
-    /// after the upgrade to schema 7, and another customer's or an unknown id is not.
-    #[test]
-    fn the_upgrade_keeps_stored_quotes() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::store::configure(&conn).unwrap();
-        crate::store::migrate_to(&mut conn, 6).unwrap();
-        let quote = |id: i64| {
-            format!(
-                r#"{{"quoteId":{id},"carrierCode":"c","serviceCode":"s{id}","serviceDescription":"S","packageTypeCode":"p",
-                "currency":"USD","totalAmount":1.5,"baseAmount":1.5,"zone":"2","quotedWeight":"1","quotedWeightType":"Actual","surcharges":[]}}"#
-            )
-            .replace('\n', "")
-        };
-        conn.execute_batch(&format!(
-            "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
-                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{{}}', '{{}}', 0, 0, '');
-             INSERT INTO quoted_shipments (id, customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
-                 VALUES (1, 'C1', 1000000001, 2, '{{\"n\":1}}', '[{},{}]', 1000, 2000),
-                        (2, 'C1', 1000000003, 1, '{{\"n\":2}}', '[{}]', 1000, 2000);",
-            quote(1_000_000_001),
-            quote(1_000_000_002),
-            quote(1_000_000_003)
-        ))
-        .unwrap();
-        crate::store::migrate(&mut conn).unwrap();
-        let pk: String = conn.query_row("SELECT name FROM pragma_table_info('quoted_shipments') WHERE pk = 1", [], |r| r.get(0)).unwrap();
-        assert_eq!(pk, "first_quote_id");
-        for (id, shipment) in [(1_000_000_001, r#"{"n":1}"#), (1_000_000_002, r#"{"n":1}"#), (1_000_000_003, r#"{"n":2}"#)] {
-            let found = find(&conn, "C1", id).unwrap().unwrap();
-            assert_eq!((found.quote.quote_id, found.quote.service_code.as_str()), (id, format!("s{id}").as_str()));
-            assert!(matches!(&found.shipment, StoredShipment::Json(json) if json == shipment), "{:?}", found.shipment);
-            assert_eq!(found.expires_at.timestamp(), 2000);
-        }
-        assert!(find(&conn, "C2", 1_000_000_001).unwrap().is_none());
-        assert!(find(&conn, "C1", 1_000_000_004).unwrap().is_none());
-        assert!(find(&conn, "C1", 1_000_000_000).unwrap().is_none());
-    }
-
-    /// A batch's quotes are stored packed, exactly as `wire::pack_quotes` packs the
-    /// quotes the answer shows (so a tool or the floor benchmark writes the same bytes),
-    /// beside the shipment's JSON as sent, and each quote is found again with it.
+    /// A request's quotes are numbered in order and stored packed, exactly as
+    /// `packed::pack_quotes` packs the quotes the answer shows, beside the shipment's JSON
+    /// (as sent, or as serde writes a typed one), and each quote is found again with it.
     #[test]
     fn quotes_are_stored_packed_and_found_again() {
         let mut conn = Connection::open_in_memory().unwrap();
@@ -772,55 +761,66 @@ mod tests {
                 currency: Currency::Usd,
             },
         };
-        // one shipment the packed form does not hold (it has line items), one it does
+        // a shipment with line items, and a plain one
         let with_items = r#"{ "shipmentDate": "2026-11-23", "shipmentReference": "R1", "sender": {"name": "Ann \"A\" Lee", "zip": "19106"},
             "receiver": {"zip": null}, "weightUnit": "lb", "dimUnit": null, "currency": "USD",
             "pieces": [{"weight": 2, "lineItems": [{"sku": "A", "productName": "Mug", "quantity": 2}]}] }"#;
         let plain = with_items.replace(r#", "lineItems": [{"sku": "A", "productName": "Mug", "quantity": 2}]"#, "");
         let parse = |json: &str| serde_json::from_str::<wire::QuoteShipment>(json).unwrap();
-        let mut rows = ShipmentRows::default();
-        rows.add(&parse(with_items), Some(Cow::Borrowed(with_items))).unwrap();
-        rows.add(&parse(&plain), Some(Cow::Borrowed(&plain))).unwrap();
-        let mut first = Priced { quotes: vec![quote(0, vec![(SurchargeKind::Fuel, "3.26")]), quote(1, vec![])], errors: vec![] };
-        let mut second = Priced {
-            quotes: vec![quote(2, vec![(SurchargeKind::Residential, "5.95"), (SurchargeKind::Insurance, "4.15")])],
-            errors: vec![],
-        };
+        fn quoted<'c>(quotes: Vec<PricedQuote<'c>>, json: Cow<'static, str>) -> Outcome<'static, 'c> {
+            let mut packed = Vec::new();
+            pack(&mut packed, &quotes);
+            Ok(Quoted { quotes, errors: vec![], shipment_json: json, packed })
+        }
+        // the first as sent, the second typed (its row then holds it as serde writes it);
+        // a failed shipment and one without quotes store nothing
+        let typed = wire::to_json(&parse(&plain)).unwrap();
+        let mut outcomes: Vec<Outcome> = vec![
+            quoted(vec![quote(0, vec![(SurchargeKind::Fuel, "3.26")]), quote(1, vec![])], Cow::Borrowed(with_items)),
+            Err(Error::invalid("x", "y")),
+            quoted(vec![], Cow::Borrowed("{}")),
+            quoted(
+                vec![quote(2, vec![(SurchargeKind::Residential, "5.95"), (SurchargeKind::Insurance, "4.15")])],
+                Cow::Owned(typed.clone()),
+            ),
+        ];
         let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let tx = conn.transaction().unwrap();
-        number(&tx, vec![&mut first, &mut second]).unwrap();
-        let to_store =
-            [ToStore { shipment: rows.get(0).unwrap(), priced: &first }, ToStore { shipment: rows.get(1).unwrap(), priced: &second }];
-        store(&tx, "C1", now, to_store).unwrap();
+        number(&tx, &mut outcomes).unwrap();
+        store(&tx, "C1", now, &outcomes).unwrap();
         tx.commit().unwrap();
-        // first quote id, the shipment's type and bytes, the quotes' type and bytes
-        type Row = (i64, String, Vec<u8>, String, Vec<u8>);
+        // first quote id, the shipment's JSON, the quotes' type and bytes
+        type Row = (i64, String, String, Vec<u8>);
         let stored: Vec<Row> = conn
-            .prepare("SELECT first_quote_id, typeof(shipment), CAST(shipment AS BLOB), typeof(quotes), quotes FROM quoted_shipments ORDER BY first_quote_id")
+            .prepare("SELECT first_quote_id, shipment, typeof(quotes), quotes FROM quoted_shipments ORDER BY first_quote_id")
             .unwrap()
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
             .unwrap()
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(stored.len(), 2);
-        let expected = [
-            (&first, "text", with_items.as_bytes().to_vec(), with_items),
-            (&second, "blob", wire::pack_shipment(&parse(&plain)).unwrap(), &plain),
-        ];
-        for ((first_id, shipment_type, shipment, quotes_type, quotes), (priced, form, bytes, json)) in stored.iter().zip(expected) {
-            assert_eq!((shipment_type.as_str(), shipment, quotes_type.as_str()), (form, &bytes, "blob"));
-            let wire: Vec<wire::Quote> = priced.quotes.iter().map(PricedQuote::to_wire).collect();
-            assert_eq!(*quotes, wire::pack_quotes(&wire));
+        let (first, second) = match &outcomes[..] {
+            [Ok(first), _, _, Ok(second)] => (
+                first.quotes.iter().map(PricedQuote::to_wire).collect::<Vec<_>>(),
+                second.quotes.iter().map(PricedQuote::to_wire).collect::<Vec<_>>(),
+            ),
+            _ => unreachable!(),
+        };
+        assert_eq!((first[0].quote_id + 1, first[1].quote_id + 1), (first[1].quote_id, second[0].quote_id));
+        let expected = [(&first, with_items), (&second, typed.as_str())];
+        for ((first_id, shipment, quotes_type, quotes), (wire, json)) in stored.iter().zip(expected) {
+            assert_eq!((shipment.as_str(), quotes_type.as_str()), (json, "blob"));
+            assert_eq!(*quotes, packed::pack_quotes(wire));
             assert_eq!(*first_id, wire[0].quote_id);
-            for q in &wire {
+            for q in wire {
                 let found = find(&conn, "C1", q.quote_id).unwrap().unwrap();
                 assert_eq!(found.quote, *q);
                 assert_eq!(found.shipment().unwrap(), parse(json));
                 assert_eq!(found.expires_at.timestamp(), 1_800_000_000 + QUOTE_LIFETIME_SECS);
             }
         }
-        assert!(find(&conn, "C2", first.quotes[0].quote_id).unwrap().is_none());
-        assert!(find(&conn, "C1", second.quotes[0].quote_id + 1).unwrap().is_none());
+        assert!(find(&conn, "C2", first[0].quote_id).unwrap().is_none());
+        assert!(find(&conn, "C1", second[0].quote_id + 1).unwrap().is_none());
     }
 
     /// The quotes writer writes what serde writes, for priced and for wire quotes: names
@@ -856,14 +856,8 @@ mod tests {
         for n in 0..=quotes.len() {
             let mut written = String::new();
             write_quotes_json(&mut written, &quotes[..n]);
-            let mut wire: Vec<wire::Quote> = quotes[..n].iter().map(PricedQuote::to_wire).collect();
+            let wire: Vec<wire::Quote> = quotes[..n].iter().map(PricedQuote::to_wire).collect();
             assert_eq!(written, serde_json::to_string(&wire).unwrap());
-            assert_eq!(wire::quotes_json(&wire), serde_json::to_string(&wire).unwrap());
-            // a wire quote's line may carry any description (a rate's are its kind's)
-            if let Some(line) = wire.iter_mut().flat_map(|q| q.surcharges.iter_mut()).last() {
-                line.description = "Odd \"line\" \u{1}".into();
-                assert_eq!(wire::quotes_json(&wire), serde_json::to_string(&wire).unwrap());
-            }
         }
     }
 }

@@ -178,9 +178,6 @@ impl Shipping {
         }
         let (path, query) = path.split_once('?').unwrap_or((path, ""));
         let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-        if let Some(outcome) = self.dispatch_deliver(method, &segments, path, body) {
-            return outcome;
-        }
         let endpoint = route(&segments).ok_or_else(|| Error::new(ErrorCategory::NotFound, format!("No operation is served at {path}.")))?;
         let method = method.to_ascii_uppercase();
         use Endpoint::*;

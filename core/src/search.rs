@@ -252,6 +252,7 @@ fn insert_indexed(tx: &Transaction, rowid: i64, book_number: &str, text: &str) -
 /// one go: FTS5 writes a segment per transaction, so a group costs little more than one.
 /// They go in in rowid order: FTS5 writes out what it holds whenever a rowid is not
 /// above the one before. Shipments stored without an entry count as indexed.
+#[cfg_attr(not(feature = "bench"), allow(dead_code, reason = "the bench loader indexes its copies at once"))]
 pub(crate) fn flush(tx: &Transaction) -> Result<()> {
     flush_after(tx, crate::store::last_id(tx, INDEXED)?)
 }

@@ -4,7 +4,10 @@ use chrono::{DateTime, Utc};
 use rusqlite::Transaction;
 
 use crate::address::Address;
-use crate::error::Result;
+use crate::booking::StoredShipment;
+use crate::catalog::Catalog;
+use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::wire;
 
 /// The closed list of `eventStatus` values (2.9), spelled as the interface spells them.
 pub const EVENT_STATUSES: [&str; 9] = [
@@ -190,6 +193,108 @@ pub(crate) fn store(tx: &Transaction, book_number: &str, events: &[crate::wire::
         ])?;
     }
     Ok((recorded, events.len() - recorded))
+}
+
+/// Records the events a carrier feed sends for `shipment` (DECISIONS 9), all or none;
+/// events already stored are counted as duplicates.
+///
+/// # Errors
+/// `NOT_FOUND` for an event whose tracking number is not one of the shipment's
+/// (`events[i].trackingNumber`); `INVALID_REQUEST` for no events, a carrier that cannot
+/// be tracked, a status outside 2.9, a time not `YYYY-MM-DD HH:MM:SS`, a country that is
+/// not ISO, or a carrier other than the shipment's; `LIMIT_EXCEEDED` past
+/// [`MAX_FEED_EVENTS`] events.
+pub(crate) fn record(
+    tx: &Transaction,
+    catalog: &Catalog,
+    shipment: &StoredShipment,
+    events: &[wire::TrackingEvent],
+) -> Result<wire::RecordTrackingEventsResponse> {
+    let book_number = &shipment.view.book_number;
+    if events.is_empty() {
+        return Err(Error::invalid("events", "must hold at least one event"));
+    }
+    if events.len() > MAX_FEED_EVENTS {
+        return Err(Error::fields(
+            ErrorCategory::LimitExceeded,
+            vec![FieldError {
+                field: "events".into(),
+                message: format!("at most {MAX_FEED_EVENTS} events per request, found {}", events.len()),
+            }],
+        ));
+    }
+    if !catalog.carrier(&shipment.carrier_code).is_some_and(|c| c.trackable) {
+        return Err(Error::invalid("events", format!("shipments of carrier {} cannot be tracked", shipment.carrier_code)));
+    }
+    let accepted = accepted_carriers(&shipment.carrier_code);
+    let mut p = Problems::new();
+    let mut unknown = Vec::new();
+    let mut checked = Vec::with_capacity(events.len());
+    for (i, e) in events.iter().enumerate() {
+        let at = format!("events[{i}]");
+        let e = check_event(&mut p, &at, e);
+        if !shipment.view.tracking_numbers.contains(&e.tracking_number) {
+            unknown.push(FieldError {
+                field: format!("{at}.trackingNumber"),
+                message: format!("{:?} is not a tracking number of shipment {book_number}", e.tracking_number),
+            });
+        }
+        if !accepted.contains(&e.carrier.as_str()) {
+            p.push(format!("{at}.carrier"), format!("expected {} (the shipment's carrier), found {:?}", accepted.join(" or "), e.carrier));
+        }
+        checked.push(e);
+    }
+    if !unknown.is_empty() {
+        return Err(Error::fields(ErrorCategory::NotFound, unknown));
+    }
+    p.finish()?;
+    let (recorded, duplicates) = store(tx, book_number, &checked)?;
+    Ok(wire::RecordTrackingEventsResponse { recorded, duplicates })
+}
+
+/// Records one event that `carrier` reports for its `tracking_number`, found across all
+/// customers as carriers key their data (e-commerce shipments are also found under
+/// `postal`, their final-mile carrier).
+///
+/// # Errors
+/// `INVALID_REQUEST` for a carrier that cannot be tracked or an invalid event;
+/// `NOT_FOUND` when no shipment of `carrier` has the tracking number.
+pub(crate) fn record_for_carrier(
+    tx: &Transaction,
+    catalog: &Catalog,
+    carrier: &str,
+    tracking_number: &str,
+    event: &wire::CarrierEvent,
+) -> Result<wire::RecordTrackingEventsResponse> {
+    if !catalog.carrier(carrier).is_some_and(|c| c.trackable) {
+        return Err(Error::invalid("carrier", format!("expected a carrier whose shipments can be tracked, found {carrier:?}")));
+    }
+    let book_number: Option<String> = tx
+        .prepare_cached(
+            "SELECT p.book_number, s.carrier_code FROM shipment_pieces p JOIN shipments s ON s.book_number = p.book_number
+             WHERE p.tracking_number = ?1",
+        )?
+        .query_map([tracking_number], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .into_iter()
+        .find(|(_, c)| accepted_carriers(c).contains(&carrier))
+        .map(|(b, _)| b);
+    let book_number = book_number
+        .ok_or_else(|| Error::new(ErrorCategory::NotFound, format!("No {carrier} shipment has tracking number {tracking_number:?}.")))?;
+    let full = wire::TrackingEvent {
+        tracking_number: tracking_number.to_string(),
+        carrier: carrier.to_string(),
+        event: event.event.clone(),
+        event_status: event.event_status.clone(),
+        event_time: event.event_time.clone(),
+        service_area: event.service_area.clone(),
+        service_area_country: event.service_area_country.clone(),
+    };
+    let mut p = Problems::new();
+    let checked = check_event(&mut p, "", &full);
+    p.finish()?;
+    let (recorded, duplicates) = store(tx, &book_number, &[checked])?;
+    Ok(wire::RecordTrackingEventsResponse { recorded, duplicates })
 }
 
 #[cfg(test)]

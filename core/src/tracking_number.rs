@@ -63,6 +63,18 @@ impl TrackingKind {
     ];
 }
 
+impl TrackingKind {
+    /// The kind of the numbers carrier `carrier_code` gives, as [`kind_for`].
+    pub fn of_carrier(carrier_code: &str, family_is_ground: bool) -> Option<TrackingKind> {
+        kind_for(carrier_code, family_is_ground)
+    }
+
+    /// Whether `number` is a valid tracking number of this kind, as [`validate`].
+    pub fn is_valid(self, number: &str) -> bool {
+        validate(self, number)
+    }
+}
+
 /// The tracking number kind for a catalog carrier code.
 ///
 /// `family_is_ground` only matters for `expressground`, whose express and ground

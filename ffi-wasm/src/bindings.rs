@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use consign::rating::CsvKind;
+use consign::CsvKind;
 use consign::{Clock, FixedClock, ShippingBuilder};
 use js_sys::{Array, Reflect, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;

@@ -8,24 +8,20 @@ mod accounts;
 mod booking;
 mod customers;
 mod deliver;
-mod fast;
 mod numbers;
 mod quotes;
-mod split;
 mod strict;
 
-/// The stored form of a shipment's quotes (schema 9), for tools that read or write the
-/// quotes table as the service does.
-pub use crate::packed::{pack_quotes, pack_shipment, unpack_quotes, unpack_shipment};
 pub use accounts::*;
 pub use booking::*;
 pub use customers::*;
 pub use deliver::*;
 pub(crate) use numbers::{decimal_text, push_int};
 pub use numbers::{Dec, Int};
+#[cfg(any(test, feature = "bench"))]
+pub(crate) use quotes::quote_fields;
 pub use quotes::*;
-pub(crate) use quotes::{quote_fields, quote_json_size, write_quotes, QuoteFields, QuotedWeight};
-pub use split::{batch_shipments, each_batch_shipment, expected_shipments, ReadFast};
+pub(crate) use quotes::{quote_json_size, write_quote_errors, write_quotes, QuoteFields, QuotedWeight};
 
 /// The string type of an address's fields as sent: text of up to 24 bytes, as address
 /// fields nearly always are, is held inline, without an allocation of its own.

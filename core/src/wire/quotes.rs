@@ -354,6 +354,7 @@ pub(crate) struct QuoteFields<'a> {
 /// The quoted weight of [`QuoteFields`]: the text of a [`Quote`], or the number a
 /// priced quote holds (written as its `Display` text, without a `String` for it).
 pub(crate) enum QuotedWeight<'a> {
+    #[cfg_attr(not(any(test, feature = "bench")), allow(dead_code, reason = "the text of a wire quote: the bench floor and tests"))]
     Text(&'a str),
     Number(Decimal),
 }
@@ -421,7 +422,7 @@ pub(crate) const fn quote_json_size(lines: usize) -> usize {
 /// Appends `errors` as a JSON array to `out`: byte for byte what serde_json writes (a
 /// test pins this), written directly, as the quotes are written. A batch over every
 /// service has a quote error for many of its shipments.
-pub fn write_quote_errors(out: &mut String, errors: &[QuoteError]) {
+pub(crate) fn write_quote_errors(out: &mut String, errors: &[QuoteError]) {
     out.push('[');
     for (i, e) in errors.iter().enumerate() {
         out.push_str(if i > 0 { ",{" } else { "{" });
@@ -442,20 +443,8 @@ pub fn write_quote_errors(out: &mut String, errors: &[QuoteError]) {
     out.push(']');
 }
 
-/// The JSON array of `quotes`, byte for byte what `serde_json::to_string` gives, written
-/// directly (several times faster: for storing or forwarding many quotes).
-pub fn quotes_json(quotes: &[Quote]) -> String {
-    let mut out = String::with_capacity(quotes.iter().map(|q| quote_json_size(q.surcharges.len())).sum());
-    write_quote_array(&mut out, quotes);
-    out
-}
-
-/// Appends the JSON array of `quotes` to `out`, as [`quotes_json`] writes it.
-pub fn write_quote_array(out: &mut String, quotes: &[Quote]) {
-    write_quotes(out, quotes.iter().map(|q| (quote_fields(q), q.surcharges.iter().map(|l| (l.description.as_str(), l.amount)))));
-}
-
 /// The fields of `q` to write.
+#[cfg(any(test, feature = "bench"))]
 pub(crate) fn quote_fields(q: &Quote) -> QuoteFields<'_> {
     QuoteFields {
         quote_id: q.quote_id,

@@ -2,7 +2,7 @@
 //! fulfillment), prepay accounting (DECISIONS 7), tracking numbers and labels
 //! (DECISIONS 8), and retrieve, list, void and label of DECISIONS 9.
 
-use consign::tracking_number;
+use consign::TrackingKind;
 use consign_conformance::*;
 use serde_json::{json, Value};
 
@@ -566,7 +566,7 @@ fn quote_for(h: &Harness, id: &str, body: &Value) -> Value {
 }
 
 fn exchange_to_usd(h: &Harness, amount: &Value, currency: &str) -> i64 {
-    use consign::rating::Currency;
+    use consign::Currency;
     let from = match currency {
         "USD" => Currency::Usd,
         "GBP" => Currency::Gbp,
@@ -959,12 +959,12 @@ fn tracking_numbers_pass_each_carriers_validator_and_are_unique() {
         let s = retrieve(&h, &id, b["bookNumber"].as_str().unwrap()).expect(200).clone();
         let carrier = s["carrierCode"].as_str().unwrap();
         let ground = families[s["serviceCode"].as_str().unwrap()] == "ground";
-        let kind = tracking_number::kind_for(carrier, ground).unwrap_or_else(|| panic!("a kind for {carrier}"));
+        let kind = TrackingKind::of_carrier(carrier, ground).unwrap_or_else(|| panic!("a kind for {carrier}"));
         let numbers: Vec<&str> = s["trackingNumbers"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
         assert_eq!(numbers.len(), s["pieces"].as_array().map_or(0, Vec::len), "{s}");
         assert_eq!(numbers[0], b["trackingNumber"]);
         for tn in numbers {
-            assert!(tracking_number::validate(kind, tn), "{tn} is not a valid {kind:?} number ({carrier})");
+            assert!(kind.is_valid(tn), "{tn} is not a valid {kind:?} number ({carrier})");
             assert!(seen.insert(tn.to_string()), "{tn} was given twice");
         }
     }

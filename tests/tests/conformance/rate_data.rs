@@ -1,7 +1,7 @@
 //! Import and export of rate data (issue 3): the documented CSV format, validated row by
 //! row with line numbers, applied atomically, round-tripping losslessly.
 
-use consign::rating::CsvKind;
+use consign::CsvKind;
 use consign::ErrorCategory;
 use consign_conformance::*;
 use rust_decimal::Decimal;

@@ -1,0 +1,103 @@
+//! For the benchmarks only, behind the cargo feature `bench`: loaders that fill a
+//! database faster than the operations would, and the stored form of quotes, so that
+//! the floor of the batch-quote benchmark stores the same bytes as the service. None of
+//! this is part of consign's interface.
+
+use crate::error::{Error, Result};
+use crate::shipping::Shipping;
+use crate::{booking, search, wire};
+
+/// The packed form in which the service stores a shipment's quotes.
+pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
+    crate::packed::pack_quotes(quotes)
+}
+
+/// Copies booked shipment `template` of `customer_id` `count`
+/// times with the SQL booking uses (shipment row, pieces, index), letting `vary`
+/// change each copy's view (its book number and tracking numbers are set first, from
+/// the booking sequences). One transaction per call.
+///
+/// # Errors
+/// `NOT_FOUND` for an unknown template; storage failures.
+pub fn insert_shipment_copies(
+    shipping: &Shipping,
+    customer_id: &str,
+    template: &str,
+    count: u32,
+    mut vary: impl FnMut(u32, &mut wire::ShipmentView),
+) -> Result<()> {
+    shipping.write(|tx| {
+        // Bigger in-memory term lists while loading: fewer, larger segments to merge.
+        for table in ["shipment_search", "shipment_grams"] {
+            tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 67108864)"), [])?;
+        }
+        let base = booking::find(tx, customer_id, template)?;
+        type Row = (String, String, String, String, String, String, String, String, String, String, i64, String);
+        let row: Row = tx.query_row(
+            "SELECT carrier_code, service_code, package_type_code, family, shipment_date, shipment_date, zone, currency,
+                    total_amount, label_format, charged_cents, created_at
+             FROM shipments WHERE book_number = ?1",
+            [template],
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                    r.get(9)?,
+                    r.get(10)?,
+                    r.get(11)?,
+                ))
+            },
+        )?;
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
+                shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, NULL, ?14, ?15)",
+        )?;
+        let mut piece = tx.prepare_cached(
+            "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        let kind = crate::tracking_number::kind_for(&row.0, row.3 == "ground")
+            .ok_or_else(|| Error::internal("the template's carrier has no tracking numbers"))?;
+        for i in 0..count {
+            let seq = crate::store::next_id(tx, "book_number")?;
+            let mut view = base.view.clone();
+            view.book_number = format!("{}", 1_000_000_000 + seq);
+            let tn = crate::tracking_number::generate(kind, crate::store::next_id(tx, &format!("tracking_{}", row.0))? as u64, customer_id);
+            view.tracking_number = tn.clone();
+            view.tracking_numbers = vec![tn.clone()];
+            vary(i, &mut view);
+            insert.execute(rusqlite::params![
+                view.book_number,
+                customer_id,
+                row.0,
+                row.1,
+                row.2,
+                row.3,
+                view.tracking_number,
+                row.5,
+                row.6,
+                row.7,
+                row.8,
+                row.10,
+                row.9,
+                wire::to_json(&view)?,
+                row.11,
+            ])?;
+            piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8])?;
+            search::index_now(tx, customer_id, seq, &view)?;
+        }
+        // The copies are indexed already: a search must not scan them as waiting.
+        search::flush(tx)?;
+        for table in ["shipment_search", "shipment_grams"] {
+            tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 1048576)"), [])?;
+        }
+        Ok(())
+    })
+}

@@ -1,0 +1,153 @@
+//! The facade's operations on customers and their accounts: customers (4.9), connect
+//! customer, payment method (4.12), services (4.4), integrated quoting options (4.8),
+//! provider accounts (4.11), regional shipment types (4.13), integrations and prepay.
+
+use super::Shipping;
+use crate::error::Result;
+use crate::{accounts, customers, ledger, wire};
+
+impl Shipping {
+    /// Create customer (4.9), `POST /restapi/v1/customers`.
+    ///
+    /// # Errors
+    /// `INVALID_REQUEST` naming each invalid field; `CONFLICT` for a registered e-mail.
+    pub fn create_customer(&self, req: &wire::CreateCustomerRequest) -> Result<wire::CustomerIdResponse> {
+        let catalog = self.catalog();
+        let now = self.clock.now();
+        self.write(|tx| customers::create(tx, &catalog, req, now))
+    }
+
+    /// Connect customer, `POST /restapi/v1/connect-customer`.
+    ///
+    /// # Errors
+    /// `UNAUTHORIZED` for a wrong pair or an unknown e-mail.
+    pub fn connect_customer(&self, req: &wire::ConnectCustomerRequest) -> Result<wire::CustomerIdResponse> {
+        self.read(|conn| customers::connect(conn, req))
+    }
+
+    /// Update payment method (4.12), `POST .../paymentMethod`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a bad address, token
+    /// type, or a token that looks like a card number.
+    pub fn update_payment_method(&self, customer_id: &str, req: &wire::UpdatePaymentMethodRequest) -> Result<wire::OkResponse> {
+        let now = self.clock.now();
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            customers::update_payment_method(tx, customer_id, req, now)
+        })
+    }
+
+    /// List services (4.4), `GET .../services`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn list_services(&self, customer_id: &str) -> Result<wire::ServicesResponse> {
+        self.read(|conn| {
+            let (customer, catalog) = self.customer(conn, customer_id)?;
+            Ok(catalog.list_services(Self::profile(&catalog, &customer)?))
+        })
+    }
+
+    /// List integrated quoting options (4.8), `GET .../integratedQuotingOptions`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn integrated_quoting_options(&self, customer_id: &str) -> Result<wire::IntegratedQuotingOptions> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            accounts::quoting_options(conn, customer_id)
+        })
+    }
+
+    /// Set integrated quoting options, `PUT .../integratedQuotingOptions` (the whole list).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for an unknown or unoffered
+    /// carrier, service or package type, or a repeated name.
+    pub fn set_integrated_quoting_options(
+        &self,
+        customer_id: &str,
+        req: &wire::IntegratedQuotingOptions,
+    ) -> Result<wire::IntegratedQuotingOptions> {
+        self.write(|tx| {
+            let (customer, catalog) = self.customer(tx, customer_id)?;
+            accounts::set_quoting_options(tx, &catalog, Self::profile(&catalog, &customer)?, customer_id, req)
+        })
+    }
+
+    /// List provider accounts (4.11), `GET .../provider-accounts`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn provider_accounts(&self, customer_id: &str) -> Result<wire::ProviderAccountsResponse> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            accounts::list_provider_accounts(conn, customer_id)
+        })
+    }
+
+    /// Put provider account, `PUT .../provider-accounts/:providerCode`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or provider; `INVALID_REQUEST` for fields the
+    /// provider does not have or lacks.
+    pub fn put_provider_account(
+        &self,
+        customer_id: &str,
+        provider_code: &str,
+        req: &wire::PutProviderAccountRequest,
+    ) -> Result<wire::ProviderAccount> {
+        let now = self.clock.now();
+        self.write(|tx| {
+            let (_, catalog) = self.customer(tx, customer_id)?;
+            accounts::put_provider_account(tx, &catalog, customer_id, provider_code, req, now)
+        })
+    }
+
+    /// Delete provider account, `DELETE .../provider-accounts/:id`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or account, or another customer's account.
+    pub fn delete_provider_account(&self, customer_id: &str, id: &str) -> Result<wire::OkResponse> {
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            accounts::delete_provider_account(tx, customer_id, id)
+        })
+    }
+
+    /// Regional shipment types (4.13), `GET .../regionalShipmentTypes/:postalCode`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a postal code that is
+    /// neither a US ZIP in use nor a Canadian postal code.
+    pub fn regional_shipment_types(&self, customer_id: &str, postal_code: &str) -> Result<wire::RegionalShipmentTypesResponse> {
+        self.read(|conn| {
+            let (customer, catalog) = self.customer(conn, customer_id)?;
+            accounts::regional_shipment_types(&catalog, Self::profile(&catalog, &customer)?, postal_code)
+        })
+    }
+
+    /// Create integration, `POST .../integrations`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for an empty name.
+    pub fn create_integration(&self, customer_id: &str, req: &wire::CreateIntegrationRequest) -> Result<wire::CreateIntegrationResponse> {
+        let now = self.clock.now();
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            accounts::create_integration(tx, customer_id, req, now)
+        })
+    }
+
+    /// Prepay balance and ledger, `GET .../prepay`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn prepay(&self, customer_id: &str) -> Result<wire::PrepayResponse> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            ledger::prepay(conn, customer_id)
+        })
+    }
+}

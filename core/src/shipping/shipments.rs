@@ -1,0 +1,143 @@
+//! The facade's operations on booked shipments: book (4.5), void, retrieve, list,
+//! labels, search (4.3) and tracking (4.6) with its carrier feed.
+
+use super::Shipping;
+use crate::error::{Error, Result};
+use crate::{booking, customers, search, tracking, wire};
+
+impl Shipping {
+    /// Book shipment (4.5), `POST .../shipments`: one transaction for the shipment, its
+    /// ledger entries, its first tracking event and its idempotency record.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or quote; `INVALID_REQUEST` naming each field
+    /// at fault; `SERVICE_NOT_AVAILABLE` off the service's route; `QUOTE_EXPIRED`;
+    /// `INSUFFICIENT_FUNDS` (nothing is written then); `CONFLICT` for an idempotency key
+    /// reused with another payload.
+    pub fn book_shipment(&self, customer_id: &str, req: &wire::BookShipmentRequest) -> Result<wire::BookShipmentResponse> {
+        self.write_booking(customer_id, |tx, ctx| booking::book(tx, ctx, req))
+    }
+
+    /// Void shipment, `POST .../shipments/:bookNumber` `{"voided": true}`: refunds its
+    /// prepay charge to the ledger.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment (or another customer's);
+    /// `CONFLICT` when it is already voided.
+    pub fn void_shipment(&self, customer_id: &str, book_number: &str, req: &wire::VoidRequest) -> Result<wire::VoidResponse> {
+        let now = self.clock.now();
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            booking::void(tx, customer_id, book_number, req, now)
+        })
+    }
+
+    /// Retrieve shipment, `GET .../shipments/:bookNumber` (fields as a search result).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment (or another customer's).
+    pub fn shipment(&self, customer_id: &str, book_number: &str) -> Result<wire::ShipmentView> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            Ok(booking::find(conn, customer_id, book_number)?.view)
+        })
+    }
+
+    /// List shipments, `GET .../shipments?minBookNumber=&limit=`: by book number from
+    /// `min_book_number` (inclusive), at most `limit` (1 to 100).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a limit outside 1-100.
+    pub fn shipments(&self, customer_id: &str, min_book_number: &str, limit: i64) -> Result<wire::ShipmentsResponse> {
+        if !(1..=100).contains(&limit) {
+            return Err(Error::invalid("limit", format!("expected a whole number from 1 to 100, found {limit}")));
+        }
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            booking::list(conn, customer_id, min_book_number, limit)
+        })
+    }
+
+    /// Retrieve label, `GET .../shipments/:bookNumber/label/:labelImageFormat`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment; `INVALID_REQUEST` for a format
+    /// the carrier does not print.
+    pub fn label(&self, customer_id: &str, book_number: &str, format: &str) -> Result<wire::LabelResponse> {
+        let catalog = self.catalog();
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            booking::label(conn, &catalog, customer_id, book_number, format)
+        })
+    }
+
+    /// Search shipments (4.3), `POST .../searchShipments`: the customer's shipments whose
+    /// names, companies, phones, e-mails (sender and receiver), tracking numbers, order
+    /// id, book number, order number or references contain `keyword` (any case), newest
+    /// first, at most 100; voided ones included with `voided` true.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for an empty or blank
+    /// keyword, or one longer than 200 characters.
+    pub fn search_shipments(&self, customer_id: &str, req: &wire::SearchShipmentsRequest) -> Result<wire::ShipmentsResponse> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            search::search(conn, customer_id, &req.keyword)
+        })
+    }
+
+    /// Track shipment (4.6), `GET .../shipments/:bookNumber/tracking-information`: every
+    /// event of every piece, newest first.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment (or another customer's).
+    pub fn tracking_information(&self, customer_id: &str, book_number: &str) -> Result<Vec<wire::TrackingEvent>> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            booking::find(conn, customer_id, book_number)?;
+            tracking::events(conn, book_number)
+        })
+    }
+
+    /// Record tracking events (carrier feed, DECISIONS 9), `POST
+    /// .../shipments/:bookNumber/tracking-events`: events in the shape of 4.6, all or
+    /// none. Events already stored are counted as duplicates and ignored.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment, or an event whose tracking number
+    /// is not one of the shipment's (`events[i].trackingNumber`); `INVALID_REQUEST` for an
+    /// empty list, a status outside 2.9, a time not `YYYY-MM-DD HH:MM:SS`, a country that
+    /// is not ISO, or a carrier other than the shipment's; `LIMIT_EXCEEDED` past 1000
+    /// events.
+    pub fn record_tracking_events(
+        &self,
+        customer_id: &str,
+        book_number: &str,
+        req: &wire::RecordTrackingEventsRequest,
+    ) -> Result<wire::RecordTrackingEventsResponse> {
+        let catalog = self.catalog();
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            let shipment = booking::find(tx, customer_id, book_number)?;
+            tracking::record(tx, &catalog, &shipment, &req.events)
+        })
+    }
+
+    /// Records one event a carrier reports for its tracking number (the Rust side of a
+    /// carrier feed, keyed as carriers key their data). An event already stored is a
+    /// duplicate: `recorded` 0, `duplicates` 1.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` when no shipment of `carrier` has `tracking_number` (e-commerce
+    /// shipments are also found under `postal`, their final-mile carrier);
+    /// `INVALID_REQUEST` for a carrier that cannot be tracked or an invalid event.
+    pub fn record_tracking_event(
+        &self,
+        carrier: &str,
+        tracking_number: &str,
+        event: &wire::CarrierEvent,
+    ) -> Result<wire::RecordTrackingEventsResponse> {
+        let catalog = self.catalog();
+        self.write(|tx| tracking::record_for_carrier(tx, &catalog, carrier, tracking_number, event))
+    }
+}
