@@ -34,7 +34,7 @@ impl Shipping {
         self.read(|conn| {
             customers::find(conn, customer_id)?;
             booking::find(conn, customer_id, book_number)?;
-            tracking::events(conn, book_number)
+            tracking::events(conn, customer_id, book_number)
         })
     }
 
@@ -98,7 +98,7 @@ impl Shipping {
                 return Err(Error::fields(ErrorCategory::NotFound, unknown));
             }
             p.finish()?;
-            let (recorded, duplicates) = tracking::store(tx, book_number, &checked)?;
+            let (recorded, duplicates) = tracking::store(tx, customer_id, book_number, &checked)?;
             Ok(wire::RecordTrackingEventsResponse { recorded, duplicates })
         })
     }
@@ -122,17 +122,19 @@ impl Shipping {
             return Err(Error::invalid("carrier", format!("expected a carrier whose shipments can be tracked, found {carrier:?}")));
         }
         self.write(|tx| {
-            let book_number: Option<String> = tx
+            // Carriers know a tracking number only: the index on it finds the customer too.
+            let shipment: Option<(String, String)> = tx
                 .prepare_cached(
-                    "SELECT p.book_number, s.carrier_code FROM shipment_pieces p JOIN shipments s ON s.book_number = p.book_number
+                    "SELECT p.customer_id, p.book_number, s.carrier_code FROM shipment_pieces p
+                     JOIN shipments s ON s.customer_id = p.customer_id AND s.book_number = p.book_number
                      WHERE p.tracking_number = ?1",
                 )?
-                .query_map([tracking_number], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+                .query_map([tracking_number], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
                 .collect::<rusqlite::Result<Vec<_>>>()?
                 .into_iter()
-                .find(|(_, c)| tracking::accepted_carriers(c).contains(&carrier))
-                .map(|(b, _)| b);
-            let book_number = book_number.ok_or_else(|| {
+                .find(|(_, _, c)| tracking::accepted_carriers(c).contains(&carrier))
+                .map(|(customer, b, _)| (customer, b));
+            let (customer_id, book_number) = shipment.ok_or_else(|| {
                 Error::new(ErrorCategory::NotFound, format!("No {carrier} shipment has tracking number {tracking_number:?}."))
             })?;
             let full = wire::TrackingEvent {
@@ -147,7 +149,7 @@ impl Shipping {
             let mut p = Problems::new();
             let checked = tracking::check_event(&mut p, "", &full);
             p.finish()?;
-            let (recorded, duplicates) = tracking::store(tx, &book_number, &[checked])?;
+            let (recorded, duplicates) = tracking::store(tx, &customer_id, &book_number, &[checked])?;
             Ok(wire::RecordTrackingEventsResponse { recorded, duplicates })
         })
     }
@@ -281,8 +283,8 @@ impl Shipping {
             let row: Row = tx.query_row(
                 "SELECT carrier_code, service_code, package_type_code, family, shipment_date, shipment_date, zone, currency,
                         total_amount, label_format, charged_cents, created_at
-                 FROM shipments WHERE book_number = ?1",
-                [template],
+                 FROM shipments WHERE customer_id = ?1 AND book_number = ?2",
+                [customer_id, template],
                 |r| {
                     Ok((
                         r.get(0)?,
@@ -306,7 +308,7 @@ impl Shipping {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, NULL, ?14, ?15)",
             )?;
             let mut piece = tx.prepare_cached(
-                "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost) VALUES (?1, ?2, ?3, ?4)",
+                "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost, customer_id) VALUES (?1, ?2, ?3, ?4, ?5)",
             )?;
             let kind = crate::tracking_number::kind_for(&row.0, row.3 == "ground")
                 .ok_or_else(|| Error::internal("the template's carrier has no tracking numbers"))?;
@@ -336,7 +338,7 @@ impl Shipping {
                     wire::to_json(&view)?,
                     row.11,
                 ])?;
-                piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8])?;
+                piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8, customer_id])?;
                 search::index_now(tx, customer_id, seq, &view)?;
             }
             // The copies are indexed already: a search must not scan them as waiting.

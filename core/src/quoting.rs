@@ -664,13 +664,13 @@ pub(crate) enum StoredShipment {
 
 /// The customer's quote `quote_id`, or `None` (unknown or another customer's).
 pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Result<Option<StoredQuote>> {
-    // The row whose id range starts at or below the quote: one step down the table.
-    // Its owner is checked after, so another customer's quote is simply not found.
+    // The customer's row whose id range starts at or below the quote: one step down the
+    // table. Another customer's quote is simply not found.
     let mut statement = conn.prepare_cached(
         "SELECT customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at FROM quoted_shipments
-         WHERE first_quote_id <= ?1 ORDER BY first_quote_id DESC LIMIT 1",
+         WHERE customer_id = ?2 AND first_quote_id <= ?1 ORDER BY first_quote_id DESC LIMIT 1",
     )?;
-    let mut rows = statement.query([quote_id])?;
+    let mut rows = statement.query(rusqlite::params![quote_id, customer_id])?;
     let Some(row) = rows.next()? else { return Ok(None) };
     let (owner, first, count): (String, i64, i64) = (row.get(0)?, row.get(1)?, row.get(2)?);
     if owner != customer_id || quote_id >= first + count {
@@ -703,13 +703,14 @@ mod tests {
     use crate::rating::{Lines, Surcharge, SurchargeKind, WeightType, Zone};
     use crate::wire;
 
-    /// Quotes stored under schema 6 (a rowid beside a UNIQUE first quote id) are found
-    /// after the upgrade to schema 7, and another customer's or an unknown id is not.
+    /// Quotes stored in a database of the baseline schema (keyed by customer, then first
+    /// quote id), here as JSON text, are found after an upgrade by their customer's
+    /// range, and another customer's or an unknown id is not.
     #[test]
     fn the_upgrade_keeps_stored_quotes() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::store::configure(&conn).unwrap();
-        crate::store::migrate_to(&mut conn, 6).unwrap();
+        crate::store::create_at(&conn, 1).unwrap();
         let quote = |id: i64| {
             format!(
                 r#"{{"quoteId":{id},"carrierCode":"c","serviceCode":"s{id}","serviceDescription":"S","packageTypeCode":"p",
@@ -719,18 +720,27 @@ mod tests {
         };
         conn.execute_batch(&format!(
             "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
-                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{{}}', '{{}}', 0, 0, '');
-             INSERT INTO quoted_shipments (id, customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
-                 VALUES (1, 'C1', 1000000001, 2, '{{\"n\":1}}', '[{},{}]', 1000, 2000),
-                        (2, 'C1', 1000000003, 1, '{{\"n\":2}}', '[{}]', 1000, 2000);",
+                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{{}}', '{{}}', 0, 0, ''),
+                ('C2', 'b', 'b', '', 'Default', '{{}}', '{{}}', 0, 0, '');
+             INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
+                 VALUES ('C1', 1000000001, 2, '{{\"n\":1}}', '[{},{}]', 1000, 2000),
+                        ('C1', 1000000003, 1, '{{\"n\":2}}', '[{}]', 1000, 2000),
+                        ('C2', 1000000004, 1, '{{\"n\":3}}', '[{}]', 1000, 2000);",
             quote(1_000_000_001),
             quote(1_000_000_002),
-            quote(1_000_000_003)
+            quote(1_000_000_003),
+            quote(1_000_000_004)
         ))
         .unwrap();
         crate::store::migrate(&mut conn).unwrap();
-        let pk: String = conn.query_row("SELECT name FROM pragma_table_info('quoted_shipments') WHERE pk = 1", [], |r| r.get(0)).unwrap();
-        assert_eq!(pk, "first_quote_id");
+        let pk: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_table_info('quoted_shipments') WHERE pk > 0 ORDER BY pk")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(pk, ["customer_id", "first_quote_id"]);
         for (id, shipment) in [(1_000_000_001, r#"{"n":1}"#), (1_000_000_002, r#"{"n":1}"#), (1_000_000_003, r#"{"n":2}"#)] {
             let found = find(&conn, "C1", id).unwrap().unwrap();
             assert_eq!((found.quote.quote_id, found.quote.service_code.as_str()), (id, format!("s{id}").as_str()));
@@ -739,7 +749,10 @@ mod tests {
         }
         assert!(find(&conn, "C2", 1_000_000_001).unwrap().is_none());
         assert!(find(&conn, "C1", 1_000_000_004).unwrap().is_none());
+        assert!(find(&conn, "C1", 1_000_000_005).unwrap().is_none());
         assert!(find(&conn, "C1", 1_000_000_000).unwrap().is_none());
+        assert!(find(&conn, "C2", 1_000_000_003).unwrap().is_none());
+        assert_eq!(find(&conn, "C2", 1_000_000_004).unwrap().unwrap().quote.quote_id, 1_000_000_004);
     }
 
     /// A batch's quotes are stored packed, exactly as `wire::pack_quotes` packs the

@@ -132,6 +132,8 @@ impl Shipping {
                     Catalog::from_json(&doc).map_err(|e| Error::internal(format!("the stored catalog does not load: {}", e.message())))?
                 }
                 None => {
+                    // No catalog yet: the database is new, and gets the default data too.
+                    store::seed_rate_book(&tx)?;
                     let catalog = Catalog::default_catalog()?;
                     tx.execute(
                         "INSERT INTO catalog (id, document, updated_at) VALUES (1, ?1, ?2)",
