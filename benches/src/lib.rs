@@ -265,7 +265,7 @@ impl Floor {
                  created_at INTEGER NOT NULL,
                  expires_at INTEGER NOT NULL,
                  PRIMARY KEY (customer_id, first_quote_id)
-             ) WITHOUT ROWID;",
+             );",
         )
         .expect("schema");
         let answer: BatchQuoteResponse = serde_json::from_str(answer_json).expect("an answer");

@@ -133,8 +133,10 @@ CREATE TABLE quoting_options (
 
 -- One row per quoted shipment: the shipment and its quotes, packed (core/src/packed.rs)
 -- or as JSON text (a shipment the packed form does not hold), and the contiguous range
--- of quote ids they were given. Without a rowid, the table is the only B-tree: a quote
--- is found as the customer's row whose range starts at or below its id.
+-- of quote ids they were given. A quote is found as the customer's row whose range
+-- starts at or below its id. The table keeps its rowid: rows of a batch append to it
+-- (SQLite appends to a rowid table without rebalancing, and rows with every service's
+-- quotes outgrow the cells of a table without rowid), and the key is a small index.
 CREATE TABLE quoted_shipments (
     customer_id TEXT NOT NULL REFERENCES customers(id),
     first_quote_id INTEGER NOT NULL,
@@ -144,7 +146,7 @@ CREATE TABLE quoted_shipments (
     created_at INTEGER NOT NULL,             -- unix seconds
     expires_at INTEGER NOT NULL,             -- unix seconds, created_at + 30 days
     PRIMARY KEY (customer_id, first_quote_id)
-) WITHOUT ROWID;
+);
 
 -- Booked shipments. The rowid orders them by booking: search indexes the shipments
 -- after the `id_sequences` row 'search_indexed' (core/src/search.rs).

@@ -664,8 +664,8 @@ pub(crate) enum StoredShipment {
 
 /// The customer's quote `quote_id`, or `None` (unknown or another customer's).
 pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Result<Option<StoredQuote>> {
-    // The customer's row whose id range starts at or below the quote: one step down the
-    // table. Another customer's quote is simply not found.
+    // The customer's row whose id range starts at or below the quote: one step down its
+    // key. Another customer's quote is simply not found.
     let mut statement = conn.prepare_cached(
         "SELECT customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at FROM quoted_shipments
          WHERE customer_id = ?2 AND first_quote_id <= ?1 ORDER BY first_quote_id DESC LIMIT 1",
