@@ -54,8 +54,8 @@ fn find(conn: &Connection, customer_id: &str, batch_id: &str) -> Result<BatchRow
 
 /// The batch's quote ids with their book numbers, in the order they were added.
 fn members(conn: &Connection, customer_id: &str, batch_id: &str) -> Result<Vec<(i64, Option<String>)>> {
-    let mut stmt = conn
-        .prepare_cached("SELECT quote_id, book_number FROM batch_quotes WHERE customer_id = ?2 AND batch_id = ?1 ORDER BY position")?;
+    let mut stmt =
+        conn.prepare_cached("SELECT quote_id, book_number FROM batch_quotes WHERE customer_id = ?2 AND batch_id = ?1 ORDER BY position")?;
     let rows = stmt.query_map([batch_id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }

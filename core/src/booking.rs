@@ -838,7 +838,8 @@ pub(crate) fn label(
     let stored: Vec<Vec<u8>> = {
         let mut stmt = conn
             .prepare_cached("SELECT data FROM labels WHERE customer_id = ?3 AND book_number = ?1 AND format = ?2 ORDER BY piece_index")?;
-        let rows = stmt.query_map([book_number, format.code(), customer_id], |r| r.get::<_, Vec<u8>>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+        let rows =
+            stmt.query_map([book_number, format.code(), customer_id], |r| r.get::<_, Vec<u8>>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
         rows
     };
     let images = if !stored.is_empty() {

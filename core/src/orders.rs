@@ -255,7 +255,8 @@ fn shipped(conn: &Connection, customer_id: &str, integration_id: &str, order_id:
         "SELECT s.view FROM order_shipments o JOIN shipments s ON s.customer_id = o.customer_id AND s.book_number = o.book_number
          WHERE o.customer_id = ?3 AND o.integration_id = ?1 AND o.order_id = ?2 AND s.voided = 0",
     )?;
-    let views = stmt.query_map([integration_id, order_id, customer_id], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    let views =
+        stmt.query_map([integration_id, order_id, customer_id], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
     views
         .into_iter()
         .map(|v| {

@@ -411,7 +411,7 @@ mod tests {
 
     /// A database at schema `version` with customers C1 and C2.
     fn store_at(version: i64) -> Connection {
-        let mut conn = Connection::open_in_memory().unwrap();
+        let conn = Connection::open_in_memory().unwrap();
         crate::store::configure(&conn).unwrap();
         crate::store::create_at(&conn, version).unwrap();
         for id in ["C1", "C2"] {

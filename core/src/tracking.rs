@@ -240,7 +240,16 @@ mod tests {
                 "INSERT INTO tracking_events (customer_id, book_number, tracking_number, carrier, event, event_status, event_time,
                     service_area, service_area_country, id)
                  VALUES ('C1', '1000000001', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                rusqlite::params![e.tracking_number, e.carrier, e.event, e.event_status, e.event_time, e.service_area, e.service_area_country, id],
+                rusqlite::params![
+                    e.tracking_number,
+                    e.carrier,
+                    e.event,
+                    e.event_status,
+                    e.event_time,
+                    e.service_area,
+                    e.service_area_country,
+                    id
+                ],
             )
             .unwrap();
         }
