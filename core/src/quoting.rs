@@ -514,7 +514,7 @@ pub(crate) struct ToStore<'a, 'c> {
     pub priced: &'a Priced<'c>,
 }
 
-/// A quoted shipment as its row keeps it: packed (schema 13, see [`crate::packed`]) or,
+/// A quoted shipment as its row keeps it: packed (see [`crate::packed`]) or,
 /// for a shipment the packed form does not hold, its JSON text.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum ShipmentRow<'a> {
@@ -595,8 +595,7 @@ pub(crate) fn number(tx: &Transaction, priced: Vec<&mut Priced>) -> Result<()> {
 }
 
 /// Stores the quotes of `rows` (numbered by [`number`]) in `tx`, one row per shipment:
-/// the shipment packed where it can be (schema 13) and its quotes packed (schema 9, see
-/// [`crate::packed`]).
+/// the shipment packed where it can be and its quotes packed (see [`crate::packed`]).
 pub(crate) fn store<'a, 'c: 'a>(
     tx: &Transaction,
     customer_id: &str,
@@ -677,13 +676,12 @@ pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Resul
         return Ok(None);
     }
     let unreadable = |what: &str, e: String| Error::internal(format!("stored {what} of quote {quote_id} is unreadable: {e}"));
-    // Rows of schema 12 and before, and shipments the packed form does not hold, keep
-    // the shipment's JSON text; the others are packed.
+    // Shipments the packed form does not hold keep their JSON text; the others are packed.
     let shipment = match row.get_ref(3)? {
         ValueRef::Blob(bytes) => StoredShipment::Packed(bytes.to_vec()),
         text => StoredShipment::Json(text.as_str().map_err(|e| unreadable("shipment", e.to_string()))?.to_string()),
     };
-    // Rows of schema 8 and before hold the quotes as JSON text; rows of schema 9 packed.
+    // Quotes are stored packed; JSON text, which a tool may write, is read as well.
     let quotes: Vec<wire::Quote> = match row.get_ref(4)? {
         ValueRef::Blob(bytes) => packed::unpack_quotes(bytes, first).map_err(|e| unreadable("quotes", e))?,
         text => serde_json::from_str(text.as_str().map_err(|e| unreadable("quotes", e.to_string()))?)

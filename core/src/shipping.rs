@@ -79,8 +79,8 @@ impl ShippingBuilder {
         self
     }
 
-    /// Opens the database, applies pending migrations and seeds the default catalog on
-    /// first open.
+    /// Opens the database, creates or upgrades its schema and seeds the default catalog
+    /// and rate book on first open.
     ///
     /// # Errors
     /// `INTERNAL` when the file cannot be opened, was written by a newer schema, or holds

@@ -31,7 +31,7 @@ const EVENT_IDS: &str = "tracking_event";
 const BOOKED_EVENT: &str = "Shipment information received; label created";
 
 /// The first event of a booking, `Info Received` for every piece at the sender, as its
-/// `shipments` row keeps it (schema 12): the time, the place and the place's country.
+/// `shipments` row keeps it: the time, the place and the place's country.
 /// The rest (tracking numbers, carrier) is the shipment's own.
 pub(crate) struct BookedEvent {
     /// `YYYY-MM-DD HH:MM:SS`.
@@ -49,7 +49,7 @@ pub(crate) fn booked_event(sender: &Address, now: DateTime<Utc>) -> BookedEvent 
 }
 
 /// The first events of shipment `book_number` read from its row, one per piece in piece
-/// order (none for shipments booked before schema 12, whose first events are stored).
+/// order (none for a row stored without one, as the benchmark loader's copies are).
 fn booked_events(conn: &rusqlite::Connection, customer_id: &str, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
     let mut stmt = conn.prepare_cached(
         "SELECT p.tracking_number, s.carrier_code, s.booked_event_time, s.booked_event_area, s.booked_event_country
@@ -278,7 +278,7 @@ mod tests {
         assert!(plan.contains("PRIMARY KEY (customer_id=? AND book_number=?)"), "{plan}");
     }
 
-    /// A booking's first events come from its shipment row (schema 12): listed after the
+    /// A booking's first events come from its shipment row: listed after the
     /// stored events of the same time, the last piece's first, and a feed's repeat of one
     /// is a duplicate.
     #[test]
