@@ -265,13 +265,14 @@ impl Floor {
              INSERT INTO customers (id) VALUES ('c1');
              CREATE TABLE id_sequences (name TEXT PRIMARY KEY, last INTEGER NOT NULL);
              CREATE TABLE quoted_shipments (
-                 first_quote_id INTEGER PRIMARY KEY,
                  customer_id TEXT NOT NULL REFERENCES customers(id),
+                 first_quote_id INTEGER NOT NULL,
                  quote_count INTEGER NOT NULL CHECK (quote_count > 0),
                  shipment TEXT NOT NULL,
                  quotes TEXT NOT NULL,
                  created_at INTEGER NOT NULL,
-                 expires_at INTEGER NOT NULL
+                 expires_at INTEGER NOT NULL,
+                 PRIMARY KEY (customer_id, first_quote_id)
              );",
         )
         .expect("schema");

@@ -77,7 +77,7 @@ pub(crate) fn put_provider_account(
         .optional()?;
     let id = match existing {
         Some(id) => {
-            tx.execute("UPDATE provider_accounts SET fields = ?2 WHERE id = ?1", [&id, &fields])?;
+            tx.execute("UPDATE provider_accounts SET fields = ?2 WHERE customer_id = ?3 AND id = ?1", [&id, &fields, customer_id])?;
             id
         }
         None => {

@@ -53,16 +53,17 @@ fn find(conn: &Connection, customer_id: &str, batch_id: &str) -> Result<BatchRow
 }
 
 /// The batch's quote ids with their book numbers, in the order they were added.
-fn members(conn: &Connection, batch_id: &str) -> Result<Vec<(i64, Option<String>)>> {
-    let mut stmt = conn.prepare_cached("SELECT quote_id, book_number FROM batch_quotes WHERE batch_id = ?1 ORDER BY position")?;
-    let rows = stmt.query_map([batch_id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+fn members(conn: &Connection, customer_id: &str, batch_id: &str) -> Result<Vec<(i64, Option<String>)>> {
+    let mut stmt =
+        conn.prepare_cached("SELECT quote_id, book_number FROM batch_quotes WHERE customer_id = ?2 AND batch_id = ?1 ORDER BY position")?;
+    let rows = stmt.query_map([batch_id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
 }
 
 /// Get batch.
 pub(crate) fn get(conn: &Connection, customer_id: &str, batch_id: &str) -> Result<wire::Batch> {
     let row = find(conn, customer_id, batch_id)?;
-    let quotes = members(conn, batch_id)?
+    let quotes = members(conn, customer_id, batch_id)?
         .into_iter()
         .map(|(id, book_number)| {
             let stored = quoting::find(conn, customer_id, id)?
@@ -76,7 +77,7 @@ pub(crate) fn get(conn: &Connection, customer_id: &str, batch_id: &str) -> Resul
 /// List batches, newest first.
 pub(crate) fn list(conn: &Connection, customer_id: &str) -> Result<wire::BatchesResponse> {
     let mut stmt = conn.prepare_cached(
-        "SELECT b.id, b.name, b.status, b.created_at, (SELECT COUNT(*) FROM batch_quotes q WHERE q.batch_id = b.id)
+        "SELECT b.id, b.name, b.status, b.created_at, (SELECT COUNT(*) FROM batch_quotes q WHERE q.customer_id = b.customer_id AND q.batch_id = b.id)
          FROM batches b WHERE b.customer_id = ?1 ORDER BY b.id DESC",
     )?;
     let batches = stmt
@@ -110,7 +111,7 @@ pub(crate) fn add_quotes(
     if req.quote_ids.is_empty() {
         return Err(Error::invalid("quoteIds", "must name at least one quote"));
     }
-    let existing = members(tx, batch_id)?;
+    let existing = members(tx, customer_id, batch_id)?;
     for (i, id) in req.quote_ids.iter().enumerate() {
         let stored = quoting::find(tx, customer_id, id.0)?.ok_or_else(|| {
             Error::fields(
@@ -129,9 +130,10 @@ pub(crate) fn add_quotes(
         }
     }
     let mut position = i64::try_from(existing.len()).unwrap_or(i64::MAX);
-    let mut insert = tx.prepare_cached("INSERT OR IGNORE INTO batch_quotes (batch_id, position, quote_id) VALUES (?1, ?2, ?3)")?;
+    let mut insert =
+        tx.prepare_cached("INSERT OR IGNORE INTO batch_quotes (batch_id, position, quote_id, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
     for id in &req.quote_ids {
-        if insert.execute(rusqlite::params![batch_id, position, id.0])? > 0 {
+        if insert.execute(rusqlite::params![batch_id, position, id.0, customer_id])? > 0 {
             position += 1;
         }
     }
@@ -147,8 +149,8 @@ pub(crate) fn delete(tx: &Transaction, customer_id: &str, batch_id: &str) -> Res
     if row.status == "booked" {
         return Err(Error::conflict(format!("Batch {batch_id} is booked and cannot be deleted.")));
     }
-    tx.execute("DELETE FROM batch_quotes WHERE batch_id = ?1", [batch_id])?;
-    tx.execute("DELETE FROM batches WHERE id = ?1", [batch_id])?;
+    tx.execute("DELETE FROM batch_quotes WHERE customer_id = ?2 AND batch_id = ?1", [batch_id, customer_id])?;
+    tx.execute("DELETE FROM batches WHERE customer_id = ?2 AND id = ?1", [batch_id, customer_id])?;
     Ok(wire::OkResponse::OK)
 }
 
@@ -203,7 +205,7 @@ pub(crate) fn book(tx: &Transaction, ctx: &booking::Context, req: &wire::BatchBo
     if row.status == "booked" {
         return Err(Error::conflict(format!("Batch {} is already booked.", req.batch_id)));
     }
-    let quotes = members(tx, &req.batch_id)?;
+    let quotes = members(tx, customer_id, &req.batch_id)?;
     if quotes.is_empty() {
         return Err(Error::invalid("batchId", format!("batch {} holds no quotes; add quotes first", req.batch_id)));
     }
@@ -232,8 +234,8 @@ pub(crate) fn book(tx: &Transaction, ctx: &booking::Context, req: &wire::BatchBo
         match outcome {
             Ok(r) => {
                 tx.execute_batch("RELEASE batch_quote")?;
-                tx.prepare_cached("UPDATE batch_quotes SET book_number = ?3 WHERE batch_id = ?1 AND quote_id = ?2")?
-                    .execute(rusqlite::params![req.batch_id, quote_id, r.book_number])?;
+                tx.prepare_cached("UPDATE batch_quotes SET book_number = ?3 WHERE customer_id = ?4 AND batch_id = ?1 AND quote_id = ?2")?
+                    .execute(rusqlite::params![req.batch_id, quote_id, r.book_number, customer_id])?;
                 results.push(wire::BatchBookResult {
                     quote_id,
                     status: "success".into(),
@@ -264,7 +266,7 @@ pub(crate) fn book(tx: &Transaction, ctx: &booking::Context, req: &wire::BatchBo
         }
     }
     if all_booked {
-        tx.execute("UPDATE batches SET status = 'booked' WHERE id = ?1", [&req.batch_id])?;
+        tx.execute("UPDATE batches SET status = 'booked' WHERE customer_id = ?2 AND id = ?1", [req.batch_id.as_str(), customer_id])?;
     }
     let balance = ledger::balance_cents(tx, customer_id)?;
     Ok(wire::BatchBookResponse { batch_id: req.batch_id.clone(), results, prepay_balance: format2(from_cents(balance)) })

@@ -61,7 +61,7 @@ pub fn insert_shipment_copies(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, NULL, ?14, ?15)",
         )?;
         let mut piece = tx.prepare_cached(
-            "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost, customer_id) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
         let kind = crate::tracking_number::kind_for(&row.0, row.3 == "ground")
             .ok_or_else(|| Error::internal("the template's carrier has no tracking numbers"))?;
@@ -90,7 +90,7 @@ pub fn insert_shipment_copies(
                 wire::to_json(&view)?,
                 row.11,
             ])?;
-            piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8])?;
+            piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8, customer_id])?;
             search::index_now(tx, customer_id, seq, &view)?;
         }
         // The copies are indexed already: a search must not scan them as waiting.

@@ -566,14 +566,15 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
     };
     {
         let mut piece_stmt = tx.prepare_cached(
-            "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost) VALUES (?1, ?2, ?3, ?4)",
+            "INSERT INTO shipment_pieces (customer_id, book_number, piece_index, tracking_number, shipping_cost) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
-        let mut label_stmt = tx.prepare_cached("INSERT INTO labels (book_number, piece_index, format, data) VALUES (?1, ?2, ?3, ?4)")?;
+        let mut label_stmt =
+            tx.prepare_cached("INSERT INTO labels (customer_id, book_number, piece_index, format, data) VALUES (?1, ?2, ?3, ?4, ?5)")?;
         for (i, tn) in tracking_numbers.iter().enumerate() {
             let cost = piece_costs.get(i).copied().unwrap_or_default();
-            piece_stmt.execute(rusqlite::params![book_number, i as i64, tn, cost.to_string()])?;
+            piece_stmt.execute(rusqlite::params![ctx.customer.id, book_number, i as i64, tn, cost.to_string()])?;
             if let Some(label) = labels.get(i) {
-                label_stmt.execute(rusqlite::params![book_number, i as i64, v.label_format.code(), label])?;
+                label_stmt.execute(rusqlite::params![ctx.customer.id, book_number, i as i64, v.label_format.code(), label])?;
             }
         }
     }
@@ -805,7 +806,10 @@ pub(crate) fn void(
     if s.voided {
         return Err(Error::conflict(format!("Shipment {book_number} is already voided.")));
     }
-    tx.execute("UPDATE shipments SET voided = 1, voided_at = ?2 WHERE book_number = ?1", [book_number, &ledger::timestamp(now)])?;
+    tx.execute(
+        "UPDATE shipments SET voided = 1, voided_at = ?2 WHERE customer_id = ?3 AND book_number = ?1",
+        [book_number, &ledger::timestamp(now), customer_id],
+    )?;
     crate::orders::on_void(tx, customer_id, book_number)?;
     let balance = if s.charged_cents > 0 {
         ledger::append(tx, customer_id, EntryKind::Refund, s.charged_cents, &format!("shipment {book_number} voided"), now)?
@@ -832,8 +836,10 @@ pub(crate) fn label(
     let format = LabelFormat::from_code(format_code)
         .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
     let stored: Vec<Vec<u8>> = {
-        let mut stmt = conn.prepare_cached("SELECT data FROM labels WHERE book_number = ?1 AND format = ?2 ORDER BY piece_index")?;
-        let rows = stmt.query_map([book_number, format.code()], |r| r.get::<_, Vec<u8>>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut stmt = conn
+            .prepare_cached("SELECT data FROM labels WHERE customer_id = ?3 AND book_number = ?1 AND format = ?2 ORDER BY piece_index")?;
+        let rows =
+            stmt.query_map([book_number, format.code(), customer_id], |r| r.get::<_, Vec<u8>>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
         rows
     };
     let images = if !stored.is_empty() {

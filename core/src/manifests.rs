@@ -77,10 +77,10 @@ pub(crate) fn create(
     }
     p.finish()?;
 
-    let mut on = tx.prepare_cached("SELECT manifest_id FROM manifest_shipments WHERE book_number = ?1")?;
+    let mut on = tx.prepare_cached("SELECT manifest_id FROM manifest_shipments WHERE customer_id = ?2 AND book_number = ?1")?;
     let mut conflicts = Vec::new();
     for (i, s) in shipments.iter().enumerate() {
-        if let Some(id) = on.query_row([&s.book_number], |r| r.get::<_, String>(0)).optional()? {
+        if let Some(id) = on.query_row([s.book_number.as_str(), customer_id], |r| r.get::<_, String>(0)).optional()? {
             conflicts.push(FieldError {
                 field: format!("bookNumbers[{i}]"),
                 message: format!("shipment {} is already on manifest {id}", s.book_number),
@@ -127,9 +127,10 @@ pub(crate) fn create(
         pdf,
         crate::ledger::timestamp(now)
     ])?;
-    let mut stmt = tx.prepare_cached("INSERT INTO manifest_shipments (manifest_id, position, book_number) VALUES (?1, ?2, ?3)")?;
+    let mut stmt =
+        tx.prepare_cached("INSERT INTO manifest_shipments (manifest_id, position, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
     for (i, s) in shipments.iter().enumerate() {
-        stmt.execute(rusqlite::params![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number])?;
+        stmt.execute(rusqlite::params![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number, customer_id])?;
     }
     Ok(wire::ManifestResponse {
         manifest_id: id,
@@ -147,8 +148,8 @@ pub(crate) fn get(conn: &Connection, customer_id: &str, id: &str) -> Result<wire
         .optional()?;
     let (kind, pdf) = row.ok_or_else(|| Error::not_found("manifest", id))?;
     let book_numbers = conn
-        .prepare_cached("SELECT book_number FROM manifest_shipments WHERE manifest_id = ?1 ORDER BY position")?
-        .query_map([id], |r| r.get(0))?
+        .prepare_cached("SELECT book_number FROM manifest_shipments WHERE customer_id = ?2 AND manifest_id = ?1 ORDER BY position")?
+        .query_map([id, customer_id], |r| r.get(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(wire::ManifestResponse { manifest_id: id.to_string(), kind, data: crate::booking::base64(&pdf), book_numbers })
 }

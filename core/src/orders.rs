@@ -187,7 +187,7 @@ pub(crate) fn put(
     tx.prepare_cached(
         "INSERT INTO orders (integration_id, order_id, customer_id, fulfillment_status, document, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
-         ON CONFLICT (integration_id, order_id) DO UPDATE
+         ON CONFLICT (customer_id, integration_id, order_id) DO UPDATE
          SET fulfillment_status = excluded.fulfillment_status, document = excluded.document, updated_at = excluded.updated_at",
     )?
     .execute(rusqlite::params![integration_id, order_id, customer_id, order.fulfillment_status, wire::to_json(&order)?, at])?;
@@ -224,7 +224,10 @@ pub(crate) fn delete(tx: &Transaction, customer_id: &str, integration_id: &str, 
     if n == 0 {
         return Err(Error::not_found("order", order_id));
     }
-    tx.execute("DELETE FROM order_shipments WHERE integration_id = ?1 AND order_id = ?2", [integration_id, order_id])?;
+    tx.execute(
+        "DELETE FROM order_shipments WHERE customer_id = ?3 AND integration_id = ?1 AND order_id = ?2",
+        [integration_id, order_id, customer_id],
+    )?;
     Ok(wire::OkResponse::OK)
 }
 
@@ -247,12 +250,13 @@ fn ordered(line: &wire::OrderItem) -> i64 {
 }
 
 /// The non-voided shipments' fulfilments of an order.
-fn shipped(conn: &Connection, integration_id: &str, order_id: &str) -> Result<Vec<wire::Fulfillment>> {
+fn shipped(conn: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<Vec<wire::Fulfillment>> {
     let mut stmt = conn.prepare_cached(
-        "SELECT s.view FROM order_shipments o JOIN shipments s ON s.book_number = o.book_number
-         WHERE o.integration_id = ?1 AND o.order_id = ?2 AND s.voided = 0",
+        "SELECT s.view FROM order_shipments o JOIN shipments s ON s.customer_id = o.customer_id AND s.book_number = o.book_number
+         WHERE o.customer_id = ?3 AND o.integration_id = ?1 AND o.order_id = ?2 AND s.voided = 0",
     )?;
-    let views = stmt.query_map([integration_id, order_id], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    let views =
+        stmt.query_map([integration_id, order_id, customer_id], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
     views
         .into_iter()
         .map(|v| {
@@ -267,7 +271,7 @@ fn shipped(conn: &Connection, integration_id: &str, order_id: &str) -> Result<Ve
 fn recompute(tx: &Transaction, customer_id: &str, integration_id: &str, order_id: &str) -> Result<()> {
     let Some(order) = load(tx, customer_id, integration_id, order_id)? else { return Ok(()) };
     let lines = order.items.flatten().unwrap_or_default();
-    let fulfilments = shipped(tx, integration_id, order_id)?;
+    let fulfilments = shipped(tx, customer_id, integration_id, order_id)?;
     let mut counts = vec![0i64; lines.len()];
     let mut whole = false;
     for f in &fulfilments {
@@ -288,8 +292,8 @@ fn recompute(tx: &Transaction, customer_id: &str, integration_id: &str, order_id
         "pending"
     };
     tx.execute(
-        "UPDATE orders SET fulfillment_status = ?3 WHERE integration_id = ?1 AND order_id = ?2",
-        [integration_id, order_id, status],
+        "UPDATE orders SET fulfillment_status = ?3 WHERE customer_id = ?4 AND integration_id = ?1 AND order_id = ?2",
+        [integration_id, order_id, status, customer_id],
     )?;
     Ok(())
 }
@@ -309,7 +313,7 @@ pub(crate) fn fulfil(tx: &Transaction, customer_id: &str, book_number: &str, f: 
     })?;
     let lines = order.items.flatten().unwrap_or_default();
     let mut counts = vec![0i64; lines.len()];
-    for earlier in shipped(tx, &f.integration_id, &f.order_id)? {
+    for earlier in shipped(tx, customer_id, &f.integration_id, &f.order_id)? {
         for item in &earlier.items {
             if let Some(j) = line_of(&lines, item) {
                 counts[j] = counts[j].saturating_add(item.quantity.0);
@@ -335,19 +339,19 @@ pub(crate) fn fulfil(tx: &Transaction, customer_id: &str, book_number: &str, f: 
         }
     }
     p.finish()?;
-    tx.prepare_cached("INSERT OR IGNORE INTO order_shipments (integration_id, order_id, book_number) VALUES (?1, ?2, ?3)")?.execute([
-        &f.integration_id,
-        &f.order_id,
-        book_number,
-    ])?;
+    tx.prepare_cached(
+        "INSERT OR IGNORE INTO order_shipments (integration_id, order_id, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)",
+    )?
+    .execute([&f.integration_id, &f.order_id, book_number, customer_id])?;
     recompute(tx, customer_id, &f.integration_id, &f.order_id)
 }
 
 /// After shipment `book_number` was voided: recomputes the status of the order it fulfilled.
 pub(crate) fn on_void(tx: &Transaction, customer_id: &str, book_number: &str) -> Result<()> {
     let links: Vec<(String, String)> = {
-        let mut stmt = tx.prepare_cached("SELECT integration_id, order_id FROM order_shipments WHERE book_number = ?1")?;
-        let rows = stmt.query_map([book_number], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
+        let mut stmt =
+            tx.prepare_cached("SELECT integration_id, order_id FROM order_shipments WHERE customer_id = ?1 AND book_number = ?2")?;
+        let rows = stmt.query_map([customer_id, book_number], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
         rows
     };
     for (integration_id, order_id) in links {

@@ -163,11 +163,12 @@ pub(crate) fn schedule(
     p.finish()?;
 
     let mut busy = tx.prepare_cached(
-        "SELECT p.id FROM pickup_shipments ps JOIN pickups p ON p.id = ps.pickup_id WHERE ps.book_number = ?1 AND p.cancelled = 0",
+        "SELECT p.id FROM pickup_shipments ps JOIN pickups p ON p.customer_id = ps.customer_id AND p.id = ps.pickup_id
+         WHERE ps.customer_id = ?2 AND ps.book_number = ?1 AND p.cancelled = 0",
     )?;
     let mut conflicts = Vec::new();
     for (i, s) in shipments.iter().enumerate() {
-        if let Some(id) = busy.query_row([&s.book_number], |r| r.get::<_, String>(0)).optional()? {
+        if let Some(id) = busy.query_row([s.book_number.as_str(), customer_id], |r| r.get::<_, String>(0)).optional()? {
             conflicts.push(FieldError {
                 field: format!("bookNumbers[{i}]"),
                 message: format!("shipment {} is already on pickup {id}; cancel that pickup first", s.book_number),
@@ -197,9 +198,10 @@ pub(crate) fn schedule(
         req.package_location,
         crate::ledger::timestamp(now),
     ])?;
-    let mut stmt = tx.prepare_cached("INSERT INTO pickup_shipments (pickup_id, position, book_number) VALUES (?1, ?2, ?3)")?;
+    let mut stmt =
+        tx.prepare_cached("INSERT INTO pickup_shipments (pickup_id, position, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
     for (i, s) in shipments.iter().enumerate() {
-        stmt.execute(rusqlite::params![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number])?;
+        stmt.execute(rusqlite::params![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number, customer_id])?;
     }
     Ok(wire::PickupIdResponse { pickup_id: id })
 }
@@ -221,8 +223,8 @@ pub(crate) fn get(conn: &Connection, customer_id: &str, id: &str) -> Result<wire
         row.ok_or_else(|| Error::not_found("pickup", id))?;
     let address = serde_json::from_str(&address).map_err(|e| Error::internal(format!("pickup {id} is unreadable: {e}")))?;
     let book_numbers = conn
-        .prepare_cached("SELECT book_number FROM pickup_shipments WHERE pickup_id = ?1 ORDER BY position")?
-        .query_map([id], |r| r.get(0))?
+        .prepare_cached("SELECT book_number FROM pickup_shipments WHERE customer_id = ?2 AND pickup_id = ?1 ORDER BY position")?
+        .query_map([id, customer_id], |r| r.get(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(wire::Pickup {
         pickup_id: id.to_string(),
@@ -254,6 +256,9 @@ pub(crate) fn cancel(
     if pickup.cancelled {
         return Err(Error::conflict(format!("Pickup {id} is already cancelled.")));
     }
-    tx.execute("UPDATE pickups SET cancelled = 1, cancelled_at = ?2 WHERE id = ?1", [id, &crate::ledger::timestamp(now)])?;
+    tx.execute(
+        "UPDATE pickups SET cancelled = 1, cancelled_at = ?2 WHERE customer_id = ?3 AND id = ?1",
+        [id, &crate::ledger::timestamp(now), customer_id],
+    )?;
     Ok(wire::Pickup { cancelled: true, ..pickup })
 }

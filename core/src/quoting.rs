@@ -701,13 +701,13 @@ impl StoredQuote {
 
 /// The customer's quote `quote_id`, or `None` (unknown or another customer's).
 pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Result<Option<StoredQuote>> {
-    // The row whose id range starts at or below the quote: one step down the table.
-    // Its owner is checked after, so another customer's quote is simply not found.
+    // The customer's row whose id range starts at or below the quote: one step down its
+    // key. Another customer's quote is simply not found.
     let mut statement = conn.prepare_cached(
         "SELECT customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at FROM quoted_shipments
-         WHERE first_quote_id <= ?1 ORDER BY first_quote_id DESC LIMIT 1",
+         WHERE customer_id = ?2 AND first_quote_id <= ?1 ORDER BY first_quote_id DESC LIMIT 1",
     )?;
-    let mut rows = statement.query([quote_id])?;
+    let mut rows = statement.query(rusqlite::params![quote_id, customer_id])?;
     let Some(row) = rows.next()? else { return Ok(None) };
     let (owner, first, count): (String, i64, i64) = (row.get(0)?, row.get(1)?, row.get(2)?);
     if owner != customer_id || quote_id >= first + count {

@@ -189,7 +189,7 @@ fn customer_key(tx: &Transaction, customer_id: &str) -> Result<i64> {
         Some(k) => Ok(k),
         None => {
             let key = crate::store::next_id(tx, "search_customer")?;
-            tx.execute("INSERT INTO search_customers (customer_id, key, last) VALUES (?1, ?2, 0)", rusqlite::params![customer_id, key])?;
+            tx.execute("INSERT INTO search_customers (customer_id, key) VALUES (?1, ?2)", rusqlite::params![customer_id, key])?;
             Ok(key)
         }
     }
@@ -231,19 +231,16 @@ pub(crate) fn after_booking(tx: &Transaction, shipment: i64) -> Result<()> {
     Ok(())
 }
 
-/// Adds a shipment straight to the FTS indexes (the upgrades' reindexing, and the
-/// search benchmark's bulk loading); `seq` as for [`entry`].
+/// Adds a shipment straight to the FTS indexes (the search benchmark's bulk loading);
+/// `seq` as for [`entry`].
 pub(crate) fn index_now(tx: &Transaction, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<()> {
     let rowid = rowid(tx, customer_id, seq)?;
-    insert_indexed(tx, rowid, &view.book_number, &body(view))
+    insert_indexed(tx, rowid, customer_id, &view.book_number, &body(view))
 }
 
-fn insert_indexed(tx: &Transaction, rowid: i64, book_number: &str, text: &str) -> Result<()> {
-    tx.prepare_cached("INSERT INTO shipment_search (rowid, book_number, body) VALUES (?1, ?2, ?3)")?.execute(rusqlite::params![
-        rowid,
-        book_number,
-        text
-    ])?;
+fn insert_indexed(tx: &Transaction, rowid: i64, customer_id: &str, book_number: &str, text: &str) -> Result<()> {
+    tx.prepare_cached("INSERT INTO shipment_search (rowid, customer_id, book_number, body) VALUES (?1, ?2, ?3, ?4)")?
+        .execute(rusqlite::params![rowid, customer_id, book_number, text])?;
     tx.prepare_cached("INSERT INTO shipment_grams (rowid, grams) VALUES (?1, ?2)")?.execute(rusqlite::params![rowid, grams(text)])?;
     Ok(())
 }
@@ -259,37 +256,20 @@ pub(crate) fn flush(tx: &Transaction) -> Result<()> {
 
 /// [`flush`] when the watermark is known to be `watermark`.
 fn flush_after(tx: &Transaction, watermark: i64) -> Result<()> {
-    let waiting: Vec<(i64, String, String)> = tx
+    let waiting: Vec<(i64, String, String, String)> = tx
         .prepare_cached(
-            "SELECT search_rowid, book_number, search_body FROM shipments
+            "SELECT search_rowid, customer_id, book_number, search_body FROM shipments
              WHERE rowid > ?1 AND search_rowid IS NOT NULL ORDER BY search_rowid",
         )?
-        .query_map([watermark], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .query_map([watermark], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
         .collect::<rusqlite::Result<_>>()?;
-    for (rowid, book_number, text) in &waiting {
-        insert_indexed(tx, *rowid, book_number, text)?;
+    for (rowid, customer_id, book_number, text) in &waiting {
+        insert_indexed(tx, *rowid, customer_id, book_number, text)?;
     }
     // Every shipment up to the newest is now indexed (those without an entry were
     // indexed when stored).
     let newest: i64 = tx.prepare_cached("SELECT coalesce(max(rowid), 0) FROM shipments")?.query_row([], |r| r.get(0))?;
     crate::store::set_last_id(tx, INDEXED, newest.max(watermark))?;
-    Ok(())
-}
-
-/// Indexes every shipment already stored (the upgrade to schema 5), oldest first.
-pub(crate) fn reindex_all(tx: &Transaction) -> Result<()> {
-    let rows: Vec<(String, String)> = {
-        let mut stmt = tx.prepare("SELECT customer_id, view FROM shipments ORDER BY created_at, book_number")?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
-        rows
-    };
-    // Numbered in booking order from 1: no number can exceed the book number sequence of
-    // a later booking, since there are no more shipments than book numbers.
-    for (seq, (customer_id, view)) in (1..).zip(rows) {
-        let view: wire::ShipmentView =
-            serde_json::from_str(&view).map_err(|e| Error::internal(format!("a stored shipment is unreadable: {e}")))?;
-        index_now(tx, &customer_id, seq, &view)?;
-    }
     Ok(())
 }
 
@@ -432,9 +412,9 @@ mod tests {
 
     /// A database at schema `version` with customers C1 and C2.
     fn store_at(version: i64) -> Connection {
-        let mut conn = Connection::open_in_memory().unwrap();
+        let conn = Connection::open_in_memory().unwrap();
         crate::store::configure(&conn).unwrap();
-        crate::store::migrate_to(&mut conn, version).unwrap();
+        crate::store::create_at(&conn, version).unwrap();
         for id in ["C1", "C2"] {
             conn.execute(
                 "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
@@ -536,59 +516,18 @@ mod tests {
         }
     }
 
-    /// A schema-4 database with shipments gets them indexed by the upgrade to schema 5.
+    /// A database of the baseline schema with shipments indexed and waiting keeps
+    /// finding them after an upgrade, newest first; a new booking comes before them, and
+    /// indexing them all keeps that order.
     #[test]
-    fn the_upgrade_indexes_shipments_booked_before() {
-        let mut conn = store_at(4);
-        for (i, name) in ["Mira Okafor", "Jonas Berg"].into_iter().enumerate() {
-            let v = view(&format!("100000000{i}"), name, "(212) 555-0100", &format!("9400100000000000000{i}00"), "INV-1");
-            conn.execute(
-                "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
-                    tracking_number, shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at)
-                 VALUES (?1, 'C1', 'postal', 's', 'p', 'ground', ?2, '2026-11-21', '8', 'USD', '1', 100, 'PDF', ?3, ?4)",
-                rusqlite::params![v.book_number, v.tracking_number, wire::to_json(&v).unwrap(), format!("2026-11-21T10:00:0{i}Z")],
-            )
-            .unwrap();
-        }
-        crate::store::migrate(&mut conn).unwrap();
-        assert_eq!(matching(&conn, "C1", "okafor").unwrap(), ["1000000000"]);
-        assert_eq!(matching(&conn, "C1", "inv-1").unwrap(), ["1000000001", "1000000000"]);
-        assert_eq!(matching(&conn, "C1", "000000000100").unwrap(), ["1000000001"]);
-    }
-
-    /// Under schema 10, shipments waited in `search_pending`, numbered by the customer's
-    /// own sequence. After the upgrade to 11 the waiting ones are still found first, a
-    /// new booking comes before them, and indexing them all keeps that order.
-    #[test]
-    fn the_upgrade_to_schema_11_keeps_waiting_shipments_and_the_order() {
-        let mut conn = store_at(10);
-        let names = ["Mira Okafor", "Mira Berg", "Mira Ito"];
+    fn the_upgrade_keeps_indexed_and_waiting_shipments_and_the_order() {
+        let mut conn = store_at(1);
         {
             let tx = conn.transaction().unwrap();
-            for (i, name) in (1..).zip(names) {
-                let seq = crate::store::next_id(&tx, "book_number").unwrap();
-                let v = view(&format!("{}", 1_000_000_000 + seq), name, "(212) 555-0100", &format!("940010000000000000000{i}"), "INV-1");
-                tx.execute(
-                    "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
-                        tracking_number, shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at)
-                     VALUES (?1, 'C1', 'postal', 's', 'p', 'ground', ?2, '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '')",
-                    rusqlite::params![v.book_number, v.tracking_number],
-                )
-                .unwrap();
-                // schema 10's numbering: the customer's own sequence
-                let key = customer_key(&tx, "C1").unwrap();
-                let last: i64 = tx
-                    .query_row("UPDATE search_customers SET last = last + 1 WHERE customer_id = 'C1' RETURNING last", [], |r| r.get(0))
-                    .unwrap();
-                let rowid = (key << 32) | (i64::from(u32::MAX) - last);
-                if i < 3 {
-                    insert_indexed(&tx, rowid, &v.book_number, &body(&v)).unwrap();
-                } else {
-                    tx.execute(
-                        "INSERT INTO search_pending (id, book_number, body) VALUES (?1, ?2, ?3)",
-                        rusqlite::params![rowid, v.book_number, body(&v)],
-                    )
-                    .unwrap();
+            for (i, name) in (1..).zip(["Mira Okafor", "Mira Berg", "Mira Ito"]) {
+                book(&tx, "C1", &view(&format!("100000000{i}"), name, "(212) 555-0100", &format!("940010000000000000000{i}"), "INV-1"));
+                if i == 2 {
+                    flush(&tx).unwrap();
                 }
             }
             tx.commit().unwrap();
@@ -601,7 +540,7 @@ mod tests {
         assert_eq!(matching(&tx, "C1", "mira").unwrap(), newest_first);
         flush(&tx).unwrap();
         tx.commit().unwrap();
-        let indexed: i64 = conn.query_row("SELECT count(*) FROM shipment_search", [], |r| r.get(0)).unwrap();
+        let indexed: i64 = conn.query_row("SELECT count(*) FROM shipment_search WHERE customer_id = 'C1'", [], |r| r.get(0)).unwrap();
         assert_eq!(indexed, 4);
         assert_eq!(matching(&conn, "C1", "mira").unwrap(), newest_first);
         assert_eq!(matching(&conn, "C1", "quist").unwrap(), ["1000000004"]);

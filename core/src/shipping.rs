@@ -82,8 +82,8 @@ impl ShippingBuilder {
         self
     }
 
-    /// Opens the database, applies pending migrations and seeds the default catalog on
-    /// first open.
+    /// Opens the database, creates or upgrades its schema and seeds the default catalog
+    /// and rate book on first open.
     ///
     /// # Errors
     /// `INTERNAL` when the file cannot be opened, was written by a newer schema, or holds
@@ -135,6 +135,8 @@ impl Shipping {
                     Catalog::from_json(&doc).map_err(|e| Error::internal(format!("the stored catalog does not load: {}", e.message())))?
                 }
                 None => {
+                    // No catalog yet: the database is new, and gets the default data too.
+                    store::seed_rate_book(&tx)?;
                     let catalog = Catalog::default_catalog()?;
                     tx.execute(
                         "INSERT INTO catalog (id, document, updated_at) VALUES (1, ?1, ?2)",

@@ -34,7 +34,7 @@ const EVENT_IDS: &str = "tracking_event";
 const BOOKED_EVENT: &str = "Shipment information received; label created";
 
 /// The first event of a booking, `Info Received` for every piece at the sender, as its
-/// `shipments` row keeps it (schema 12): the time, the place and the place's country.
+/// `shipments` row keeps it: the time, the place and the place's country.
 /// The rest (tracking numbers, carrier) is the shipment's own.
 pub(crate) struct BookedEvent {
     /// `YYYY-MM-DD HH:MM:SS`.
@@ -52,15 +52,15 @@ pub(crate) fn booked_event(sender: &Address, now: DateTime<Utc>) -> BookedEvent 
 }
 
 /// The first events of shipment `book_number` read from its row, one per piece in piece
-/// order (none for shipments booked before schema 12, whose first events are stored).
-fn booked_events(conn: &rusqlite::Connection, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
+/// order (none for a row stored without one, as the benchmark loader's copies are).
+fn booked_events(conn: &rusqlite::Connection, customer_id: &str, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
     let mut stmt = conn.prepare_cached(
         "SELECT p.tracking_number, s.carrier_code, s.booked_event_time, s.booked_event_area, s.booked_event_country
-         FROM shipments s JOIN shipment_pieces p ON p.book_number = s.book_number
-         WHERE s.book_number = ?1 AND s.booked_event_time IS NOT NULL ORDER BY p.piece_index",
+         FROM shipments s JOIN shipment_pieces p ON p.customer_id = s.customer_id AND p.book_number = s.book_number
+         WHERE s.customer_id = ?1 AND s.book_number = ?2 AND s.booked_event_time IS NOT NULL ORDER BY p.piece_index",
     )?;
     let rows = stmt
-        .query_map([book_number], |r| {
+        .query_map([customer_id, book_number], |r| {
             Ok(crate::wire::TrackingEvent {
                 tracking_number: r.get(0)?,
                 carrier: r.get(1)?,
@@ -90,13 +90,13 @@ pub const MAX_FEED_EVENTS: usize = 1000;
 /// The tracking events of shipment `book_number`, newest first (4.6). Events of the same
 /// time are listed latest recorded first; the booking's own first events were recorded
 /// before any other.
-pub(crate) fn events(conn: &rusqlite::Connection, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
+pub(crate) fn events(conn: &rusqlite::Connection, customer_id: &str, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
     let mut stmt = conn.prepare_cached(
         "SELECT tracking_number, carrier, event, event_status, event_time, service_area, service_area_country
-         FROM tracking_events WHERE book_number = ?1 ORDER BY event_time DESC, id DESC",
+         FROM tracking_events WHERE customer_id = ?1 AND book_number = ?2 ORDER BY event_time DESC, id DESC",
     )?;
     let mut rows = stmt
-        .query_map([book_number], |r| {
+        .query_map([customer_id, book_number], |r| {
             Ok(crate::wire::TrackingEvent {
                 tracking_number: r.get("tracking_number")?,
                 carrier: r.get("carrier")?,
@@ -111,7 +111,7 @@ pub(crate) fn events(conn: &rusqlite::Connection, book_number: &str) -> Result<V
     // Each first event goes after the stored events of a later or the same time (they
     // were recorded after it), and the later pieces' first events before the earlier
     // (the last piece's is placed first, and each earlier one after it).
-    for booked in booked_events(conn, book_number)?.into_iter().rev() {
+    for booked in booked_events(conn, customer_id, book_number)?.into_iter().rev() {
         let at = rows.iter().position(|e| e.event_time < booked.event_time).unwrap_or(rows.len());
         rows.insert(at, booked);
     }
@@ -168,12 +168,17 @@ pub(crate) fn check_event(p: &mut crate::error::Problems, at: &str, e: &crate::w
 /// Stores checked events of shipment `book_number`; an event already stored (same
 /// tracking number, status, time, text and place) is a duplicate and ignored. Returns
 /// (recorded, duplicates).
-pub(crate) fn store(tx: &Transaction, book_number: &str, events: &[crate::wire::TrackingEvent]) -> Result<(usize, usize)> {
-    let booked = booked_events(tx, book_number)?;
+pub(crate) fn store(
+    tx: &Transaction,
+    customer_id: &str,
+    book_number: &str,
+    events: &[crate::wire::TrackingEvent],
+) -> Result<(usize, usize)> {
+    let booked = booked_events(tx, customer_id, book_number)?;
     let first_id = crate::store::next_ids(tx, EVENT_IDS, events.len())?;
     let mut stmt = tx.prepare_cached(
-        "INSERT OR IGNORE INTO tracking_events (id, book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT OR IGNORE INTO tracking_events (id, book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country, customer_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
     let mut recorded = 0;
     for (id, e) in (first_id..).zip(events) {
@@ -189,7 +194,8 @@ pub(crate) fn store(tx: &Transaction, book_number: &str, events: &[crate::wire::
             e.event_status,
             e.event_time,
             e.service_area,
-            e.service_area_country
+            e.service_area_country,
+            customer_id
         ])?;
     }
     Ok((recorded, events.len() - recorded))
@@ -207,6 +213,7 @@ pub(crate) fn store(tx: &Transaction, book_number: &str, events: &[crate::wire::
 pub(crate) fn record(
     tx: &Transaction,
     catalog: &Catalog,
+    customer_id: &str,
     shipment: &StoredShipment,
     events: &[wire::TrackingEvent],
 ) -> Result<wire::RecordTrackingEventsResponse> {
@@ -248,7 +255,7 @@ pub(crate) fn record(
         return Err(Error::fields(ErrorCategory::NotFound, unknown));
     }
     p.finish()?;
-    let (recorded, duplicates) = store(tx, book_number, &checked)?;
+    let (recorded, duplicates) = store(tx, customer_id, book_number, &checked)?;
     Ok(wire::RecordTrackingEventsResponse { recorded, duplicates })
 }
 
@@ -269,17 +276,19 @@ pub(crate) fn record_for_carrier(
     if !catalog.carrier(carrier).is_some_and(|c| c.trackable) {
         return Err(Error::invalid("carrier", format!("expected a carrier whose shipments can be tracked, found {carrier:?}")));
     }
-    let book_number: Option<String> = tx
+    // Carriers know a tracking number only: the index on it finds the customer too.
+    let shipment: Option<(String, String)> = tx
         .prepare_cached(
-            "SELECT p.book_number, s.carrier_code FROM shipment_pieces p JOIN shipments s ON s.book_number = p.book_number
+            "SELECT p.customer_id, p.book_number, s.carrier_code FROM shipment_pieces p
+             JOIN shipments s ON s.customer_id = p.customer_id AND s.book_number = p.book_number
              WHERE p.tracking_number = ?1",
         )?
-        .query_map([tracking_number], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+        .query_map([tracking_number], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
         .collect::<rusqlite::Result<Vec<_>>>()?
         .into_iter()
-        .find(|(_, c)| accepted_carriers(c).contains(&carrier))
-        .map(|(b, _)| b);
-    let book_number = book_number
+        .find(|(_, _, c)| accepted_carriers(c).contains(&carrier))
+        .map(|(customer, b, _)| (customer, b));
+    let (customer_id, book_number) = shipment
         .ok_or_else(|| Error::new(ErrorCategory::NotFound, format!("No {carrier} shipment has tracking number {tracking_number:?}.")))?;
     let full = wire::TrackingEvent {
         tracking_number: tracking_number.to_string(),
@@ -293,7 +302,7 @@ pub(crate) fn record_for_carrier(
     let mut p = Problems::new();
     let checked = check_event(&mut p, "", &full);
     p.finish()?;
-    let (recorded, duplicates) = store(tx, &book_number, &[checked])?;
+    let (recorded, duplicates) = store(tx, &customer_id, &book_number, &[checked])?;
     Ok(wire::RecordTrackingEventsResponse { recorded, duplicates })
 }
 
@@ -316,14 +325,14 @@ mod tests {
         }
     }
 
-    /// Events stored under schema 7 (duplicate check keyed by tracking number) are listed
-    /// after the upgrades to schemas 8 and 11, in the same order, and a repeat of one is
-    /// still a duplicate.
+    /// Events stored in a database of the baseline schema (keyed by customer, shipment and
+    /// the duplicate check) are listed after an upgrade, in the same order, and a repeat
+    /// of one is still a duplicate.
     #[test]
     fn the_upgrade_keeps_events_and_their_duplicate_check() {
         let mut conn = Connection::open_in_memory().unwrap();
         crate::store::configure(&conn).unwrap();
-        crate::store::migrate_to(&mut conn, 7).unwrap();
+        crate::store::create_at(&conn, 1).unwrap();
         conn.execute_batch(
             "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
                 minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');
@@ -333,39 +342,51 @@ mod tests {
         )
         .unwrap();
         let old = [event("T1", "Info Received", "2026-11-21 10:00:00"), event("T1", "In Transit", "2026-11-22 08:00:00")];
-        // stored as schema 7 stored them: ids from the rowid
-        for e in &old {
+        // stored as schema 1 stores them: ids from the sequence 'tracking_event'
+        for (id, e) in (1..).zip(&old) {
             conn.execute(
-                "INSERT INTO tracking_events (book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country)
-                 VALUES ('1000000001', ?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                rusqlite::params![e.tracking_number, e.carrier, e.event, e.event_status, e.event_time, e.service_area, e.service_area_country],
+                "INSERT INTO tracking_events (customer_id, book_number, tracking_number, carrier, event, event_status, event_time,
+                    service_area, service_area_country, id)
+                 VALUES ('C1', '1000000001', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                rusqlite::params![
+                    e.tracking_number,
+                    e.carrier,
+                    e.event,
+                    e.event_status,
+                    e.event_time,
+                    e.service_area,
+                    e.service_area_country,
+                    id
+                ],
             )
             .unwrap();
         }
+        conn.execute("INSERT INTO id_sequences (name, last) VALUES ('tracking_event', 2)", []).unwrap();
         crate::store::migrate(&mut conn).unwrap();
-        let listed = events(&conn, "1000000001").unwrap();
+        let listed = events(&conn, "C1", "1000000001").unwrap();
         assert_eq!(listed, [old[1].clone(), old[0].clone()]);
         let tx = conn.transaction().unwrap();
         let newer = event("T1", "Delivered", "2026-11-23 09:00:00");
-        assert_eq!(store(&tx, "1000000001", &[old[1].clone(), newer.clone()]).unwrap(), (1, 1));
+        assert_eq!(store(&tx, "C1", "1000000001", &[old[1].clone(), newer.clone()]).unwrap(), (1, 1));
         tx.commit().unwrap();
-        assert_eq!(events(&conn, "1000000001").unwrap(), [newer, old[1].clone(), old[0].clone()]);
-        // one B-tree, keyed by the duplicate check (schema 11)
+        assert_eq!(events(&conn, "C1", "1000000001").unwrap(), [newer, old[1].clone(), old[0].clone()]);
+        // one B-tree, keyed by the customer, the shipment and the duplicate check
         let btrees: i64 = conn
             .query_row("SELECT count(DISTINCT rootpage) FROM sqlite_schema WHERE tbl_name = 'tracking_events'", [], |r| r.get(0))
             .unwrap();
         assert_eq!(btrees, 1);
         let plan: String = conn
             .query_row(
-                "EXPLAIN QUERY PLAN SELECT event FROM tracking_events WHERE book_number = ?1 ORDER BY event_time DESC, id DESC",
-                ["1000000001"],
+                "EXPLAIN QUERY PLAN SELECT event FROM tracking_events WHERE customer_id = ?1 AND book_number = ?2
+                 ORDER BY event_time DESC, id DESC",
+                ["C1", "1000000001"],
                 |r| r.get(3),
             )
             .unwrap();
-        assert!(plan.contains("PRIMARY KEY (book_number=?)"), "{plan}");
+        assert!(plan.contains("PRIMARY KEY (customer_id=? AND book_number=?)"), "{plan}");
     }
 
-    /// A booking's first events come from its shipment row (schema 12): listed after the
+    /// A booking's first events come from its shipment row: listed after the
     /// stored events of the same time, the last piece's first, and a feed's repeat of one
     /// is a duplicate.
     #[test]
@@ -381,8 +402,8 @@ mod tests {
                 booked_event_time, booked_event_area, booked_event_country)
              VALUES ('1000000001', 'C1', 'postal', 's', 'p', 'ground', 'T1', '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '',
                 '2026-11-21 10:00:00', 'Philadelphia, PA', 'US');
-             INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost)
-             VALUES ('1000000001', 0, 'T1', '1'), ('1000000001', 1, 'T2', '1');",
+             INSERT INTO shipment_pieces (customer_id, book_number, piece_index, tracking_number, shipping_cost)
+             VALUES ('C1', '1000000001', 0, 'T1', '1'), ('C1', '1000000001', 1, 'T2', '1');",
         )
         .unwrap();
         let booked = |tn: &str| crate::wire::TrackingEvent {
@@ -394,15 +415,15 @@ mod tests {
             service_area: "Philadelphia, PA".into(),
             service_area_country: "US".into(),
         };
-        assert_eq!(events(&conn, "1000000001").unwrap(), [booked("T2"), booked("T1")]);
+        assert_eq!(events(&conn, "C1", "1000000001").unwrap(), [booked("T2"), booked("T1")]);
         let same_time = event("T1", "In Transit", "2026-11-21 10:00:00");
         let later = event("T2", "Delivered", "2026-11-22 09:00:00");
         let earlier = event("T1", "Exception", "2026-11-20 09:00:00");
         let tx = conn.transaction().unwrap();
         let sent = [booked("T1"), same_time.clone(), later.clone(), booked("T2"), earlier.clone()];
-        assert_eq!(store(&tx, "1000000001", &sent).unwrap(), (3, 2), "the first events are there already");
+        assert_eq!(store(&tx, "C1", "1000000001", &sent).unwrap(), (3, 2), "the first events are there already");
         tx.commit().unwrap();
-        assert_eq!(events(&conn, "1000000001").unwrap(), [later, same_time, booked("T2"), booked("T1"), earlier]);
+        assert_eq!(events(&conn, "C1", "1000000001").unwrap(), [later, same_time, booked("T2"), booked("T1"), earlier]);
         let stored: i64 = conn.query_row("SELECT count(*) FROM tracking_events", [], |r| r.get(0)).unwrap();
         assert_eq!(stored, 3);
     }

@@ -95,7 +95,7 @@ impl Shipping {
         self.read(|conn| {
             customers::find(conn, customer_id)?;
             booking::find(conn, customer_id, book_number)?;
-            tracking::events(conn, book_number)
+            tracking::events(conn, customer_id, book_number)
         })
     }
 
@@ -119,7 +119,7 @@ impl Shipping {
         self.write(|tx| {
             customers::find(tx, customer_id)?;
             let shipment = booking::find(tx, customer_id, book_number)?;
-            tracking::record(tx, &catalog, &shipment, &req.events)
+            tracking::record(tx, &catalog, customer_id, &shipment, &req.events)
         })
     }
 

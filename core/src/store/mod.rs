@@ -1,53 +1,35 @@
-//! The SQLite store: connection setup and schema migrations.
+//! The SQLite store: connection setup, the schema and its upgrades.
 //!
-//! Schema versions live under `PRAGMA user_version`. Each migration is a numbered `.sql`
-//! file in `core/migrations/`; all pending ones are applied in one IMMEDIATE transaction.
-//! A database written by a newer schema is refused rather than misread.
+//! Schema versions live under `PRAGMA user_version`, in the manner of mozilla
+//! application-services' `open_database`: a new database is created from the current
+//! schema (`core/schema.sql`) in one IMMEDIATE transaction; an older one is upgraded by
+//! the numbered files of `core/migrations/` after its version, also in one transaction;
+//! a database written by a newer schema is refused rather than misread.
+//!
+//! An upgrade is SQL only, frozen with its file: it never calls into the code of the
+//! day, so that changing search or rating cannot change what an old upgrade does. The
+//! default data of a new database (the catalog, the rate book) is not part of the
+//! schema; it is written on first open ([`seed_rate_book`]).
 
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use crate::error::{Error, ErrorCategory, Result};
 
-/// One schema step: SQL, and data to write once the tables exist.
-struct Migration {
-    sql: &'static str,
-    seed: Option<fn(&Transaction) -> Result<()>>,
-}
+/// The current schema in full, what a new database is created with.
+const SCHEMA: &str = include_str!("../../schema.sql");
 
-/// The migrations in order; migration `i` brings the schema to version `i + 1`.
-const MIGRATIONS: &[Migration] = &[
-    Migration { sql: include_str!("../../migrations/0001_foundation.sql"), seed: None },
-    // The rate tables belong to the rating module; the default rate book is written once.
-    Migration { sql: crate::rating::SCHEMA_SQL, seed: Some(seed_rates) },
-    Migration { sql: include_str!("../../migrations/0003_quotes.sql"), seed: None },
-    Migration { sql: include_str!("../../migrations/0004_shipments.sql"), seed: None },
-    // Search, orders, pickups, manifests; shipments booked before are indexed once.
-    Migration { sql: include_str!("../../migrations/0005_deliver.sql"), seed: Some(crate::search::reindex_all) },
-    // The search indexes rebuilt without positions and with every long window.
-    Migration { sql: include_str!("../../migrations/0006_search_lean.sql"), seed: Some(crate::search::reindex_all) },
-    // Quoted shipments keyed by their first quote id: one B-tree instead of two.
-    Migration { sql: include_str!("../../migrations/0007_quotes_by_id.sql"), seed: None },
-    // Tracking events' duplicate check keyed by shipment first: one index, appended to.
-    Migration { sql: include_str!("../../migrations/0008_tracking_by_shipment.sql"), seed: None },
-    // Quoted shipments stored packed; the rows before stay JSON and are read as such.
-    Migration { sql: include_str!("../../migrations/0009_packed_quotes.sql"), seed: None },
-    // Booked shipments wait to be indexed for search in groups of 64.
-    Migration { sql: include_str!("../../migrations/0010_search_pending.sql"), seed: None },
-    // A booking writes to four fewer B-trees: search entries on the shipment, pieces,
-    // tracking events and ledger entries without rowids.
-    Migration { sql: include_str!("../../migrations/0011_fewer_btrees.sql"), seed: None },
-    // A booking's first tracking event is read from its shipment instead of stored.
-    Migration { sql: include_str!("../../migrations/0012_booked_event_on_shipment.sql"), seed: None },
-    // A quoted shipment is stored packed from its parsed form instead of as its JSON.
-    Migration { sql: include_str!("../../migrations/0013_packed_shipments.sql"), seed: None },
-];
+/// Schema 1, frozen: where the upgrades start. Only the tests read it, to build the
+/// schema an old database has.
+#[cfg(test)]
+const BASELINE: &str = include_str!("../../migrations/0001_baseline.sql");
 
-fn seed_rates(tx: &Transaction) -> Result<()> {
-    crate::rating::seed_defaults(tx).map_err(|e| Error::internal(format!("could not write the default rate book: {e}")))
-}
+/// The upgrades in order: `UPGRADES[i]` brings a database of version `i + 1` to
+/// `i + 2`, and is the file `core/migrations/{i + 2:04}_*.sql`. Add one with every change
+/// to `core/schema.sql`; never edit one that has shipped.
+const UPGRADES: &[&str] = &[];
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
+pub const SCHEMA_VERSION: i64 = 1 + UPGRADES.len() as i64;
 
 /// Prepared statements kept per connection: every statement the operations run.
 const STATEMENT_CACHE: usize = 256;
@@ -72,18 +54,13 @@ pub(crate) fn configure(conn: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Brings the schema up to [`SCHEMA_VERSION`].
+/// Creates the schema of a new database, or brings an older one up to
+/// [`SCHEMA_VERSION`], in one IMMEDIATE transaction.
 ///
 /// # Errors
-/// `INTERNAL` when the file was written by a newer schema, or a migration fails.
+/// `INTERNAL` when the file was written by a newer schema, holds tables without a
+/// schema version (not a consign database), or an upgrade fails.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
-    migrate_to(conn, SCHEMA_VERSION)
-}
-
-/// Brings the schema up to `target` (at most [`SCHEMA_VERSION`]). Upgrade tests stop
-/// short of the newest schema to build a database as an older consign wrote it.
-pub(crate) fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
-    let target = target.min(SCHEMA_VERSION);
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
     if version > SCHEMA_VERSION {
@@ -92,16 +69,51 @@ pub(crate) fn migrate_to(conn: &mut Connection, target: i64) -> Result<()> {
             format!("The database was written by a newer consign (schema {version}); this build reads schemas up to {SCHEMA_VERSION}. Upgrade consign to open it."),
         ));
     }
-    let (from, to) = (usize::try_from(version).unwrap_or(0), usize::try_from(target).unwrap_or(0));
-    for (i, m) in MIGRATIONS.iter().enumerate().take(to).skip(from) {
-        tx.execute_batch(m.sql).map_err(|e| Error::internal(format!("migration {} failed: {e}", i + 1)))?;
-        if let Some(seed) = m.seed {
-            seed(&tx)?;
+    if version == 0 {
+        let objects: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+        if objects > 0 {
+            return Err(Error::internal("the database holds tables but no schema version: it was not written by consign"));
         }
+        tx.execute_batch(SCHEMA).map_err(|e| Error::internal(format!("could not create the schema: {e}")))?;
+    } else {
+        upgrade(&tx, version, SCHEMA_VERSION)?;
     }
-    if version < target {
-        tx.pragma_update(None, "user_version", target)?;
+    if version < SCHEMA_VERSION {
+        tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
+    tx.commit()?;
+    Ok(())
+}
+
+/// Applies the upgrades that bring schema `from` (at least 1) to `to`.
+fn upgrade(tx: &Transaction, from: i64, to: i64) -> Result<()> {
+    for version in from + 1..=to {
+        let sql = usize::try_from(version - 2)
+            .ok()
+            .and_then(|i| UPGRADES.get(i))
+            .ok_or_else(|| Error::internal(format!("this build has no upgrade to schema {version}")))?;
+        tx.execute_batch(sql).map_err(|e| Error::internal(format!("the upgrade to schema {version} failed: {e}")))?;
+    }
+    Ok(())
+}
+
+/// Writes the default rate book into a new database, on its first open: default data,
+/// not schema, so that no upgrade depends on today's rating code.
+///
+/// # Errors
+/// `INTERNAL` when the rows cannot be written.
+pub(crate) fn seed_rate_book(tx: &Transaction) -> Result<()> {
+    crate::rating::seed_defaults(tx).map_err(|e| Error::internal(format!("could not write the default rate book: {e}")))
+}
+
+/// A database as consign wrote it at schema `version`: the frozen baseline and the
+/// upgrades after it, as an old database has them. Upgrade tests start from here.
+#[cfg(test)]
+pub(crate) fn create_at(conn: &Connection, version: i64) -> Result<()> {
+    conn.execute_batch(BASELINE)?;
+    let tx = conn.unchecked_transaction()?;
+    upgrade(&tx, 1, version)?;
+    tx.pragma_update(None, "user_version", version)?;
     tx.commit()?;
     Ok(())
 }
@@ -179,7 +191,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn migrations_apply_once_and_set_the_version() {
+    fn a_new_database_is_created_once_at_the_current_version() {
         let mut conn = Connection::open_in_memory().unwrap();
         configure(&conn).unwrap();
         migrate(&mut conn).unwrap();
@@ -197,24 +209,82 @@ mod tests {
     }
 
     #[test]
-    fn a_schema_1_database_with_rows_upgrades_and_keeps_them() {
+    fn tables_without_a_schema_version_are_refused() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE notes (text TEXT)").unwrap();
+        let e = migrate(&mut conn).unwrap_err();
+        assert!(e.message().contains("not written by consign"), "{}", e.message());
+    }
+
+    /// Each schema object as (type, name, table, SQL with comments and layout removed).
+    fn schema_of(conn: &Connection) -> Vec<(String, String, String, String)> {
+        let normalised = |sql: Option<String>| {
+            let code: Vec<&str> = sql.as_deref().unwrap_or("").lines().map(|l| l.split("--").next().unwrap_or("")).collect();
+            // ALTER TABLE ... RENAME quotes the new name; the layout of the text is no part of the schema.
+            let words = code.join(" ").replace('"', "").split_whitespace().collect::<Vec<_>>().join(" ");
+            words.replace("( ", "(").replace(" )", ")").replace(" ,", ",")
+        };
+        let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name").unwrap();
+        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, normalised(r.get(3)?)))).unwrap();
+        rows.collect::<rusqlite::Result<_>>().unwrap()
+    }
+
+    /// A database upgraded from the frozen baseline through every file of
+    /// `core/migrations/` has exactly the schema a new database is created with.
+    ///
+    /// This is what keeps `core/schema.sql` and the upgrades in step. Add a column
+    /// `nickname TEXT` at the end of `customers` in `core/schema.sql` alone, and this test
+    /// fails with
+    ///
+    /// ```text
+    /// core/schema.sql and the upgrades disagree: add a migration for every change to the schema
+    /// only in a new database: [
+    ///     ("table", "customers", "customers", "CREATE TABLE customers (id TEXT PRIMARY KEY, ..., created_at TEXT NOT NULL, nickname TEXT)"),
+    /// ]
+    /// only in an upgraded one: [
+    ///     ("table", "customers", "customers", "CREATE TABLE customers (id TEXT PRIMARY KEY, ..., created_at TEXT NOT NULL)"),
+    /// ]
+    /// ```
+    ///
+    /// until `core/migrations/0002_customer_nickname.sql`, holding
+    /// `ALTER TABLE customers ADD COLUMN nickname TEXT;`, is added to `UPGRADES`.
+    #[test]
+    fn upgrades_end_at_the_current_schema() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn).unwrap();
+        let fresh = schema_of(&conn);
+        let conn = Connection::open_in_memory().unwrap();
+        create_at(&conn, SCHEMA_VERSION).unwrap();
+        let upgraded = schema_of(&conn);
+        let only_fresh: Vec<_> = fresh.iter().filter(|o| !upgraded.contains(o)).collect();
+        let only_upgraded: Vec<_> = upgraded.iter().filter(|o| !fresh.contains(o)).collect();
+        assert!(
+            only_fresh.is_empty() && only_upgraded.is_empty(),
+            "core/schema.sql and the upgrades disagree: add a migration for every change to the schema\n\
+             only in a new database: {only_fresh:#?}\nonly in an upgraded one: {only_upgraded:#?}"
+        );
+        assert!(fresh.len() > 40, "every table, index, trigger and FTS table is compared: {} objects", fresh.len());
+    }
+
+    #[test]
+    fn a_baseline_database_with_rows_opens_and_keeps_them() {
         let dir = std::env::temp_dir().join(format!("consign-upgrade-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("v1.db");
         let _ = std::fs::remove_file(&path);
         {
-            // A database as schema 1 wrote it, frozen here: a customer with a ledger entry.
+            // A database as schema 1 wrote it, frozen here: a customer with a ledger entry,
+            // before its first open as a service (no catalog, no rate book yet).
             let conn = Connection::open(&path).unwrap();
-            conn.execute_batch(MIGRATIONS[0].sql).unwrap();
+            create_at(&conn, 1).unwrap();
             conn.execute_batch(
-                "INSERT INTO id_sequences (name, last) VALUES ('customer', 1);
+                "INSERT INTO id_sequences (name, last) VALUES ('customer', 1), ('ledger_entry', 1);
                  INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
                      minimum_balance_cents, recharge_amount_cents, created_at)
                  VALUES ('C0000001', 'ann@example.com', 'ann@example.com', '$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA',
                      'Default', '{}', '{}', 5000, 20000, '2026-01-01T00:00:00Z');
-                 INSERT INTO ledger_entries (customer_id, kind, amount_cents, balance_after_cents, reference, created_at)
-                 VALUES ('C0000001', 'recharge', 20000, 20000, 'account opened', '2026-01-01T00:00:00Z');
-                 PRAGMA user_version = 1;",
+                 INSERT INTO ledger_entries (customer_id, id, kind, amount_cents, balance_after_cents, reference, created_at)
+                 VALUES ('C0000001', 1, 'recharge', 20000, 20000, 'account opened', '2026-01-01T00:00:00Z');",
             )
             .unwrap();
         }
@@ -222,15 +292,15 @@ mod tests {
         let prepay = shipping.prepay("C0000001").unwrap();
         assert_eq!(prepay.balance, "200.00");
         assert_eq!(prepay.minimum_balance, "50.00");
-        assert!(!shipping.list_services("C0000001").unwrap().services.is_empty(), "the catalog was seeded on upgrade");
+        assert!(!shipping.list_services("C0000001").unwrap().services.is_empty(), "the catalog was seeded on first open");
         drop(shipping);
         let conn = Connection::open(&path).unwrap();
         let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
         assert_eq!(v, SCHEMA_VERSION);
+        let rates: i64 = conn.query_row("SELECT count(*) FROM rate_price", [], |r| r.get(0)).unwrap();
+        assert!(rates > 0, "the default rate book was written on first open");
         let next: i64 = conn.query_row("SELECT last FROM id_sequences WHERE name = 'customer'", [], |r| r.get(0)).unwrap();
         assert_eq!(next, 1, "sequences carry over, so new ids do not collide");
-        let ledger: i64 = conn.query_row("SELECT last FROM id_sequences WHERE name = 'ledger_entry'", [], |r| r.get(0)).unwrap();
-        assert_eq!(ledger, 1, "the ledger's ids go on from the entries kept");
         drop(conn);
         let _ = std::fs::remove_dir_all(&dir);
     }

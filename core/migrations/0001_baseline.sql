@@ -1,0 +1,342 @@
+-- Schema 1, the baseline: the schema every consign database starts from, frozen.
+-- Never edit this file: a database at version 1 has exactly these tables, and the
+-- numbered files after it upgrade them. core/schema.sql is the current schema.
+
+CREATE TABLE id_sequences (
+    name TEXT PRIMARY KEY,
+    last INTEGER NOT NULL
+);
+
+-- The catalog (carriers, services, package types, profiles) as one JSON document,
+-- seeded from the embedded default on first open and replaced whole by an import.
+CREATE TABLE catalog (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    document TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+
+-- The rate data (docs/rate-cards.md): every value as the canonical text of the CSV
+-- format, so that export reproduces an imported file. Seeded on first open.
+CREATE TABLE rate_carrier (
+    carrier TEXT PRIMARY KEY NOT NULL,
+    currency TEXT NOT NULL,
+    weight_unit TEXT NOT NULL,
+    weight_step TEXT NOT NULL,
+    dim_unit TEXT NOT NULL,
+    dim_divisor TEXT NOT NULL,
+    dim_min_volume TEXT NOT NULL
+);
+CREATE TABLE rate_exchange (
+    currency TEXT PRIMARY KEY NOT NULL,
+    per_usd TEXT NOT NULL
+);
+CREATE TABLE rate_zone (
+    id INTEGER PRIMARY KEY,
+    chart TEXT NOT NULL,
+    basis TEXT NOT NULL,
+    country TEXT NOT NULL,
+    zone TEXT NOT NULL,
+    UNIQUE (chart, country)
+);
+CREATE TABLE rate_price (
+    id INTEGER PRIMARY KEY,
+    carrier TEXT NOT NULL,
+    service TEXT NOT NULL,
+    package_type TEXT NOT NULL,
+    chart TEXT NOT NULL,
+    zone TEXT NOT NULL,
+    weight TEXT NOT NULL,
+    price TEXT NOT NULL,
+    UNIQUE (carrier, service, package_type, zone, weight)
+);
+CREATE TABLE rate_surcharge (
+    id INTEGER PRIMARY KEY,
+    carrier TEXT NOT NULL,
+    service TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    key TEXT NOT NULL,
+    amount TEXT NOT NULL,
+    UNIQUE (carrier, service, kind, key)
+);
+
+-- A customer's key is its own id.
+CREATE TABLE customers (
+    id TEXT PRIMARY KEY,
+    email TEXT NOT NULL,
+    email_key TEXT NOT NULL UNIQUE,          -- lower-cased e-mail: logins are case-insensitive
+    password_hash TEXT NOT NULL,             -- argon2id PHC string, never the password
+    profile_code TEXT NOT NULL,
+    franchise_id TEXT,
+    mailing_address TEXT NOT NULL,           -- JSON of the validated address
+    billing_address TEXT NOT NULL,
+    minimum_balance_cents INTEGER NOT NULL CHECK (minimum_balance_cents >= 0),
+    recharge_amount_cents INTEGER NOT NULL CHECK (recharge_amount_cents >= 0),
+    sales_rep TEXT,
+    utm TEXT,
+    monthly_volume TEXT,
+    created_at TEXT NOT NULL
+);
+
+-- Append-only: rows are inserted, never updated or deleted. Money in cents. `id` comes
+-- from the sequence 'ledger_entry'; without a rowid, a customer's entries are one
+-- range of the table itself.
+CREATE TABLE ledger_entries (
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    id INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('recharge', 'charge', 'refund')),
+    amount_cents INTEGER NOT NULL,
+    balance_after_cents INTEGER NOT NULL CHECK (balance_after_cents >= 0),
+    reference TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (customer_id, id)
+) WITHOUT ROWID;
+CREATE TRIGGER ledger_entries_append_only_update BEFORE UPDATE ON ledger_entries
+BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+CREATE TRIGGER ledger_entries_append_only_delete BEFORE DELETE ON ledger_entries
+BEGIN SELECT RAISE(ABORT, 'ledger entries are append-only'); END;
+
+CREATE TABLE payment_methods (
+    customer_id TEXT PRIMARY KEY REFERENCES customers(id),
+    token TEXT NOT NULL,
+    billing_address TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+
+CREATE TABLE provider_accounts (
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    id TEXT NOT NULL,
+    provider_code TEXT NOT NULL,
+    account_number TEXT NOT NULL,
+    fields TEXT NOT NULL,                    -- JSON object of the carrier's fields
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (customer_id, id),
+    UNIQUE (customer_id, provider_code, account_number)
+);
+
+CREATE TABLE integrations (
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (customer_id, id)
+);
+
+CREATE TABLE quoting_options (
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    carrier_code TEXT NOT NULL,
+    service_code TEXT NOT NULL,
+    package_type_code TEXT NOT NULL,
+    PRIMARY KEY (customer_id, position)
+);
+
+-- One row per quoted shipment: the shipment and its quotes, packed (core/src/packed.rs)
+-- or as JSON text (a shipment the packed form does not hold), and the contiguous range
+-- of quote ids they were given. A quote is found as the customer's row whose range
+-- starts at or below its id. The table keeps its rowid: rows of a batch append to it
+-- (SQLite appends to a rowid table without rebalancing, and rows with every service's
+-- quotes outgrow the cells of a table without rowid), and the key is a small index.
+CREATE TABLE quoted_shipments (
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    first_quote_id INTEGER NOT NULL,
+    quote_count INTEGER NOT NULL CHECK (quote_count > 0),
+    shipment TEXT NOT NULL,                  -- a BLOB when packed
+    quotes TEXT NOT NULL,                    -- a BLOB: packed
+    created_at INTEGER NOT NULL,             -- unix seconds
+    expires_at INTEGER NOT NULL,             -- unix seconds, created_at + 30 days
+    PRIMARY KEY (customer_id, first_quote_id)
+);
+
+-- Booked shipments. The rowid orders them by booking: search indexes the shipments
+-- after the `id_sequences` row 'search_indexed' (core/src/search.rs).
+CREATE TABLE shipments (
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    book_number TEXT NOT NULL,
+    carrier_code TEXT NOT NULL,
+    service_code TEXT NOT NULL,
+    package_type_code TEXT NOT NULL,
+    family TEXT NOT NULL,                    -- ground or express: the carrier D pickup rule
+    tracking_number TEXT NOT NULL,
+    shipment_date TEXT NOT NULL,
+    zone TEXT NOT NULL,
+    currency TEXT NOT NULL,
+    total_amount TEXT NOT NULL,              -- in currency
+    charged_cents INTEGER NOT NULL,          -- USD taken from the prepay balance (0 when billed elsewhere)
+    label_format TEXT NOT NULL,
+    quote_id INTEGER,
+    voided INTEGER NOT NULL DEFAULT 0 CHECK (voided IN (0, 1)),
+    voided_at TEXT,
+    view TEXT NOT NULL,                      -- JSON: the shipment as search and retrieve show it
+    created_at TEXT NOT NULL,
+    search_rowid INTEGER,                    -- its rowid in shipment_search and shipment_grams
+    search_body TEXT,                        -- its searchable fields, one a line, as indexed
+    -- The booking's first tracking event (Info Received at the sender), read from here
+    -- instead of stored in tracking_events: the time and place are all it adds.
+    booked_event_time TEXT,                  -- YYYY-MM-DD HH:MM:SS
+    booked_event_area TEXT,                  -- the sender's city, and state if any
+    booked_event_country TEXT,
+    PRIMARY KEY (customer_id, book_number)
+);
+CREATE INDEX shipments_by_quote ON shipments(customer_id, quote_id) WHERE quote_id IS NOT NULL;
+
+-- Without a rowid: one B-tree and the index the carrier feed finds a tracking number by.
+CREATE TABLE shipment_pieces (
+    customer_id TEXT NOT NULL,
+    book_number TEXT NOT NULL,
+    piece_index INTEGER NOT NULL,
+    tracking_number TEXT NOT NULL,
+    shipping_cost TEXT NOT NULL,
+    PRIMARY KEY (customer_id, book_number, piece_index),
+    FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
+) WITHOUT ROWID;
+CREATE INDEX shipment_pieces_by_tracking ON shipment_pieces(tracking_number);
+
+CREATE TABLE labels (
+    customer_id TEXT NOT NULL,
+    book_number TEXT NOT NULL,
+    piece_index INTEGER NOT NULL,
+    format TEXT NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (customer_id, book_number, piece_index, format),
+    FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
+);
+
+-- Keyed by the duplicate check, without a rowid: an event's tracking number is always
+-- one of its shipment's, so the check may begin with the shipment, and book numbers
+-- only grow, so a customer's new events go to the end of its range. `id` orders events
+-- of the same time and comes from the sequence 'tracking_event'.
+CREATE TABLE tracking_events (
+    customer_id TEXT NOT NULL,
+    book_number TEXT NOT NULL,
+    tracking_number TEXT NOT NULL,
+    event_status TEXT NOT NULL,
+    event_time TEXT NOT NULL,                -- YYYY-MM-DD HH:MM:SS
+    event TEXT NOT NULL,
+    service_area TEXT NOT NULL,
+    id INTEGER NOT NULL,                     -- recording order
+    carrier TEXT NOT NULL,
+    service_area_country TEXT NOT NULL,
+    PRIMARY KEY (customer_id, book_number, tracking_number, event_status, event_time, event, service_area),
+    FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
+) WITHOUT ROWID;
+
+CREATE TABLE idempotency_keys (
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    key TEXT NOT NULL,
+    request TEXT NOT NULL,
+    response TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (customer_id, key)
+);
+
+CREATE TABLE batches (
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('open', 'booked')),
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (customer_id, id)
+);
+
+CREATE TABLE batch_quotes (
+    customer_id TEXT NOT NULL,
+    batch_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    quote_id INTEGER NOT NULL,
+    book_number TEXT,
+    PRIMARY KEY (customer_id, batch_id, quote_id),
+    FOREIGN KEY (customer_id, batch_id) REFERENCES batches(customer_id, id) ON DELETE CASCADE,
+    FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
+);
+
+-- Search (4.3, core/src/search.rs). FTS5 tables have no primary key of their own: a
+-- shipment's rowid is (its customer's key << 32) | (2^32 - 1 - its book number's
+-- sequence), so each customer's shipments are one rowid range, newest first.
+CREATE TABLE search_customers (
+    customer_id TEXT PRIMARY KEY REFERENCES customers(id),
+    key INTEGER NOT NULL UNIQUE
+);
+-- Trigrams without positions or column sizes: a keyword is the AND of the trigrams that
+-- cover it, and each candidate's body is checked with instr.
+CREATE VIRTUAL TABLE shipment_search USING fts5(
+    customer_id UNINDEXED, book_number UNINDEXED, body, tokenize = 'trigram', detail = none, columnsize = 0
+);
+-- Tokens of our own, each the hex of its bytes: every one- and two-character window of
+-- each field (trigrams cannot find keywords that short) and every six-character window
+-- (rare where trigrams are common, as in numbers and names of common syllables).
+CREATE VIRTUAL TABLE shipment_grams USING fts5(grams, content = '', detail = none, columnsize = 0);
+
+-- Orders of REST API integrations (4.2), as put, with the status bookings move.
+CREATE TABLE orders (
+    customer_id TEXT NOT NULL,
+    integration_id TEXT NOT NULL,
+    order_id TEXT NOT NULL,
+    fulfillment_status TEXT NOT NULL CHECK (fulfillment_status IN ('pending', 'fulfilled', 'partial')),
+    document TEXT NOT NULL,                  -- JSON: the order as put (shipperReference defaulted)
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (customer_id, integration_id, order_id),
+    FOREIGN KEY (customer_id, integration_id) REFERENCES integrations(customer_id, id)
+);
+
+-- Which shipments fulfil which order (a booking's `fulfillment`).
+CREATE TABLE order_shipments (
+    customer_id TEXT NOT NULL,
+    integration_id TEXT NOT NULL,
+    order_id TEXT NOT NULL,
+    book_number TEXT NOT NULL,
+    PRIMARY KEY (customer_id, integration_id, order_id, book_number),
+    FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
+);
+
+CREATE TABLE pickups (
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    id TEXT NOT NULL,
+    carrier_code TEXT NOT NULL,
+    pickup_date TEXT NOT NULL,
+    ready_time TEXT NOT NULL,
+    close_time TEXT NOT NULL,
+    address TEXT NOT NULL,                   -- JSON of the validated address
+    residential INTEGER NOT NULL CHECK (residential IN (0, 1)),
+    special_instructions TEXT,
+    package_location TEXT,
+    cancelled INTEGER NOT NULL DEFAULT 0 CHECK (cancelled IN (0, 1)),
+    cancelled_at TEXT,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (customer_id, id)
+);
+
+CREATE TABLE pickup_shipments (
+    customer_id TEXT NOT NULL,
+    pickup_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    book_number TEXT NOT NULL,
+    PRIMARY KEY (customer_id, pickup_id, position),
+    FOREIGN KEY (customer_id, pickup_id) REFERENCES pickups(customer_id, id),
+    FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
+);
+CREATE INDEX pickup_shipments_by_shipment ON pickup_shipments(customer_id, book_number);
+
+CREATE TABLE manifests (
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    id TEXT NOT NULL,
+    carrier_code TEXT NOT NULL,
+    shipper TEXT NOT NULL,                   -- JSON of the validated address
+    document_type TEXT NOT NULL,
+    document BLOB NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (customer_id, id)
+);
+
+-- A shipment is on at most one manifest.
+CREATE TABLE manifest_shipments (
+    customer_id TEXT NOT NULL,
+    manifest_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    book_number TEXT NOT NULL,
+    PRIMARY KEY (customer_id, manifest_id, position),
+    UNIQUE (customer_id, book_number),
+    FOREIGN KEY (customer_id, manifest_id) REFERENCES manifests(customer_id, id),
+    FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
+);
