@@ -233,6 +233,7 @@ pub(crate) fn after_booking(tx: &Transaction, shipment: i64) -> Result<()> {
 
 /// Adds a shipment straight to the FTS indexes (the search benchmark's bulk loading);
 /// `seq` as for [`entry`].
+#[cfg_attr(not(feature = "bench"), allow(dead_code, reason = "the bench loader indexes its copies at once"))]
 pub(crate) fn index_now(tx: &Transaction, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<()> {
     let rowid = rowid(tx, customer_id, seq)?;
     insert_indexed(tx, rowid, customer_id, &view.book_number, &body(view))

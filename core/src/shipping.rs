@@ -291,6 +291,23 @@ impl Shipping {
         Ok(value)
     }
 
+    /// Runs `f` on the connection, for reads, once `customer_id` is known to be a customer.
+    pub(crate) fn read_for<T>(&self, customer_id: &str, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        self.read(|conn| {
+            customers::find(conn, customer_id)?;
+            f(conn)
+        })
+    }
+
+    /// Runs `f` in one IMMEDIATE transaction, committed only if `f` succeeds, once
+    /// `customer_id` is known to be a customer.
+    pub(crate) fn write_for<T>(&self, customer_id: &str, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+        self.write(|tx| {
+            customers::find(tx, customer_id)?;
+            f(tx)
+        })
+    }
+
     /// Runs `f` in one write transaction with the booking context of `customer_id`: the
     /// catalog, rate book and clock in force, and the customer with its profile.
     fn write_booking<T>(&self, customer_id: &str, f: impl FnOnce(&Transaction, &booking::Context) -> Result<T>) -> Result<T> {

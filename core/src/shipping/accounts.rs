@@ -32,10 +32,7 @@ impl Shipping {
     /// type, or a token that looks like a card number.
     pub fn update_payment_method(&self, customer_id: &str, req: &wire::UpdatePaymentMethodRequest) -> Result<wire::OkResponse> {
         let now = self.clock.now();
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            customers::update_payment_method(tx, customer_id, req, now)
-        })
+        self.write_for(customer_id, |tx| customers::update_payment_method(tx, customer_id, req, now))
     }
 
     /// List services (4.4), `GET .../services`.
@@ -54,10 +51,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer.
     pub fn integrated_quoting_options(&self, customer_id: &str) -> Result<wire::IntegratedQuotingOptions> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            accounts::quoting_options(conn, customer_id)
-        })
+        self.read_for(customer_id, |conn| accounts::quoting_options(conn, customer_id))
     }
 
     /// Set integrated quoting options, `PUT .../integratedQuotingOptions` (the whole list).
@@ -81,10 +75,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer.
     pub fn provider_accounts(&self, customer_id: &str) -> Result<wire::ProviderAccountsResponse> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            accounts::list_provider_accounts(conn, customer_id)
-        })
+        self.read_for(customer_id, |conn| accounts::list_provider_accounts(conn, customer_id))
     }
 
     /// Put provider account, `PUT .../provider-accounts/:providerCode`.
@@ -110,10 +101,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or account, or another customer's account.
     pub fn delete_provider_account(&self, customer_id: &str, id: &str) -> Result<wire::OkResponse> {
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            accounts::delete_provider_account(tx, customer_id, id)
-        })
+        self.write_for(customer_id, |tx| accounts::delete_provider_account(tx, customer_id, id))
     }
 
     /// Regional shipment types (4.13), `GET .../regionalShipmentTypes/:postalCode`.
@@ -134,10 +122,7 @@ impl Shipping {
     /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for an empty name.
     pub fn create_integration(&self, customer_id: &str, req: &wire::CreateIntegrationRequest) -> Result<wire::CreateIntegrationResponse> {
         let now = self.clock.now();
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            accounts::create_integration(tx, customer_id, req, now)
-        })
+        self.write_for(customer_id, |tx| accounts::create_integration(tx, customer_id, req, now))
     }
 
     /// Prepay balance and ledger, `GET .../prepay`.
@@ -145,9 +130,6 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer.
     pub fn prepay(&self, customer_id: &str) -> Result<wire::PrepayResponse> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            ledger::prepay(conn, customer_id)
-        })
+        self.read_for(customer_id, |conn| ledger::prepay(conn, customer_id))
     }
 }

@@ -3,7 +3,7 @@
 
 use super::Shipping;
 use crate::error::Result;
-use crate::{batches, customers, wire};
+use crate::{batches, wire};
 
 impl Shipping {
     /// Create batch, `POST .../batch` -> `{batchId}`.
@@ -12,10 +12,7 @@ impl Shipping {
     /// `NOT_FOUND` for an unknown customer.
     pub fn create_batch(&self, customer_id: &str, req: &wire::CreateBatchRequest) -> Result<wire::CreateBatchResponse> {
         let now = self.clock.now();
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            batches::create(tx, customer_id, req, now)
-        })
+        self.write_for(customer_id, |tx| batches::create(tx, customer_id, req, now))
     }
 
     /// Add quotes to batch, `POST .../batch/:batchId/quotes` `{quoteIds}`.
@@ -25,10 +22,7 @@ impl Shipping {
     /// `QUOTE_EXPIRED` for a quote older than 30 days; `CONFLICT` for a booked batch.
     pub fn add_quotes_to_batch(&self, customer_id: &str, batch_id: &str, req: &wire::AddQuotesRequest) -> Result<wire::Batch> {
         let now = self.clock.now();
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            batches::add_quotes(tx, customer_id, batch_id, req, now)
-        })
+        self.write_for(customer_id, |tx| batches::add_quotes(tx, customer_id, batch_id, req, now))
     }
 
     /// Get batch, `GET .../batch/:batchId`.
@@ -36,10 +30,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or batch.
     pub fn batch(&self, customer_id: &str, batch_id: &str) -> Result<wire::Batch> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            batches::get(conn, customer_id, batch_id)
-        })
+        self.read_for(customer_id, |conn| batches::get(conn, customer_id, batch_id))
     }
 
     /// List batches, `GET .../batch`, newest first.
@@ -47,10 +38,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer.
     pub fn batches(&self, customer_id: &str) -> Result<wire::BatchesResponse> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            batches::list(conn, customer_id)
-        })
+        self.read_for(customer_id, |conn| batches::list(conn, customer_id))
     }
 
     /// Delete batch, `DELETE .../batch/:batchId` (open batches only).
@@ -58,10 +46,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or batch; `CONFLICT` for a booked batch.
     pub fn delete_batch(&self, customer_id: &str, batch_id: &str) -> Result<wire::OkResponse> {
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            batches::delete(tx, customer_id, batch_id)
-        })
+        self.write_for(customer_id, |tx| batches::delete(tx, customer_id, batch_id))
     }
 
     /// Batch book, `POST .../batch-book` `{batchId}`: every quote booked at its price,

@@ -4,7 +4,7 @@
 
 use super::Shipping;
 use crate::error::Result;
-use crate::{customers, manifests, orders, pickups, wire};
+use crate::{manifests, orders, pickups, wire};
 
 impl Shipping {
     /// Schedule pickup (4.7), `POST .../pickups`.
@@ -18,10 +18,7 @@ impl Shipping {
     pub fn schedule_pickup(&self, customer_id: &str, req: &wire::SchedulePickupRequest) -> Result<wire::PickupIdResponse> {
         let catalog = self.catalog();
         let (today, now) = (self.clock().today(), self.clock().now());
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            pickups::schedule(tx, &catalog, customer_id, req, today, now)
-        })
+        self.write_for(customer_id, |tx| pickups::schedule(tx, &catalog, customer_id, req, today, now))
     }
 
     /// Get pickup, `GET .../pickups/:pickupId`.
@@ -29,10 +26,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or pickup (or another customer's).
     pub fn pickup(&self, customer_id: &str, pickup_id: &str) -> Result<wire::Pickup> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            pickups::get(conn, customer_id, pickup_id)
-        })
+        self.read_for(customer_id, |conn| pickups::get(conn, customer_id, pickup_id))
     }
 
     /// Cancel pickup (DECISIONS 9), `POST .../pickups/:pickupId` `{"cancelled": true}`.
@@ -42,10 +36,7 @@ impl Shipping {
     /// `INVALID_REQUEST` for `cancelled` false; `CONFLICT` when already cancelled.
     pub fn cancel_pickup(&self, customer_id: &str, pickup_id: &str, req: &wire::CancelPickupRequest) -> Result<wire::Pickup> {
         let now = self.clock().now();
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            pickups::cancel(tx, customer_id, pickup_id, req, now)
-        })
+        self.write_for(customer_id, |tx| pickups::cancel(tx, customer_id, pickup_id, req, now))
     }
 
     /// Create manifest (4.10), `POST .../manifest`: a PDF (base64) of the shipments.
@@ -58,10 +49,7 @@ impl Shipping {
     pub fn create_manifest(&self, customer_id: &str, req: &wire::CreateManifestRequest) -> Result<wire::ManifestResponse> {
         let catalog = self.catalog();
         let (today, now) = (self.clock().today(), self.clock().now());
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            manifests::create(tx, &catalog, customer_id, req, today, now)
-        })
+        self.write_for(customer_id, |tx| manifests::create(tx, &catalog, customer_id, req, today, now))
     }
 
     /// Get manifest, `GET .../manifest/:manifestId`: the same document as created.
@@ -69,10 +57,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or manifest (or another customer's).
     pub fn manifest(&self, customer_id: &str, manifest_id: &str) -> Result<wire::ManifestResponse> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            manifests::get(conn, customer_id, manifest_id)
-        })
+        self.read_for(customer_id, |conn| manifests::get(conn, customer_id, manifest_id))
     }
 
     /// Put order (4.2), `PUT .../integrations/:integrationId/orders/:orderId`: creates
@@ -83,10 +68,7 @@ impl Shipping {
     /// `INVALID_REQUEST` naming each field at fault.
     pub fn put_order(&self, customer_id: &str, integration_id: &str, order_id: &str, req: &wire::Order) -> Result<wire::OkResponse> {
         let now = self.clock().now();
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            orders::put(tx, customer_id, integration_id, order_id, req, now)
-        })
+        self.write_for(customer_id, |tx| orders::put(tx, customer_id, integration_id, order_id, req, now))
     }
 
     /// Get order (DECISIONS 9): the order as put, with its current `fulfillmentStatus`.
@@ -94,10 +76,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer, integration or order (or another customer's).
     pub fn order(&self, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::Order> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            orders::get(conn, customer_id, integration_id, order_id)
-        })
+        self.read_for(customer_id, |conn| orders::get(conn, customer_id, integration_id, order_id))
     }
 
     /// Delete order (DECISIONS 9).
@@ -105,9 +84,6 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer, integration or order (or another customer's).
     pub fn delete_order(&self, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::OkResponse> {
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            orders::delete(tx, customer_id, integration_id, order_id)
-        })
+        self.write_for(customer_id, |tx| orders::delete(tx, customer_id, integration_id, order_id))
     }
 }

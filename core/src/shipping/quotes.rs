@@ -8,7 +8,7 @@ use serde_json::value::RawValue;
 use super::Shipping;
 use crate::error::{Error, ErrorCategory, Result};
 use crate::quoting::{self, Context};
-use crate::{accounts, customers, wire};
+use crate::{accounts, wire};
 
 impl Shipping {
     /// Batch quote (4.1), `POST .../batch-quote`, for Rust callers with typed shipments.
@@ -123,8 +123,7 @@ impl Shipping {
     /// `NOT_FOUND` for an unknown customer, or a quote that is unknown or another
     /// customer's.
     pub fn stored_quote(&self, customer_id: &str, quote_id: i64) -> Result<quoting::StoredQuote> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
+        self.read_for(customer_id, |conn| {
             quoting::find(conn, customer_id, quote_id)?.ok_or_else(|| Error::not_found("quote", &quote_id.to_string()))
         })
     }

@@ -3,7 +3,7 @@
 
 use super::Shipping;
 use crate::error::{Error, Result};
-use crate::{booking, customers, search, tracking, wire};
+use crate::{booking, search, tracking, wire};
 
 impl Shipping {
     /// Book shipment (4.5), `POST .../shipments`: one transaction for the shipment, its
@@ -26,10 +26,7 @@ impl Shipping {
     /// `CONFLICT` when it is already voided.
     pub fn void_shipment(&self, customer_id: &str, book_number: &str, req: &wire::VoidRequest) -> Result<wire::VoidResponse> {
         let now = self.clock.now();
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
-            booking::void(tx, customer_id, book_number, req, now)
-        })
+        self.write_for(customer_id, |tx| booking::void(tx, customer_id, book_number, req, now))
     }
 
     /// Retrieve shipment, `GET .../shipments/:bookNumber` (fields as a search result).
@@ -37,10 +34,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment (or another customer's).
     pub fn shipment(&self, customer_id: &str, book_number: &str) -> Result<wire::ShipmentView> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            Ok(booking::find(conn, customer_id, book_number)?.view)
-        })
+        self.read_for(customer_id, |conn| Ok(booking::find(conn, customer_id, book_number)?.view))
     }
 
     /// List shipments, `GET .../shipments?minBookNumber=&limit=`: by book number from
@@ -52,10 +46,7 @@ impl Shipping {
         if !(1..=100).contains(&limit) {
             return Err(Error::invalid("limit", format!("expected a whole number from 1 to 100, found {limit}")));
         }
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            booking::list(conn, customer_id, min_book_number, limit)
-        })
+        self.read_for(customer_id, |conn| booking::list(conn, customer_id, min_book_number, limit))
     }
 
     /// Retrieve label, `GET .../shipments/:bookNumber/label/:labelImageFormat`.
@@ -65,10 +56,7 @@ impl Shipping {
     /// the carrier does not print.
     pub fn label(&self, customer_id: &str, book_number: &str, format: &str) -> Result<wire::LabelResponse> {
         let catalog = self.catalog();
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            booking::label(conn, &catalog, customer_id, book_number, format)
-        })
+        self.read_for(customer_id, |conn| booking::label(conn, &catalog, customer_id, book_number, format))
     }
 
     /// Search shipments (4.3), `POST .../searchShipments`: the customer's shipments whose
@@ -80,10 +68,7 @@ impl Shipping {
     /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for an empty or blank
     /// keyword, or one longer than 200 characters.
     pub fn search_shipments(&self, customer_id: &str, req: &wire::SearchShipmentsRequest) -> Result<wire::ShipmentsResponse> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
-            search::search(conn, customer_id, &req.keyword)
-        })
+        self.read_for(customer_id, |conn| search::search(conn, customer_id, &req.keyword))
     }
 
     /// Track shipment (4.6), `GET .../shipments/:bookNumber/tracking-information`: every
@@ -92,8 +77,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment (or another customer's).
     pub fn tracking_information(&self, customer_id: &str, book_number: &str) -> Result<Vec<wire::TrackingEvent>> {
-        self.read(|conn| {
-            customers::find(conn, customer_id)?;
+        self.read_for(customer_id, |conn| {
             booking::find(conn, customer_id, book_number)?;
             tracking::events(conn, customer_id, book_number)
         })
@@ -116,8 +100,7 @@ impl Shipping {
         req: &wire::RecordTrackingEventsRequest,
     ) -> Result<wire::RecordTrackingEventsResponse> {
         let catalog = self.catalog();
-        self.write(|tx| {
-            customers::find(tx, customer_id)?;
+        self.write_for(customer_id, |tx| {
             let shipment = booking::find(tx, customer_id, book_number)?;
             tracking::record(tx, &catalog, customer_id, &shipment, &req.events)
         })
