@@ -1,12 +1,11 @@
-//! The operations after booking, on the facade and on the router: search shipments
+//! The operations after booking, on the facade: search shipments
 //! (4.3), tracking (4.6) and its carrier feed, pickups (4.7), manifests (4.10) and
 //! orders (4.2, with get and delete of DECISIONS 9).
 
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
-use crate::router::Response;
 use crate::shipping::Shipping;
 use crate::tracking::{self, MAX_FEED_EVENTS};
-use crate::wire::{self, parse_body};
+use crate::wire;
 use crate::{booking, customers, manifests, orders, pickups, search};
 
 impl Shipping {
@@ -346,57 +345,5 @@ impl Shipping {
             }
             Ok(())
         })
-    }
-
-    /// Routes the paths of this module; `None` for any other path.
-    pub(crate) fn dispatch_deliver(&self, method: &str, segments: &[&str], path: &str, body: &str) -> Option<Result<Response>> {
-        let rest = match segments {
-            ["restapi", "v1", "customers", id, rest @ ..] => (*id, rest),
-            _ => return None,
-        };
-        let (id, rest) = rest;
-        let d = crate::router::decode;
-        let method = method.to_ascii_uppercase();
-        let allowed = match rest {
-            ["searchShipments"] | ["pickups"] | ["manifest"] => "POST",
-            ["shipments", _, "tracking-information"] | ["manifest", _] => "GET",
-            ["shipments", _, "tracking-events"] => "POST",
-            ["pickups", _] => "GET or POST",
-            ["integrations", _, "orders", _] => "GET, PUT or DELETE",
-            _ => return None,
-        };
-        let json = |status: u16, r: Result<String>| r.map(|body| Response { status, body });
-        let outcome = match (rest, method.as_str()) {
-            (["searchShipments"], "POST") => {
-                parse_body(body).and_then(|req| json(200, self.search_shipments(id, &req).and_then(|v| wire::to_json(&v))))
-            }
-            (["shipments", book, "tracking-information"], "GET") => {
-                json(200, self.tracking_information(id, &d(book)).and_then(|v| wire::to_json(&v)))
-            }
-            (["shipments", book, "tracking-events"], "POST") => {
-                parse_body(body).and_then(|req| json(200, self.record_tracking_events(id, &d(book), &req).and_then(|v| wire::to_json(&v))))
-            }
-            (["pickups"], "POST") => {
-                parse_body(body).and_then(|req| json(201, self.schedule_pickup(id, &req).and_then(|v| wire::to_json(&v))))
-            }
-            (["pickups", pickup], "GET") => json(200, self.pickup(id, &d(pickup)).and_then(|v| wire::to_json(&v))),
-            (["pickups", pickup], "POST") => {
-                parse_body(body).and_then(|req| json(200, self.cancel_pickup(id, &d(pickup), &req).and_then(|v| wire::to_json(&v))))
-            }
-            (["manifest"], "POST") => {
-                parse_body(body).and_then(|req| json(201, self.create_manifest(id, &req).and_then(|v| wire::to_json(&v))))
-            }
-            (["manifest", manifest], "GET") => json(200, self.manifest(id, &d(manifest)).and_then(|v| wire::to_json(&v))),
-            (["integrations", integration, "orders", order], "PUT") => parse_body(body)
-                .and_then(|req| json(201, self.put_order(id, &d(integration), &d(order), &req).and_then(|v| wire::to_json(&v)))),
-            (["integrations", integration, "orders", order], "GET") => {
-                json(200, self.order(id, &d(integration), &d(order)).and_then(|v| wire::to_json(&v)))
-            }
-            (["integrations", integration, "orders", order], "DELETE") => {
-                json(200, self.delete_order(id, &d(integration), &d(order)).and_then(|v| wire::to_json(&v)))
-            }
-            _ => Err(Error::new(ErrorCategory::MethodNotAllowed, format!("{method} is not allowed on {path}; use {allowed}."))),
-        };
-        Some(outcome)
     }
 }
