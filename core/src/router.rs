@@ -51,9 +51,9 @@ impl Response {
     }
 }
 
-/// A method the interface serves. The order of the variants is the order in which a
-/// `METHOD_NOT_ALLOWED` message lists them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// A method the interface serves. A `METHOD_NOT_ALLOWED` message lists methods in the
+/// order of [`Method::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Method {
     Get,
     Post,
@@ -241,18 +241,17 @@ pub(crate) struct Found<'p> {
 pub(crate) fn lookup<'p>(method: &str, path: &'p str) -> Result<Found<'p>> {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
     let wanted = Method::parse(method);
-    let mut allowed = Vec::new();
+    let mut seen = [false; Method::ALL.len()];
     for route in ROUTES.iter().filter(|r| r.matches(&segments)) {
         if Some(route.method) == wanted {
             return Ok(Found { route, params: Params::decode(route, &segments)? });
         }
-        allowed.push(route.method);
+        seen[route.method as usize] = true;
     }
-    if allowed.is_empty() {
+    if !seen.contains(&true) {
         return Err(Error::new(ErrorCategory::NotFound, format!("No operation is served at {path}.")));
     }
-    allowed.sort_unstable();
-    allowed.dedup();
+    let allowed: Vec<Method> = Method::ALL.into_iter().filter(|m| seen[*m as usize]).collect();
     Err(Error::new(
         ErrorCategory::MethodNotAllowed,
         format!("{} is not allowed on {path}; use {}.", method.to_ascii_uppercase(), either(&allowed)),
@@ -561,9 +560,9 @@ mod tests {
             assert!(std::ptr::eq(found.route, route), "{} {path} reached {}", route.method.as_str(), found.route.pattern);
             // The Allow list: the methods of the lines whose pattern has this shape (the
             // spec names the provider-account parameter differently for PUT and DELETE).
-            let mut allowed: Vec<Method> =
-                ROUTES.iter().filter(|r| sample(r.pattern, ":") == sample(route.pattern, ":")).map(|r| r.method).collect();
-            allowed.sort_unstable();
+            let shape = sample(route.pattern, ":");
+            let allowed: Vec<Method> =
+                Method::ALL.into_iter().filter(|m| ROUTES.iter().any(|r| r.method == *m && sample(r.pattern, ":") == shape)).collect();
             for wrong in Method::ALL.into_iter().filter(|m| !allowed.contains(m)) {
                 let e = lookup(wrong.as_str(), &path).err().unwrap_or_else(|| panic!("{} {path} was served", wrong.as_str()));
                 assert_eq!(e.category(), ErrorCategory::MethodNotAllowed, "{} {path}: {e}", wrong.as_str());
