@@ -1,9 +1,31 @@
-//! `Shipping::handle`: the HTTP interface of the spec, in process.
+//! `Shipping::handle`: the HTTP interface of the spec, in process, served from one table.
 //!
-//! Paths are exactly the spec's (DECISIONS 1 and 9). A path that matches no route is
-//! `NOT_FOUND`; a known path with the wrong method is `METHOD_NOT_ALLOWED`. Every error
-//! has the body of DECISIONS 2.
+//! Each operation is one line of the table in [`ROUTES`]: a method, a path pattern as the
+//! spec writes it (`:name` marks a parameter) and a handler that calls the `Shipping`
+//! method of the operation. Paths are exactly the spec's (DECISIONS 1 and 9).
+//!
+//! How a request is read:
+//! - The path is cut at the first `?`; what follows is the query. The path is split on
+//!   `/`, empty segments ignored (`//a/` reads as `/a`). Literal segments match as
+//!   written, without decoding and with case.
+//! - Every path parameter is percent-decoded the same way (`percent-encoding`): `%2F` is
+//!   a `/` inside the parameter, a `+` stays a `+`. A `%` not followed by two hex digits,
+//!   or escapes that are not UTF-8, are `INVALID_REQUEST` naming the parameter: the
+//!   client sent a malformed URL, and guessing its bytes could address another resource.
+//! - The query is `application/x-www-form-urlencoded` (`form_urlencoded`): `+` is a
+//!   space; as browsers read it, a stray `%` is kept and bytes that are not UTF-8 become
+//!   U+FFFD. The operations that read a query value validate it themselves.
+//! - Methods match without regard to case.
+//!
+//! A path that no pattern matches is `NOT_FOUND`; a path that a pattern matches, but not
+//! with the request's method, is `METHOD_NOT_ALLOWED` naming the methods the table has
+//! for it. Every failure becomes a [`Response`] in one place, [`Shipping::handle`], with
+//! the body of DECISIONS 2.
 
+use std::borrow::Cow;
+use std::sync::LazyLock;
+
+use percent_encoding::percent_decode_str;
 use serde::Serialize;
 
 use crate::error::{Error, ErrorCategory, Result};
@@ -23,129 +45,231 @@ pub struct Response {
 }
 
 impl Response {
-    fn json<T: Serialize>(status: u16, value: &T) -> Response {
-        match wire::to_json(value) {
-            Ok(body) => Response { status, body },
-            Err(e) => Response::error(&e),
-        }
-    }
-
     /// The answer for `error`: its status and the body of DECISIONS 2.
     pub fn error(error: &Error) -> Response {
         Response { status: error.status(), body: error.to_json().to_string() }
     }
 }
 
-/// The paths of the interface, with their parameters.
-enum Endpoint<'a> {
-    Customers,
-    ConnectCustomer,
-    Services(&'a str),
-    QuotingOptions(&'a str),
-    ProviderAccounts(&'a str),
-    ProviderAccount(&'a str, &'a str),
-    PaymentMethod(&'a str),
-    RegionalShipmentTypes(&'a str, String),
-    Integrations(&'a str),
-    Prepay(&'a str),
-    BatchQuote(&'a str),
-    Quote(&'a str),
-    Shipments(&'a str),
-    Shipment(&'a str, &'a str),
-    Label(&'a str, &'a str, &'a str),
-    Batches(&'a str),
-    Batch(&'a str, &'a str),
-    BatchQuotes(&'a str, &'a str),
-    BatchBook(&'a str),
+/// A method the interface serves. A `METHOD_NOT_ALLOWED` message lists methods in the
+/// order of [`Method::ALL`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Method {
+    Get,
+    Post,
+    Put,
+    Delete,
 }
 
-impl Endpoint<'_> {
-    /// The methods the path answers, for the 405 message.
-    fn allowed(&self) -> &'static str {
+impl Method {
+    const ALL: [Method; 4] = [Method::Get, Method::Post, Method::Put, Method::Delete];
+
+    /// The method named `name` in any case; `None` for one the interface never serves.
+    fn parse(name: &str) -> Option<Method> {
+        Method::ALL.into_iter().find(|m| m.as_str().eq_ignore_ascii_case(name))
+    }
+
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
-            Endpoint::Customers
-            | Endpoint::ConnectCustomer
-            | Endpoint::PaymentMethod(_)
-            | Endpoint::Integrations(_)
-            | Endpoint::BatchQuote(_)
-            | Endpoint::Quote(_) => "POST",
-            Endpoint::Services(_) | Endpoint::RegionalShipmentTypes(..) | Endpoint::Prepay(_) => "GET",
-            Endpoint::QuotingOptions(_) => "GET or PUT",
-            Endpoint::ProviderAccounts(_) => "GET",
-            Endpoint::ProviderAccount(..) => "PUT or DELETE",
-            Endpoint::Shipments(_) | Endpoint::Shipment(..) => "GET or POST",
-            Endpoint::Label(..) => "GET",
-            Endpoint::Batches(_) => "GET or POST",
-            Endpoint::Batch(..) => "GET or DELETE",
-            Endpoint::BatchQuotes(..) | Endpoint::BatchBook(_) => "POST",
+            Method::Get => "GET",
+            Method::Post => "POST",
+            Method::Put => "PUT",
+            Method::Delete => "DELETE",
         }
     }
 }
 
-/// Decodes `%XX` escapes of a path parameter (invalid escapes are kept as they are).
-pub(crate) fn decode(segment: &str) -> String {
-    fn hex(b: u8) -> Option<u8> {
-        (b as char).to_digit(16).and_then(|d| u8::try_from(d).ok())
+/// Serves one route: the service, the decoded path parameters, the query and the body
+/// (as sent; GET and DELETE handlers ignore it).
+type Handler = fn(&Shipping, &Params<'_>, Query<'_>, &str) -> Result<Response>;
+
+/// A segment of a path pattern.
+#[derive(Debug)]
+enum Segment {
+    Literal(&'static str),
+    Param(&'static str),
+}
+
+/// One line of the table: a method on a path pattern, and its handler.
+pub(crate) struct Route {
+    pub(crate) method: Method,
+    /// The path as the spec writes it, e.g. `/restapi/v1/customers/:customerId/prepay`.
+    pub(crate) pattern: &'static str,
+    segments: Vec<Segment>,
+    handler: Handler,
+}
+
+impl Route {
+    fn new(method: Method, pattern: &'static str, handler: Handler) -> Route {
+        let segments =
+            pattern.split('/').filter(|s| !s.is_empty()).map(|s| s.strip_prefix(':').map_or(Segment::Literal(s), Segment::Param)).collect();
+        Route { method, pattern, segments, handler }
     }
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            if let (Some(hi), Some(lo)) = (bytes.get(i + 1).copied().and_then(hex), bytes.get(i + 2).copied().and_then(hex)) {
-                out.push(hi * 16 + lo);
-                i += 3;
-                continue;
+
+    fn matches(&self, path: &[&str]) -> bool {
+        self.segments.len() == path.len()
+            && self.segments.iter().zip(path).all(|(s, p)| match s {
+                Segment::Literal(literal) => literal == p,
+                Segment::Param(_) => true,
+            })
+    }
+}
+
+/// Every operation of the interface and its extensions. Adding one is a line here and
+/// a handler below.
+static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
+    use Method::{Delete, Get, Post, Put};
+    vec![
+        Route::new(Post, "/restapi/v1/customers", create_customer),
+        Route::new(Post, "/restapi/v1/connect-customer", connect_customer),
+        Route::new(Get, "/restapi/v1/customers/:customerId/services", list_services),
+        Route::new(Get, "/restapi/v1/customers/:customerId/integratedQuotingOptions", integrated_quoting_options),
+        Route::new(Put, "/restapi/v1/customers/:customerId/integratedQuotingOptions", set_integrated_quoting_options),
+        Route::new(Get, "/restapi/v1/customers/:customerId/provider-accounts", provider_accounts),
+        Route::new(Put, "/restapi/v1/customers/:customerId/provider-accounts/:providerCode", put_provider_account),
+        Route::new(Delete, "/restapi/v1/customers/:customerId/provider-accounts/:id", delete_provider_account),
+        Route::new(Post, "/restapi/v1/customers/:customerId/paymentMethod", update_payment_method),
+        Route::new(Get, "/restapi/v1/customers/:customerId/regionalShipmentTypes/:postalCode", regional_shipment_types),
+        // 4.13 lists this path without the prefix; it answers on both (DECISIONS 1).
+        Route::new(Get, "/customers/:customerId/regionalShipmentTypes/:postalCode", regional_shipment_types),
+        Route::new(Post, "/restapi/v1/customers/:customerId/integrations", create_integration),
+        Route::new(Get, "/restapi/v1/customers/:customerId/prepay", prepay),
+        Route::new(Post, "/restapi/v1/customers/:customerId/batch-quote", batch_quote),
+        Route::new(Post, "/restapi/v1/customers/:customerId/quote", quote),
+        Route::new(Post, "/restapi/v1/customers/:customerId/shipments", book_shipment),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments", shipments),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber", shipment),
+        Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber", void_shipment),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-information", tracking_information),
+        Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events", record_tracking_events),
+        Route::new(Post, "/restapi/v1/customers/:customerId/searchShipments", search_shipments),
+        Route::new(Post, "/restapi/v1/customers/:customerId/batch", create_batch),
+        Route::new(Get, "/restapi/v1/customers/:customerId/batch", batches),
+        Route::new(Get, "/restapi/v1/customers/:customerId/batch/:batchId", batch),
+        Route::new(Delete, "/restapi/v1/customers/:customerId/batch/:batchId", delete_batch),
+        Route::new(Post, "/restapi/v1/customers/:customerId/batch/:batchId/quotes", add_quotes_to_batch),
+        Route::new(Post, "/restapi/v1/customers/:customerId/batch-book", batch_book),
+        Route::new(Post, "/restapi/v1/customers/:customerId/pickups", schedule_pickup),
+        Route::new(Get, "/restapi/v1/customers/:customerId/pickups/:pickupId", pickup),
+        Route::new(Post, "/restapi/v1/customers/:customerId/pickups/:pickupId", cancel_pickup),
+        Route::new(Post, "/restapi/v1/customers/:customerId/manifest", create_manifest),
+        Route::new(Get, "/restapi/v1/customers/:customerId/manifest/:manifestId", manifest),
+        Route::new(Put, "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId", put_order),
+        Route::new(Get, "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId", order),
+        Route::new(Delete, "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId", delete_order),
+    ]
+});
+
+/// The (method, pattern) pairs of the table, in its order: what an OpenAPI document of
+/// the interface must list.
+#[cfg_attr(not(test), expect(dead_code, reason = "the OpenAPI check and `consign serve` read the table through this"))]
+pub(crate) fn routes() -> impl Iterator<Item = (Method, &'static str)> {
+    ROUTES.iter().map(|r| (r.method, r.pattern))
+}
+
+/// The decoded path parameters of a request, by the names of its route's pattern.
+#[derive(Debug)]
+pub(crate) struct Params<'p> {
+    values: Vec<(&'static str, Cow<'p, str>)>,
+}
+
+impl<'p> Params<'p> {
+    /// Decodes the parameters of `path`, a path `route` matches.
+    fn decode(route: &Route, path: &[&'p str]) -> Result<Params<'p>> {
+        let mut values = Vec::new();
+        for (segment, raw) in route.segments.iter().zip(path) {
+            if let Segment::Param(name) = segment {
+                values.push((*name, decode_param(name, raw)?));
             }
         }
-        out.push(bytes[i]);
-        i += 1;
+        Ok(Params { values })
     }
-    String::from_utf8_lossy(&out).into_owned()
+
+    /// The value of the parameter `name` of the pattern.
+    ///
+    /// # Errors
+    /// `INTERNAL` when the pattern has no such parameter: a handler that does not fit its
+    /// line of the table (the table's tests call every handler).
+    // One copy for the fifty-odd call sites: inlined, each carried its own error path.
+    #[inline(never)]
+    pub(crate) fn get(&self, name: &str) -> Result<&str> {
+        self.values
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_ref())
+            .ok_or_else(|| Error::internal(format!("The route has no parameter {name:?}.")))
+    }
 }
 
-/// The decoded value of `name` in a query string `a=1&b=2`.
-fn query_param(query: &str, name: &str) -> Option<String> {
-    query
-        .split('&')
-        .filter_map(|pair| pair.split_once('=').or(Some((pair, ""))))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| decode(&v.replace('+', " ")))
+/// Percent-decodes the path parameter `name`, refusing what is not a well-formed escape
+/// of UTF-8 text (`percent-encoding` alone would keep a stray `%` and report only the
+/// UTF-8).
+fn decode_param<'p>(name: &str, raw: &'p str) -> Result<Cow<'p, str>> {
+    let malformed = || Error::invalid(name, format!("expected UTF-8 text with %XX escapes (two hex digits each), found {raw:?}"));
+    let stray_percent =
+        raw.match_indices('%').any(|(i, _)| !raw.as_bytes().get(i + 1..i + 3).is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)));
+    if stray_percent {
+        return Err(malformed());
+    }
+    percent_decode_str(raw).decode_utf8().map_err(|_| malformed())
 }
 
-fn route<'a>(segments: &[&'a str]) -> Option<Endpoint<'a>> {
-    use Endpoint::*;
-    let rest = match segments {
-        ["restapi", "v1", rest @ ..] => rest,
-        // 4.13 is listed without the prefix; it answers on both paths.
-        ["customers", id, "regionalShipmentTypes", code] => return Some(RegionalShipmentTypes(id, decode(code))),
-        _ => return None,
-    };
-    Some(match rest {
-        ["customers"] => Customers,
-        ["connect-customer"] => ConnectCustomer,
-        ["customers", id, tail @ ..] => match tail {
-            ["services"] => Services(id),
-            ["integratedQuotingOptions"] => QuotingOptions(id),
-            ["provider-accounts"] => ProviderAccounts(id),
-            ["provider-accounts", key] => ProviderAccount(id, key),
-            ["paymentMethod"] => PaymentMethod(id),
-            ["regionalShipmentTypes", code] => RegionalShipmentTypes(id, decode(code)),
-            ["integrations"] => Integrations(id),
-            ["prepay"] => Prepay(id),
-            ["batch-quote"] => BatchQuote(id),
-            ["quote"] => Quote(id),
-            ["shipments"] => Shipments(id),
-            ["shipments", book] => Shipment(id, book),
-            ["shipments", book, "label", format] => Label(id, book, format),
-            ["batch"] => Batches(id),
-            ["batch", batch] => Batch(id, batch),
-            ["batch", batch, "quotes"] => BatchQuotes(id, batch),
-            ["batch-book"] => BatchBook(id),
-            _ => return None,
-        },
-        _ => return None,
-    })
+/// The query string of a request (after `?`, without it), read on demand.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Query<'q>(&'q str);
+
+impl<'q> Query<'q> {
+    /// The decoded value of the first `name` (`""` for `name` without `=`); `None` when
+    /// absent.
+    pub(crate) fn get(self, name: &str) -> Option<Cow<'q, str>> {
+        form_urlencoded::parse(self.0.as_bytes()).find(|(key, _)| key == name).map(|(_, value)| value)
+    }
+}
+
+/// A route of the table and the decoded parameters of the path it matched.
+pub(crate) struct Found<'p> {
+    pub(crate) route: &'static Route,
+    pub(crate) params: Params<'p>,
+}
+
+/// The route that serves `method` on `path` (without its query), with the path's
+/// parameters decoded.
+///
+/// # Errors
+/// `NOT_FOUND` when no pattern matches `path`; `METHOD_NOT_ALLOWED`, naming the methods
+/// of the patterns that do, when none of them is `method`; `INVALID_REQUEST` for a
+/// parameter that is not well-formed percent-encoded UTF-8.
+pub(crate) fn lookup<'p>(method: &str, path: &'p str) -> Result<Found<'p>> {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let wanted = Method::parse(method);
+    let mut seen = [false; Method::ALL.len()];
+    for route in ROUTES.iter().filter(|r| r.matches(&segments)) {
+        if Some(route.method) == wanted {
+            return Ok(Found { route, params: Params::decode(route, &segments)? });
+        }
+        seen[route.method as usize] = true;
+    }
+    if !seen.contains(&true) {
+        return Err(Error::new(ErrorCategory::NotFound, format!("No operation is served at {path}.")));
+    }
+    let allowed: Vec<Method> = Method::ALL.into_iter().filter(|m| seen[*m as usize]).collect();
+    Err(Error::new(
+        ErrorCategory::MethodNotAllowed,
+        format!("{} is not allowed on {path}; use {}.", method.to_ascii_uppercase(), either(&allowed)),
+    ))
+}
+
+/// `GET`, `GET or POST`, `GET, PUT or DELETE`.
+fn either(methods: &[Method]) -> String {
+    match methods.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.as_str().to_string(),
+        Some((last, rest)) => {
+            let rest: Vec<&str> = rest.iter().map(|m| m.as_str()).collect();
+            format!("{} or {}", rest.join(", "), last.as_str())
+        }
+    }
 }
 
 impl Shipping {
@@ -177,69 +301,336 @@ impl Shipping {
             ));
         }
         let (path, query) = path.split_once('?').unwrap_or((path, ""));
-        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-        let endpoint = route(&segments).ok_or_else(|| Error::new(ErrorCategory::NotFound, format!("No operation is served at {path}.")))?;
-        let method = method.to_ascii_uppercase();
-        use Endpoint::*;
-        let response = match (&endpoint, method.as_str()) {
-            (Customers, "POST") => Response::json(201, &self.create_customer(&parse_body(body)?)?),
-            (ConnectCustomer, "POST") => Response::json(200, &self.connect_customer(&parse_body(body)?)?),
-            (Services(id), "GET") => Response::json(200, &self.list_services(id)?),
-            (QuotingOptions(id), "GET") => Response::json(200, &self.integrated_quoting_options(id)?),
-            (QuotingOptions(id), "PUT") => Response::json(200, &self.set_integrated_quoting_options(id, &parse_body(body)?)?),
-            (ProviderAccounts(id), "GET") => Response::json(200, &self.provider_accounts(id)?),
-            (ProviderAccount(id, code), "PUT") => Response::json(201, &self.put_provider_account(id, code, &parse_body(body)?)?),
-            (ProviderAccount(id, account), "DELETE") => Response::json(200, &self.delete_provider_account(id, account)?),
-            (PaymentMethod(id), "POST") => Response::json(200, &self.update_payment_method(id, &parse_body(body)?)?),
-            (RegionalShipmentTypes(id, code), "GET") => Response::json(200, &self.regional_shipment_types(id, code)?),
-            (Integrations(id), "POST") => Response::json(201, &self.create_integration(id, &parse_body(body)?)?),
-            (Prepay(id), "GET") => Response::json(200, &self.prepay(id)?),
-            (BatchQuote(id), "POST") => Response { status: 200, body: self.batch_quote_json(id, body)? },
-            (Quote(id), "POST") => Response::json(200, &self.quote(id, &parse_body(body)?)?),
-            (Shipments(id), "POST") => Response::json(201, &self.book_shipment(id, &parse_body(body)?)?),
-            (Shipments(id), "GET") => {
-                let min = query_param(query, "minBookNumber").unwrap_or_default();
-                let limit = match query_param(query, "limit").filter(|l| !l.is_empty()) {
-                    None => 100,
-                    Some(l) => {
-                        l.parse().map_err(|_| Error::invalid("limit", format!("expected a whole number from 1 to 100, found {l:?}")))?
-                    }
-                };
-                Response::json(200, &self.shipments(id, &min, limit)?)
-            }
-            (Shipment(id, book), "GET") => Response::json(200, &self.shipment(id, book)?),
-            (Shipment(id, book), "POST") => Response::json(200, &self.void_shipment(id, book, &parse_body(body)?)?),
-            (Label(id, book, format), "GET") => Response::json(200, &self.label(id, book, format)?),
-            (Batches(id), "POST") => {
-                let req = if body.trim().is_empty() { wire::CreateBatchRequest::default() } else { parse_body(body)? };
-                Response::json(201, &self.create_batch(id, &req)?)
-            }
-            (Batches(id), "GET") => Response::json(200, &self.batches(id)?),
-            (Batch(id, batch), "GET") => Response::json(200, &self.batch(id, batch)?),
-            (Batch(id, batch), "DELETE") => Response::json(200, &self.delete_batch(id, batch)?),
-            (BatchQuotes(id, batch), "POST") => Response::json(200, &self.add_quotes_to_batch(id, batch, &parse_body(body)?)?),
-            (BatchBook(id), "POST") => Response::json(200, &self.batch_book(id, &parse_body(body)?)?),
-            _ => {
-                return Err(Error::new(
-                    ErrorCategory::MethodNotAllowed,
-                    format!("{method} is not allowed on {path}; use {}.", endpoint.allowed()),
-                ))
-            }
-        };
-        Ok(response)
+        let found = lookup(method, path)?;
+        (found.route.handler)(self, &found.params, Query(query), body)
     }
+}
+
+/// A `status` answer with the JSON of `value`.
+fn json<T: Serialize>(status: u16, value: &T) -> Result<Response> {
+    Ok(Response { status, body: wire::to_json(value)? })
+}
+
+// The handlers, in the order of the table. Each names its operation; the table names
+// its route.
+
+/// Create customer (4.9).
+fn create_customer(s: &Shipping, _: &Params, _: Query, body: &str) -> Result<Response> {
+    json(201, &s.create_customer(&parse_body(body)?)?)
+}
+
+/// Connect customer (DECISIONS 9).
+fn connect_customer(s: &Shipping, _: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.connect_customer(&parse_body(body)?)?)
+}
+
+/// List services (4.4).
+fn list_services(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.list_services(p.get("customerId")?)?)
+}
+
+/// List integrated quoting options (4.8).
+fn integrated_quoting_options(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.integrated_quoting_options(p.get("customerId")?)?)
+}
+
+/// Set integrated quoting options (DECISIONS 9).
+fn set_integrated_quoting_options(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.set_integrated_quoting_options(p.get("customerId")?, &parse_body(body)?)?)
+}
+
+/// List provider accounts (4.11).
+fn provider_accounts(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.provider_accounts(p.get("customerId")?)?)
+}
+
+/// Put provider account (DECISIONS 9).
+fn put_provider_account(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(201, &s.put_provider_account(p.get("customerId")?, p.get("providerCode")?, &parse_body(body)?)?)
+}
+
+/// Delete provider account (DECISIONS 9).
+fn delete_provider_account(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.delete_provider_account(p.get("customerId")?, p.get("id")?)?)
+}
+
+/// Update payment method (4.12).
+fn update_payment_method(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.update_payment_method(p.get("customerId")?, &parse_body(body)?)?)
+}
+
+/// Regional shipment types (4.13).
+fn regional_shipment_types(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.regional_shipment_types(p.get("customerId")?, p.get("postalCode")?)?)
+}
+
+/// Create integration (DECISIONS 9).
+fn create_integration(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(201, &s.create_integration(p.get("customerId")?, &parse_body(body)?)?)
+}
+
+/// Prepay balance and ledger (DECISIONS 9).
+fn prepay(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.prepay(p.get("customerId")?)?)
+}
+
+/// Batch quote (4.1): the body goes to the batch reader as sent, and its answer is
+/// already JSON.
+fn batch_quote(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    Ok(Response { status: 200, body: s.batch_quote_json(p.get("customerId")?, body)? })
+}
+
+/// Single-shipment quote (DECISIONS 9).
+fn quote(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.quote(p.get("customerId")?, &parse_body(body)?)?)
+}
+
+/// Book shipment (4.5).
+fn book_shipment(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(201, &s.book_shipment(p.get("customerId")?, &parse_body(body)?)?)
+}
+
+/// List shipments (DECISIONS 9): `minBookNumber` (default: from the first) and `limit`
+/// (default 100) from the query.
+fn shipments(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
+    let min = q.get("minBookNumber").unwrap_or_default();
+    let limit = match q.get("limit").filter(|l| !l.is_empty()) {
+        None => 100,
+        Some(l) => l.parse().map_err(|_| Error::invalid("limit", format!("expected a whole number from 1 to 100, found {l:?}")))?,
+    };
+    json(200, &s.shipments(p.get("customerId")?, &min, limit)?)
+}
+
+/// Retrieve shipment (DECISIONS 9).
+fn shipment(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.shipment(p.get("customerId")?, p.get("bookNumber")?)?)
+}
+
+/// Void shipment (DECISIONS 9).
+fn void_shipment(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.void_shipment(p.get("customerId")?, p.get("bookNumber")?, &parse_body(body)?)?)
+}
+
+/// Retrieve label (DECISIONS 9).
+fn label(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.label(p.get("customerId")?, p.get("bookNumber")?, p.get("labelImageFormat")?)?)
+}
+
+/// Track shipment (4.6).
+fn tracking_information(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.tracking_information(p.get("customerId")?, p.get("bookNumber")?)?)
+}
+
+/// Record tracking events, the carrier feed (DECISIONS 9).
+fn record_tracking_events(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.record_tracking_events(p.get("customerId")?, p.get("bookNumber")?, &parse_body(body)?)?)
+}
+
+/// Search shipments (4.3).
+fn search_shipments(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.search_shipments(p.get("customerId")?, &parse_body(body)?)?)
+}
+
+/// Create batch (DECISIONS 9); an empty body is a batch without a name.
+fn create_batch(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    let req = if body.trim().is_empty() { wire::CreateBatchRequest::default() } else { parse_body(body)? };
+    json(201, &s.create_batch(p.get("customerId")?, &req)?)
+}
+
+/// List batches (DECISIONS 9).
+fn batches(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.batches(p.get("customerId")?)?)
+}
+
+/// Get batch (DECISIONS 9).
+fn batch(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.batch(p.get("customerId")?, p.get("batchId")?)?)
+}
+
+/// Delete batch (DECISIONS 9).
+fn delete_batch(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.delete_batch(p.get("customerId")?, p.get("batchId")?)?)
+}
+
+/// Add quotes to batch (DECISIONS 9).
+fn add_quotes_to_batch(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.add_quotes_to_batch(p.get("customerId")?, p.get("batchId")?, &parse_body(body)?)?)
+}
+
+/// Book a batch (DECISIONS 9).
+fn batch_book(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.batch_book(p.get("customerId")?, &parse_body(body)?)?)
+}
+
+/// Schedule pickup (4.7).
+fn schedule_pickup(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(201, &s.schedule_pickup(p.get("customerId")?, &parse_body(body)?)?)
+}
+
+/// Get pickup (DECISIONS 9).
+fn pickup(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.pickup(p.get("customerId")?, p.get("pickupId")?)?)
+}
+
+/// Cancel pickup (DECISIONS 9).
+fn cancel_pickup(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.cancel_pickup(p.get("customerId")?, p.get("pickupId")?, &parse_body(body)?)?)
+}
+
+/// Create manifest (4.10).
+fn create_manifest(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(201, &s.create_manifest(p.get("customerId")?, &parse_body(body)?)?)
+}
+
+/// Get manifest (DECISIONS 9).
+fn manifest(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.manifest(p.get("customerId")?, p.get("manifestId")?)?)
+}
+
+/// Put order (4.2).
+fn put_order(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(201, &s.put_order(p.get("customerId")?, p.get("integrationId")?, p.get("orderId")?, &parse_body(body)?)?)
+}
+
+/// Get order (DECISIONS 9).
+fn order(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.order(p.get("customerId")?, p.get("integrationId")?, p.get("orderId")?)?)
+}
+
+/// Delete order (DECISIONS 9).
+fn delete_order(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.delete_order(p.get("customerId")?, p.get("integrationId")?, p.get("orderId")?)?)
 }
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
+
     use super::*;
 
+    fn decoded(raw: &str) -> Result<String> {
+        decode_param("postalCode", raw).map(Cow::into_owned)
+    }
+
     #[test]
-    fn percent_escapes_are_decoded() {
-        assert_eq!(decode("K1A%200B1"), "K1A 0B1");
-        assert_eq!(decode("bad%zz"), "bad%zz");
-        assert_eq!(decode("%"), "%");
-        assert_eq!(decode("%4"), "%4");
-        assert_eq!(decode("%é"), "%é");
+    fn a_path_parameter_is_percent_decoded() {
+        assert_eq!(decoded("K1A%200B1").unwrap(), "K1A 0B1");
+        assert_eq!(decoded("SO%2F7%20A").unwrap(), "SO/7 A");
+        assert_eq!(decoded("caf%C3%A9").unwrap(), "café");
+        assert_eq!(decoded("%4a%4A").unwrap(), "JJ");
+        // `+` is a space only in a query.
+        assert_eq!(decoded("a+b").unwrap(), "a+b");
+        assert_eq!(decoded("café").unwrap(), "café");
+    }
+
+    #[test]
+    fn a_malformed_escape_in_a_path_parameter_is_refused_naming_it() {
+        for raw in ["bad%zz", "%", "%4", "50%", "%%41", "%é", "%C3", "%FF", "%C3%28"] {
+            let e = decoded(raw).expect_err(raw);
+            assert_eq!(e.category(), ErrorCategory::InvalidRequest, "{raw}");
+            assert_eq!(e.details()[0].field, "postalCode", "{raw}");
+            assert_eq!(
+                e.message(),
+                format!("postalCode: expected UTF-8 text with %XX escapes (two hex digits each), found {raw:?}"),
+                "{raw}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_query_value_is_form_decoded() {
+        let q = Query("minBookNumber=1000000002&limit=5&note=a+b%20c&flag&limit=7");
+        assert_eq!(q.get("minBookNumber").as_deref(), Some("1000000002"));
+        assert_eq!(q.get("limit").as_deref(), Some("5"), "the first of repeated keys");
+        assert_eq!(q.get("note").as_deref(), Some("a b c"));
+        assert_eq!(q.get("flag").as_deref(), Some(""));
+        assert_eq!(q.get("missing"), None);
+        assert_eq!(Query("").get("limit"), None);
+        assert_eq!(Query("limit=%zz").get("limit").as_deref(), Some("%zz"), "a stray % is kept, as browsers do");
+    }
+
+    /// A path `pattern` matches, each parameter filled with `value`.
+    fn sample(pattern: &str, value: &str) -> String {
+        pattern.split('/').map(|s| if s.starts_with(':') { value } else { s }).collect::<Vec<_>>().join("/")
+    }
+
+    #[test]
+    fn every_route_is_reachable_and_its_wrong_methods_are_not_allowed() {
+        for route in ROUTES.iter() {
+            let path = sample(route.pattern, "x");
+            let found = lookup(route.method.as_str(), &path).unwrap_or_else(|e| panic!("{} {path}: {e}", route.method.as_str()));
+            assert!(std::ptr::eq(found.route, route), "{} {path} reached {}", route.method.as_str(), found.route.pattern);
+            // The Allow list: the methods of the lines whose pattern has this shape (the
+            // spec names the provider-account parameter differently for PUT and DELETE).
+            let shape = sample(route.pattern, ":");
+            let allowed: Vec<Method> =
+                Method::ALL.into_iter().filter(|m| ROUTES.iter().any(|r| r.method == *m && sample(r.pattern, ":") == shape)).collect();
+            for wrong in Method::ALL.into_iter().filter(|m| !allowed.contains(m)) {
+                let e = lookup(wrong.as_str(), &path).err().unwrap_or_else(|| panic!("{} {path} was served", wrong.as_str()));
+                assert_eq!(e.category(), ErrorCategory::MethodNotAllowed, "{} {path}: {e}", wrong.as_str());
+                assert_eq!(e.message(), format!("{} is not allowed on {path}; use {}.", wrong.as_str(), either(&allowed)));
+            }
+        }
+    }
+
+    #[test]
+    fn the_allow_list_is_worded_as_a_sentence() {
+        let message = |method: &str, path: &str| lookup(method, path).err().map(|e| e.message().to_string());
+        let c = "/restapi/v1/customers/C1";
+        assert_eq!(message("GET", "/restapi/v1/customers").as_deref(), Some("GET is not allowed on /restapi/v1/customers; use POST."));
+        assert_eq!(message("delete", &format!("{c}/shipments")), Some(format!("DELETE is not allowed on {c}/shipments; use GET or POST.")));
+        assert_eq!(
+            message("PATCH", &format!("{c}/integrations/I1/orders/O1")),
+            Some(format!("PATCH is not allowed on {c}/integrations/I1/orders/O1; use GET, PUT or DELETE."))
+        );
+        assert_eq!(
+            message("GET", &format!("{c}/provider-accounts/parcel")),
+            Some(format!("GET is not allowed on {c}/provider-accounts/parcel; use PUT or DELETE."))
+        );
+    }
+
+    #[test]
+    fn a_path_no_pattern_matches_is_not_found() {
+        for path in ["/", "/restapi/v1", "/restapi/v1/customers/C1", "/customers/C1/services", "/restapi/v1/customers/C1/Services"] {
+            let e = lookup("GET", path).err().unwrap_or_else(|| panic!("{path} was served"));
+            assert_eq!(e.category(), ErrorCategory::NotFound, "{path}");
+            assert_eq!(e.message(), format!("No operation is served at {path}."));
+        }
+    }
+
+    #[test]
+    fn parameters_are_decoded_by_the_names_of_the_pattern() {
+        let found = lookup("get", "//restapi/v1/customers/C%31/integrations/I1/orders/SO%2F7%20A/").unwrap();
+        assert_eq!(found.route.pattern, "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId");
+        assert_eq!(found.params.get("customerId").unwrap(), "C1");
+        assert_eq!(found.params.get("integrationId").unwrap(), "I1");
+        assert_eq!(found.params.get("orderId").unwrap(), "SO/7 A");
+        assert_eq!(found.params.get("bookNumber").unwrap_err().category(), ErrorCategory::Internal);
+        let e = lookup("GET", "/restapi/v1/customers/C1/shipments/%zz").err().unwrap();
+        assert_eq!(e.details()[0].field, "bookNumber");
+    }
+
+    #[test]
+    fn every_handler_reads_the_parameters_of_its_pattern() {
+        let shipping = Shipping::open_in_memory().unwrap();
+        for route in ROUTES.iter() {
+            let path = sample(route.pattern, "x");
+            let r = shipping.handle(route.method.as_str(), &path, "{}");
+            let what = format!("{} {path}: {} {}", route.method.as_str(), r.status, r.body);
+            // Customer "x" does not exist, so each operation refuses the request itself.
+            assert!(matches!(r.status, 400 | 401 | 404), "{what}");
+            assert!(!r.body.contains("No operation is served"), "{what}");
+        }
+    }
+
+    #[test]
+    fn no_line_of_the_table_hides_another() {
+        // The first line that matches serves the request: two lines of one method whose
+        // patterns differ only in parameter names would leave the second unreachable.
+        let pairs: Vec<_> = routes().map(|(method, pattern)| (method, sample(pattern, ":"))).collect();
+        for (i, pair) in pairs.iter().enumerate() {
+            assert!(!pairs[..i].contains(pair), "{pair:?} twice");
+        }
+        assert!(routes().any(|pair| pair == (Method::Get, "/customers/:customerId/regionalShipmentTypes/:postalCode")));
     }
 }

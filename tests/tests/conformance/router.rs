@@ -252,3 +252,65 @@ fn an_integration_of_an_unknown_customer_is_not_found() {
     h.call("POST", &Harness::path("C9999999", "/integrations"), &json!({"name": "Web shop"}))
         .assert_error_without_details(404, "NOT_FOUND");
 }
+
+// ---- path and query decoding -----------------------------------------------------------
+
+#[test]
+fn the_405_message_names_every_method_of_the_path() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let cases = [
+        ("POST", Harness::path(&id, "/integrations/I1/orders/SO-1"), "GET, PUT or DELETE"),
+        ("DELETE", Harness::path(&id, "/pickups/P0000001"), "GET or POST"),
+        ("DELETE", Harness::path(&id, "/shipments"), "GET or POST"),
+        ("POST", Harness::path(&id, "/provider-accounts/parcel"), "PUT or DELETE"),
+        ("POST", Harness::path(&id, "/batch/B1"), "GET or DELETE"),
+        ("DELETE", Harness::path(&id, "/integratedQuotingOptions"), "GET or PUT"),
+        ("PUT", Harness::path(&id, "/shipments/1000000001/tracking-information"), "GET"),
+    ];
+    for (method, path, allowed) in cases {
+        let a = h.raw(method, &path, "{}");
+        a.assert_error_without_details(405, "METHOD_NOT_ALLOWED");
+        assert_eq!(a.body["error"], format!("{method} is not allowed on {path}; use {allowed}."));
+    }
+}
+
+#[test]
+fn the_customer_id_is_percent_decoded_like_every_parameter() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let escaped: String = id.bytes().map(|b| format!("%{b:02X}")).collect();
+    assert_eq!(h.get(&Harness::path(&escaped, "/services")).expect(200), h.get(&Harness::path(&id, "/services")).expect(200));
+}
+
+#[test]
+fn a_malformed_escape_in_a_path_parameter_is_refused_naming_it() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let cases = [
+        (Harness::path("C%zz", "/services"), "customerId"),
+        (Harness::path(&id, "/shipments/100%"), "bookNumber"),
+        (Harness::path(&id, "/shipments/1000000001/label/PDF%FF"), "labelImageFormat"),
+        (format!("/customers/{id}/regionalShipmentTypes/K1A%2"), "postalCode"),
+    ];
+    for (path, field) in cases {
+        let a = h.get(&path);
+        a.assert_error(400, "INVALID_REQUEST", Some(field));
+        assert_eq!(a.fields(), [field], "{path}: {}", a.body);
+    }
+}
+
+#[test]
+fn a_literal_segment_is_not_decoded() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    h.get(&Harness::path(&id, "/%73ervices")).assert_error_without_details(404, "NOT_FOUND");
+}
+
+#[test]
+fn query_values_are_form_decoded() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    h.get(&Harness::path(&id, "/shipments?limit=%31%30")).expect(200);
+    h.get(&Harness::path(&id, "/shipments?limit=1+0")).assert_error(400, "INVALID_REQUEST", Some("limit"));
+}
