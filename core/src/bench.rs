@@ -12,6 +12,36 @@ pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
     crate::packed::pack_quotes(quotes)
 }
 
+/// The JSON of `answer`, written as the service writes a batch answer: the same text as
+/// serde's, by the same writer.
+///
+/// # Errors
+/// Only if a failed result cannot be serialised.
+pub fn answer_json(answer: &wire::BatchQuoteResponse) -> Result<String> {
+    let mut out = String::from("{\"results\":[");
+    for (i, r) in answer.results.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match (&r.quotes, &r.quote_errors) {
+            (Some(quotes), Some(errors)) => {
+                out.push_str("{\"shipmentIndex\":");
+                wire::push_int(&mut out, r.shipment_index as i64);
+                out.push_str(",\"status\":\"success\",\"quotes\":");
+                let quotes =
+                    quotes.iter().map(|q| (wire::quote_fields(q), q.surcharges.iter().map(|l| (l.description.as_str(), l.amount))));
+                wire::write_quotes(&mut out, quotes);
+                out.push_str(",\"quoteErrors\":");
+                wire::write_quote_errors(&mut out, errors);
+                out.push('}');
+            }
+            _ => out.push_str(&wire::to_json(r)?),
+        }
+    }
+    out.push_str("]}");
+    Ok(out)
+}
+
 /// Copies booked shipment `template` of `customer_id` `count`
 /// times with the SQL booking uses (shipment row, pieces, index), letting `vary`
 /// change each copy's view (its book number and tracking numbers are set first, from
@@ -100,4 +130,54 @@ pub fn insert_shipment_copies(
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use rust_decimal::Decimal;
+
+    use super::*;
+
+    /// The floor's answer is serde's text, as the service's is.
+    #[test]
+    fn the_answer_is_written_as_serde_writes_it() {
+        let quote = wire::Quote {
+            quote_id: 1_000_000_001,
+            carrier_code: "parcel".into(),
+            service_code: "parcel_ground".into(),
+            service_description: "Ground \"Home\"".into(),
+            package_type_code: "parcel_custom".into(),
+            currency: "USD".into(),
+            total_amount: Decimal::new(2505, 2),
+            base_amount: Decimal::new(1169, 2),
+            zone: "5".into(),
+            quoted_weight: "2.5".into(),
+            quoted_weight_type: "Actual".into(),
+            surcharges: vec![wire::QuoteSurcharge { description: "Fuel".into(), amount: Decimal::new(326, 2) }],
+        };
+        let error = Error::invalid("shipments[1].sender.state", "expected a two-letter US state code");
+        let answer = wire::BatchQuoteResponse {
+            results: vec![
+                wire::ShipmentQuotes {
+                    shipment_index: 0,
+                    status: "success".into(),
+                    quotes: Some(vec![quote.clone(), quote]),
+                    quote_errors: Some(vec![]),
+                    error: None,
+                    error_category: None,
+                    details: None,
+                },
+                wire::ShipmentQuotes {
+                    shipment_index: 1,
+                    status: "error".into(),
+                    quotes: None,
+                    quote_errors: None,
+                    error: Some(error.message().into()),
+                    error_category: Some(error.category().code().into()),
+                    details: Some(error.details().to_vec()),
+                },
+            ],
+        };
+        assert_eq!(answer_json(&answer).unwrap(), serde_json::to_string(&answer).unwrap());
+    }
 }

@@ -558,10 +558,10 @@ pub(crate) fn number(tx: &Transaction, outcomes: &mut [Outcome<'_, '_>]) -> Resu
     if total == 0 {
         return Ok(());
     }
-    let mut next = crate::store::next_ids(tx, "quote", total)?;
-    for q in outcomes.iter_mut().filter_map(|o| o.as_mut().ok()).flat_map(|quoted| quoted.quotes.iter_mut()) {
-        q.quote_id = next;
-        next += 1;
+    let first = crate::store::next_ids(tx, "quote", total)?;
+    let quotes = outcomes.iter_mut().filter_map(|o| o.as_mut().ok()).flat_map(|quoted| quoted.quotes.iter_mut());
+    for (id, q) in (first..).zip(quotes) {
+        q.quote_id = id;
     }
     Ok(())
 }
