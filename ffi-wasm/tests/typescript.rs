@@ -3,7 +3,10 @@
 //! type fails this test until the file is regenerated with
 //! `UPDATE_TS=1 cargo test -p consign-wasm --test typescript`.
 //! Above the marker are the declarations of what is not a wire type (options, the thrown
-//! error, and the aliases the wire types' `#[ts(type)]` attributes name).
+//! error, and the aliases the wire types' `#[ts(type)]` attributes name); the unions
+//! among them that list a constant of the library are compared with it.
+#![cfg(not(target_arch = "wasm32"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code")]
 
 use std::path::Path;
 
@@ -114,4 +117,21 @@ fn consign_d_ts_declares_the_wire_types() {
             path.display()
         );
     }
+}
+
+/// The string literals of `export type {name} = "a" | "b" ...;` in `head`.
+fn union_members<'a>(head: &'a str, name: &str) -> Vec<&'a str> {
+    let start = head.find(&format!("export type {name} = ")).unwrap_or_else(|| panic!("consign.d.ts declares no {name}"));
+    let decl = &head[start..];
+    let decl = &decl[..decl.find(';').unwrap()];
+    decl.split('"').skip(1).step_by(2).collect()
+}
+
+#[test]
+fn the_hand_written_unions_list_the_values_of_the_library() {
+    let file = include_str!("../consign.d.ts");
+    let head = &file[..file.find(MARKER).unwrap()];
+    assert_eq!(union_members(head, "EventStatus"), consign::EVENT_STATUSES);
+    let kinds: Vec<&str> = consign::rating::CsvKind::ALL.iter().map(|k| k.as_str()).collect();
+    assert_eq!(union_members(head, "RateCsvKind"), kinds);
 }
