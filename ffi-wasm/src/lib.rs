@@ -11,7 +11,9 @@
 //! carrying `status`, `errorCategory` and `details`.
 //!
 //! The TypeScript types of every request and answer are in `consign.d.ts`, declared
-//! into the generated bindings below.
+//! into the generated bindings below. Its declarations of requests and answers are
+//! rendered from the wire types of [`consign::wire`] by ts-rs, and `tests/typescript.rs`
+//! fails when the file and the types differ.
 //!
 //! Natively the crate is empty: it compiles so that `cargo build --workspace` works,
 //! and its native tests write the fixture that the WASM tests compare against.

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// Answer of `GET .../services` (4.4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ServicesResponse {
     /// The services the customer's profile offers.
     pub services: Vec<ServiceEntry>,
@@ -14,6 +15,7 @@ pub struct ServicesResponse {
 
 /// One service of list services.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ServiceEntry {
     /// Carrier code.
@@ -44,6 +46,7 @@ pub struct ServiceEntry {
 
 /// One signature option.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct SignatureOptionEntry {
     /// Code to send as `signatureOptionCode`.
@@ -54,6 +57,7 @@ pub struct SignatureOptionEntry {
 
 /// One package type of a service.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PackageTypeEntry {
     /// Package type code.
@@ -80,6 +84,7 @@ pub struct PackageTypeEntry {
 
 /// Answer of regional shipment types (4.13).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RegionalShipmentTypesResponse {
     /// Service codes that deliver to the postal code.
     pub services: Vec<String>,
@@ -87,6 +92,7 @@ pub struct RegionalShipmentTypesResponse {
 
 /// Body and answer of integrated quoting options (4.8).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct IntegratedQuotingOptions {
     /// The options, in the customer's order.
@@ -95,6 +101,7 @@ pub struct IntegratedQuotingOptions {
 
 /// A named combination of carrier, service and package type.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct IntegratedQuotingOption {
     /// The name the customer chose.
@@ -109,6 +116,7 @@ pub struct IntegratedQuotingOption {
 
 /// Answer of list provider accounts (4.11).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderAccountsResponse {
     /// The customer's carrier accounts.
@@ -117,6 +125,7 @@ pub struct ProviderAccountsResponse {
 
 /// A carrier account with its credential values masked.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ProviderAccount {
     /// Account id.
@@ -129,6 +138,7 @@ pub struct ProviderAccount {
 
 /// Body of `PUT .../provider-accounts/:providerCode`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PutProviderAccountRequest {
     /// The carrier's account fields, values in clear (stored, never returned).
@@ -137,6 +147,7 @@ pub struct PutProviderAccountRequest {
 
 /// Body of `POST .../integrations`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CreateIntegrationRequest {
     /// Name of the integration.
     pub name: String,
@@ -144,6 +155,7 @@ pub struct CreateIntegrationRequest {
 
 /// Answer of create integration.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateIntegrationResponse {
     /// The new integration's id.

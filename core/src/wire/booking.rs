@@ -10,6 +10,7 @@ use super::WireAddress;
 
 /// Body of `POST .../shipments` (4.5), with the extensions of DECISIONS 6.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct BookShipmentRequest {
     /// Carrier code.
@@ -61,6 +62,7 @@ pub struct BookShipmentRequest {
     pub weight_unit: String,
     /// `in`, `cm`, or null for preset package types. The key is required.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
     pub dim_unit: Option<Option<String>>,
     /// Currency of insurance, declared and customs values.
     pub currency: String,
@@ -92,6 +94,7 @@ pub struct BookShipmentRequest {
     pub postal_endorsement: Option<String>,
     /// Extension: book this quote at its price.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "number | string | null"))]
     pub quote_id: Option<Int>,
     /// Extension: the same key and payload give the same answer, charged once.
     #[serde(default, deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
@@ -104,29 +107,37 @@ pub struct BookShipmentRequest {
 /// A piece of a booking: weight, dimensions, insurance and declared value, every key
 /// present (values may be null except the weight).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BookPiece {
     /// Weight in `weightUnit`.
+    #[cfg_attr(feature = "typescript", ts(type = "Decimal"))]
     pub weight: Dec,
     /// Length; null for preset package types.
     #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    #[cfg_attr(feature = "typescript", ts(type = "Decimal | null"))]
     pub length: Option<Option<Dec>>,
     /// Width.
     #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    #[cfg_attr(feature = "typescript", ts(type = "Decimal | null"))]
     pub width: Option<Option<Dec>>,
     /// Height.
     #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    #[cfg_attr(feature = "typescript", ts(type = "Decimal | null"))]
     pub height: Option<Option<Dec>>,
     /// Insured value; null for none.
     #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    #[cfg_attr(feature = "typescript", ts(type = "Decimal | null"))]
     pub insurance_amount: Option<Option<Dec>>,
     /// Declared value; null when domestic.
     #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    #[cfg_attr(feature = "typescript", ts(type = "Decimal | null"))]
     pub declared_value: Option<Option<Dec>>,
 }
 
 /// The order a shipment fulfils (extension; also shown by search).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Fulfillment {
     /// The order's id.
@@ -140,6 +151,7 @@ pub struct Fulfillment {
 
 /// An order line shipped.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct FulfillmentItem {
     /// Product id.
@@ -152,11 +164,13 @@ pub struct FulfillmentItem {
     #[serde(default)]
     pub line_id: String,
     /// Quantity shipped.
+    #[cfg_attr(feature = "typescript", ts(type = "number | string"))]
     pub quantity: Int,
 }
 
 /// Answer of book shipment (201).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BookShipmentResponse {
     /// Unique id of the shipment.
@@ -168,9 +182,11 @@ pub struct BookShipmentResponse {
     /// Zone used for the cost.
     pub zone: String,
     /// Carrier B multipiece shipments only: tracking number and cost of each piece.
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pieces: Option<Vec<BookedPiece>>,
     /// Extension: what the shipment cost, in `currency`.
+    #[cfg_attr(feature = "typescript", ts(type = "number"))]
     pub total_shipping_cost: Decimal,
     /// Extension: currency of `totalShippingCost`.
     pub currency: String,
@@ -180,6 +196,7 @@ pub struct BookShipmentResponse {
 
 /// A piece of a carrier B multipiece booking.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BookedPiece {
     /// The piece's tracking number.
@@ -190,6 +207,7 @@ pub struct BookedPiece {
 
 /// A booked shipment as search (4.3) and retrieve show it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ShipmentView {
     /// Unique id.
@@ -237,6 +255,7 @@ pub struct ShipmentView {
     /// The order this shipment fulfils.
     pub fulfillment: Option<Fulfillment>,
     /// What the shipment cost.
+    #[cfg_attr(feature = "typescript", ts(type = "number"))]
     pub total_shipping_cost: Decimal,
     /// Extension: internal order number, as booked.
     pub order_number: String,
@@ -244,6 +263,7 @@ pub struct ShipmentView {
 
 /// An address as search shows it (with phone and e-mail, which search matches).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[allow(missing_docs)]
 pub struct ViewAddress {
     pub name: String,
@@ -260,6 +280,7 @@ pub struct ViewAddress {
 
 /// A piece as search shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ViewPiece {
     /// Weight in the view's `weightUnit`, numeric string.
@@ -271,13 +292,16 @@ pub struct ViewPiece {
     /// Height.
     pub height: Option<String>,
     /// Insured value.
+    #[cfg_attr(feature = "typescript", ts(as = "Option<f64>"))]
     pub insurance_amount: Option<Decimal>,
     /// Declared value.
+    #[cfg_attr(feature = "typescript", ts(as = "Option<f64>"))]
     pub declared_value: Option<Decimal>,
 }
 
 /// Body of void shipment: `{"voided": true}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct VoidRequest {
     /// Must be true.
     pub voided: bool,
@@ -285,6 +309,7 @@ pub struct VoidRequest {
 
 /// Answer of void shipment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct VoidResponse {
     /// The shipment.
@@ -297,6 +322,7 @@ pub struct VoidResponse {
 
 /// Answer of retrieve label.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LabelResponse {
     /// `PDF`, `ZPL` or `EPL2`.
@@ -307,6 +333,7 @@ pub struct LabelResponse {
 
 /// Answer of list shipments.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ShipmentsResponse {
     /// Shipments by book number.
     pub shipments: Vec<ShipmentView>,
@@ -314,6 +341,7 @@ pub struct ShipmentsResponse {
 
 /// Body of create batch (optional).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 pub struct CreateBatchRequest {
     /// A name for people (optional).
     #[serde(default)]
@@ -322,6 +350,7 @@ pub struct CreateBatchRequest {
 
 /// Answer of create batch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateBatchResponse {
     /// The new batch's id.
@@ -330,14 +359,17 @@ pub struct CreateBatchResponse {
 
 /// Body of add quotes to batch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct AddQuotesRequest {
     /// Quotes to add, from batch quote.
+    #[cfg_attr(feature = "typescript", ts(type = "Array<number | string>"))]
     pub quote_ids: Vec<Int>,
 }
 
 /// A batch with its quotes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Batch {
     /// Id.
@@ -354,6 +386,7 @@ pub struct Batch {
 
 /// A quote of a batch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BatchQuote {
     /// The quote.
@@ -365,6 +398,7 @@ pub struct BatchQuote {
 
 /// Answer of list batches.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BatchesResponse {
     /// The customer's batches, newest first.
     pub batches: Vec<BatchSummary>,
@@ -372,6 +406,7 @@ pub struct BatchesResponse {
 
 /// A batch in a list.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BatchSummary {
     /// Id.
@@ -388,6 +423,7 @@ pub struct BatchSummary {
 
 /// Body of batch book.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct BatchBookRequest {
     /// The batch to book.
@@ -402,6 +438,7 @@ pub struct BatchBookRequest {
 
 /// Answer of batch book.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BatchBookResponse {
     /// The batch.
@@ -414,31 +451,40 @@ pub struct BatchBookResponse {
 
 /// The booking of one quote of a batch.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct BatchBookResult {
     /// The quote.
     pub quote_id: i64,
     /// `success` or `error`.
+    #[cfg_attr(feature = "typescript", ts(type = "\"success\" | \"error\""))]
     pub status: String,
     /// Book number (success).
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub book_number: Option<String>,
     /// Tracking number (success).
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tracking_number: Option<String>,
     /// Zone (success).
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub zone: Option<String>,
     /// What it cost (success).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<f64>"))]
     pub total_shipping_cost: Option<Decimal>,
     /// Reason (error).
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// Error category (error).
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_category: Option<String>,
     /// Fields at fault (error).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "FieldError[]"))]
     pub details: Option<Vec<crate::FieldError>>,
 }

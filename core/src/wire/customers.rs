@@ -7,6 +7,7 @@ use super::WireAddress;
 
 /// Body of `POST /restapi/v1/customers` (4.9).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateCustomerRequest {
     /// The profile used as a template, usually `Default`.
@@ -66,16 +67,20 @@ fn utm_or_empty<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Utm>, D
 
 /// `prepaySettings` of a new customer.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PrepaySettings {
     /// Preferred minimum balance.
+    #[cfg_attr(feature = "typescript", ts(type = "Decimal"))]
     pub minimum_balance: Dec,
     /// Amount billed at creation and whenever the balance falls below the minimum.
+    #[cfg_attr(feature = "typescript", ts(type = "Decimal"))]
     pub recharge_amount: Dec,
 }
 
 /// Campaign attribution of a new customer; every field optional.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[allow(missing_docs)]
 pub struct Utm {
     #[serde(default)]
@@ -92,6 +97,7 @@ pub struct Utm {
 
 /// Answer of create customer and connect customer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CustomerIdResponse {
     /// The customer's id.
@@ -100,6 +106,7 @@ pub struct CustomerIdResponse {
 
 /// Body of `POST /restapi/v1/connect-customer`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ConnectCustomerRequest {
     /// The customer's e-mail.
     pub username: String,
@@ -109,6 +116,7 @@ pub struct ConnectCustomerRequest {
 
 /// Body of `POST .../paymentMethod` (4.12).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct UpdatePaymentMethodRequest {
     /// Billing address of the card.
@@ -119,6 +127,7 @@ pub struct UpdatePaymentMethodRequest {
 
 /// The payment-method token; card data never reaches the service.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PaymentMethod {
     /// Must be `processorCardToken` (alias `<processor>CardToken`).
@@ -130,6 +139,7 @@ pub struct PaymentMethod {
 
 /// Answer of `GET .../prepay`: the balance, settings and ledger, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PrepayResponse {
     /// Current balance, 2 decimals.
@@ -146,6 +156,7 @@ pub struct PrepayResponse {
 
 /// One ledger entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LedgerEntry {
     /// Entry id.

@@ -14,6 +14,7 @@ fn present_any<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<O
 
 /// Body of `POST .../searchShipments` (4.3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct SearchShipmentsRequest {
     /// Matched, case-insensitively and as a substring, on names, companies, phones,
     /// e-mails, tracking numbers, order ids, book number, order number and references.
@@ -22,6 +23,7 @@ pub struct SearchShipmentsRequest {
 
 /// One tracking event (4.6); also the shape a carrier feed posts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct TrackingEvent {
     /// The piece's tracking number.
@@ -31,6 +33,7 @@ pub struct TrackingEvent {
     /// Free text.
     pub event: String,
     /// One of the nine values of 2.9, e.g. `In Transit`.
+    #[cfg_attr(feature = "typescript", ts(type = "EventStatus"))]
     pub event_status: String,
     /// `YYYY-MM-DD HH:MM:SS`.
     pub event_time: String,
@@ -43,6 +46,7 @@ pub struct TrackingEvent {
 /// One event as a carrier reports it for a tracking number it names separately
 /// ([`crate::Shipping::record_tracking_event`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct CarrierEvent {
     /// Free text.
@@ -59,6 +63,7 @@ pub struct CarrierEvent {
 
 /// Body of `POST .../shipments/:bookNumber/tracking-events` (DECISIONS 9).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RecordTrackingEventsRequest {
     /// The events, in the shape of 4.6; at most 1000.
     pub events: Vec<TrackingEvent>,
@@ -66,6 +71,7 @@ pub struct RecordTrackingEventsRequest {
 
 /// Answer of recording tracking events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RecordTrackingEventsResponse {
     /// Events stored now.
     pub recorded: usize,
@@ -75,6 +81,7 @@ pub struct RecordTrackingEventsResponse {
 
 /// Body of `POST .../pickups` (4.7): the pickup address fields are flat.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 #[allow(missing_docs)]
 pub struct SchedulePickupRequest {
@@ -119,6 +126,7 @@ pub struct SchedulePickupRequest {
 
 /// Answer of schedule pickup (201).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PickupIdResponse {
     /// The new pickup's id.
@@ -127,6 +135,7 @@ pub struct PickupIdResponse {
 
 /// Body of cancel pickup: `{"cancelled": true}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CancelPickupRequest {
     /// Must be true.
     pub cancelled: bool,
@@ -134,6 +143,7 @@ pub struct CancelPickupRequest {
 
 /// A scheduled pickup, as `GET .../pickups/:pickupId` and cancel show it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Pickup {
     /// Its id.
@@ -149,6 +159,7 @@ pub struct Pickup {
     /// The shipments.
     pub book_numbers: Vec<String>,
     /// Where.
+    #[cfg_attr(feature = "typescript", ts(type = "ViewAddress"))]
     pub address: crate::Address,
     /// Residential pickup address.
     pub residential: bool,
@@ -162,6 +173,7 @@ pub struct Pickup {
 
 /// Body of `POST .../manifest` (4.10): the sender address fields are flat.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 #[allow(missing_docs)]
 pub struct CreateManifestRequest {
@@ -191,6 +203,7 @@ pub struct CreateManifestRequest {
 
 /// Answer of create manifest (201) and of `GET .../manifest/:manifestId`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ManifestResponse {
     /// The manifest's id.
@@ -207,6 +220,7 @@ pub struct ManifestResponse {
 /// Body of `PUT .../integrations/:integrationId/orders/:orderId` (4.2), and the order as
 /// `GET` shows it. "Required" with a nullable type means the key must be present.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct Order {
     /// Must equal `:orderId`.
@@ -215,11 +229,13 @@ pub struct Order {
     pub order_date: String,
     /// Invoice number; key required.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
     pub order_number: Option<Option<String>>,
     /// `pending`, `fulfilled` or `partial`.
     pub fulfillment_status: String,
     /// Shipping service name; key required.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
     pub shipping_service: Option<Option<String>>,
     /// Label reference; defaults to the order number, else the order id.
     #[serde(default, deserialize_with = "super::empty_as_none")]
@@ -232,18 +248,23 @@ pub struct Order {
     pub content_description: Option<String>,
     /// What the buyer paid for shipping; key required.
     #[serde(default, deserialize_with = "super::numbers::present_dec")]
+    #[cfg_attr(feature = "typescript", ts(type = "Decimal | null"))]
     pub shipping_total: Option<Option<Dec>>,
     /// `lb`, `kg` or null; key required.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
     pub weight_unit: Option<Option<String>>,
     /// `in`, `cm` or null; key required.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
     pub dim_unit: Option<Option<String>>,
     /// `YYYY-MM-DD` or null; key required.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
     pub due_by_date: Option<Option<String>>,
     /// Order group or null; key required.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
     pub order_group: Option<Option<String>>,
     /// Ship from: name, address1, city, state, zip, country required.
     pub sender: WireAddress,
@@ -254,14 +275,17 @@ pub struct Order {
     pub receiver: WireAddress,
     /// Order lines, or null; key required.
     #[serde(default, deserialize_with = "present_any")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<OrderItem>>", optional = false))]
     pub items: Option<Option<Vec<OrderItem>>>,
     /// Precalculated packages, or null; key required.
     #[serde(default, deserialize_with = "present_any")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<OrderPackage>>", optional = false))]
     pub packages: Option<Option<Vec<OrderPackage>>>,
 }
 
 /// An order line (4.2 `items[n]`); every field optional.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 #[allow(missing_docs)]
 pub struct OrderItem {
@@ -273,12 +297,15 @@ pub struct OrderItem {
     pub title: Option<String>,
     /// Per-unit price.
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub price: Option<Dec>,
     /// Units ordered (1 when absent).
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "number | string | null"))]
     pub quantity: Option<Int>,
     /// Per-unit weight in the order's `weightUnit`.
     #[serde(default, deserialize_with = "super::numbers::opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub weight: Option<Dec>,
     #[serde(default)]
     pub img_url: Option<String>,
@@ -294,19 +321,26 @@ pub struct OrderItem {
 
 /// A precalculated package (4.2 `packages[n]`); every field optional.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 #[allow(missing_docs)]
 pub struct OrderPackage {
     #[serde(default, deserialize_with = "super::numbers::opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub weight: Option<Dec>,
     #[serde(default, deserialize_with = "super::numbers::opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub length: Option<Dec>,
     #[serde(default, deserialize_with = "super::numbers::opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub width: Option<Dec>,
     #[serde(default, deserialize_with = "super::numbers::opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub height: Option<Dec>,
     #[serde(default, deserialize_with = "super::numbers::opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub insurance_amount: Option<Dec>,
     #[serde(default, deserialize_with = "super::numbers::opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub declared_value: Option<Dec>,
 }

@@ -34,35 +34,47 @@ use crate::error::{Error, ErrorCategory, FieldError};
 
 /// An address as sent (2.1); which fields are required depends on the endpoint.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(rename = "Address", optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 #[allow(missing_docs)]
 pub struct WireAddress {
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub name: Option<CompactString>,
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub company: Option<CompactString>,
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub address1: Option<CompactString>,
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub address2: Option<CompactString>,
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub city: Option<CompactString>,
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub state: Option<CompactString>,
     /// `None` when the key is absent, `Some(None)` for null: the booking payload
     /// requires the key even where its value may be null.
     #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub zip: Option<Option<CompactString>>,
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub country: Option<CompactString>,
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub phone: Option<CompactString>,
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub email: Option<CompactString>,
 }
 
 /// `{"ok": true}`, the answer of operations that return nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct OkResponse {
     /// Always true.
     pub ok: bool,

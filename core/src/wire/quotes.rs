@@ -10,30 +10,39 @@ use super::{CompactString, WireAddress};
 /// Body of `POST .../batch-quote`. Shipments stay raw so that one malformed shipment
 /// fails alone (DECISIONS 2).
 #[derive(Debug, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BatchQuoteRequest {
     /// The shipments, at most 500.
+    #[cfg_attr(feature = "typescript", ts(as = "Vec<QuoteShipment>"))]
     pub shipments: Vec<Box<RawValue>>,
 }
 
 /// One shipment to quote (4.1; addresses, pieces and billing as in the booking payload).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct QuoteShipment {
     /// Carrier to quote; empty or absent for all.
     #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub carrier_code: Option<CompactString>,
     /// Service to quote; empty or absent for all.
     #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub service_code: Option<CompactString>,
     /// Package type to quote; empty or absent for all that fit.
     #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub package_type_code: Option<CompactString>,
     /// `YYYY-MM-DD`, today or later.
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     pub shipment_date: CompactString,
     /// Customer-provided reference.
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     pub shipment_reference: CompactString,
     /// What the shipment holds.
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub content_description: Option<CompactString>,
     /// Ship from.
     pub sender: WireAddress,
@@ -44,6 +53,7 @@ pub struct QuoteShipment {
     pub residential: Option<bool>,
     /// Signature option code, null for none.
     #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub signature_option_code: Option<CompactString>,
     /// Saturday delivery (as in the booking payload).
     #[serde(default)]
@@ -53,13 +63,17 @@ pub struct QuoteShipment {
     pub postal_express_am_delivery: Option<bool>,
     /// Dangerous goods code (as in the booking payload).
     #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub dangerous_goods_code: Option<CompactString>,
     /// `lb`, `oz`, `kg` or `g`.
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     pub weight_unit: CompactString,
     /// `in`, `cm`, or null for preset package types. The key is required.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
     pub dim_unit: Option<Option<CompactString>>,
     /// `USD`, `GBP`, `CAD` or `EUR`.
+    #[cfg_attr(feature = "typescript", ts(as = "String"))]
     pub currency: CompactString,
     /// The packages.
     pub pieces: Vec<Piece>,
@@ -68,6 +82,7 @@ pub struct QuoteShipment {
     pub billing: Option<Billing>,
     /// A provider account of the customer.
     #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub provider_account_id: Option<CompactString>,
     /// Commercial invoice for international shipments.
     #[serde(default)]
@@ -76,24 +91,31 @@ pub struct QuoteShipment {
 
 /// A package (2.2).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct Piece {
     /// Weight in the shipment's `weightUnit`.
+    #[cfg_attr(feature = "typescript", ts(type = "Decimal"))]
     pub weight: Dec,
     /// Length in `dimUnit`; null for preset package types.
     #[serde(default, deserialize_with = "opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub length: Option<Dec>,
     /// Width.
     #[serde(default, deserialize_with = "opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub width: Option<Dec>,
     /// Height.
     #[serde(default, deserialize_with = "opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub height: Option<Dec>,
     /// Value to insure; null for none.
     #[serde(default, deserialize_with = "opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub insurance_amount: Option<Dec>,
     /// Declared value; null when domestic.
     #[serde(default, deserialize_with = "opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub declared_value: Option<Dec>,
     /// Line items (batch quote), order and duplicates kept.
     #[serde(default)]
@@ -102,6 +124,7 @@ pub struct Piece {
 
 /// A line item of a piece.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct LineItem {
     /// SKU; may be empty.
@@ -109,11 +132,13 @@ pub struct LineItem {
     /// Product name.
     pub product_name: String,
     /// Quantity.
+    #[cfg_attr(feature = "typescript", ts(type = "number | string"))]
     pub quantity: Int,
 }
 
 /// Billing (2.3).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct Billing {
     /// `sender`, `receiver` or `third_party`.
@@ -135,6 +160,7 @@ pub struct Billing {
 
 /// Duty payment of a shipment.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct DutiableParty {
     /// `sender`, `receiver` or `third_party`.
@@ -147,6 +173,7 @@ pub struct DutiableParty {
 
 /// Commercial invoice (4.5; the batch quote adds the tax fields).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct CommercialInvoice {
     /// Submit electronically.
@@ -154,12 +181,15 @@ pub struct CommercialInvoice {
     pub send_electronically: Option<bool>,
     /// FTR exemption; null when another is present.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub ftr_number: Option<Option<String>>,
     /// ITN; null when another is present.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub itn_number: Option<Option<String>>,
     /// AES number; must be null.
     #[serde(default, deserialize_with = "super::present")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub aes_number: Option<Option<String>>,
     /// Incoterm.
     #[serde(default)]
@@ -186,6 +216,7 @@ pub struct CommercialInvoice {
 
 /// An invoice item.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct InvoiceItem {
     /// Description.
@@ -193,12 +224,15 @@ pub struct InvoiceItem {
     pub description: Option<String>,
     /// Quantity.
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "number | string | null"))]
     pub quantity: Option<Int>,
     /// Per-unit value.
     #[serde(default, deserialize_with = "opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub unit_value: Option<Dec>,
     /// Weight of the line, in the shipment's `weightUnit`.
     #[serde(default, deserialize_with = "opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub weight: Option<Dec>,
     /// Harmonized Tariff Schedule number.
     #[serde(default)]
@@ -210,6 +244,7 @@ pub struct InvoiceItem {
 
 /// A carrier C tax id.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
 pub struct TaxId {
     /// The number; non-empty.
@@ -225,6 +260,7 @@ pub struct TaxId {
 
 /// A priced, bookable result (2.5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct Quote {
     /// Id to book or batch it with.
@@ -241,9 +277,11 @@ pub struct Quote {
     pub currency: String,
     /// Total including surcharges.
     #[serde(serialize_with = "super::numbers::json_decimal")]
+    #[cfg_attr(feature = "typescript", ts(type = "number"))]
     pub total_amount: Decimal,
     /// Base charge.
     #[serde(serialize_with = "super::numbers::json_decimal")]
+    #[cfg_attr(feature = "typescript", ts(type = "number"))]
     pub base_amount: Decimal,
     /// Zone used.
     pub zone: String,
@@ -257,16 +295,19 @@ pub struct Quote {
 
 /// A surcharge line of a quote.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct QuoteSurcharge {
     /// What it is for.
     pub description: String,
     /// Amount.
     #[serde(serialize_with = "super::numbers::json_decimal")]
+    #[cfg_attr(feature = "typescript", ts(type = "number"))]
     pub amount: Decimal,
 }
 
 /// A service that could not be quoted for an otherwise processed shipment.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct QuoteError {
     /// Carrier code.
@@ -285,6 +326,7 @@ pub struct QuoteError {
 
 /// Answer of batch quote.
 #[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct BatchQuoteResponse {
     /// One result per request shipment, in order.
     pub results: Vec<ShipmentQuotes>,
@@ -292,31 +334,39 @@ pub struct BatchQuoteResponse {
 
 /// The result of one shipment of a batch quote.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct ShipmentQuotes {
     /// Zero-based index into the request's shipments.
     pub shipment_index: usize,
     /// `success` or `error`.
+    #[cfg_attr(feature = "typescript", ts(type = "\"success\" | \"error\""))]
     pub status: String,
     /// Quotes (success only).
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub quotes: Option<Vec<Quote>>,
     /// Services that could not be quoted (success only).
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub quote_errors: Option<Vec<QuoteError>>,
     /// Reason (error only).
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<String>,
     /// Error category (error only).
+    #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error_category: Option<String>,
     /// The fields at fault (error only; an extension naming them like the error body).
     #[serde(skip_serializing_if = "Option::is_none", default)]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "FieldError[]"))]
     pub details: Option<Vec<crate::FieldError>>,
 }
 
 /// Answer of the single-shipment quote when carrier, service or package type is open.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct QuotesResponse {
     /// Quotes.
@@ -328,6 +378,7 @@ pub struct QuotesResponse {
 /// Answer of the single-shipment quote: one quote when carrier, service and package
 /// type were all named, else the list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(untagged)]
 pub enum QuoteAnswer {
     /// The one quote asked for.
