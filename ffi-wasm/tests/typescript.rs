@@ -132,6 +132,6 @@ fn the_hand_written_unions_list_the_values_of_the_library() {
     let file = include_str!("../consign.d.ts");
     let head = &file[..file.find(MARKER).unwrap()];
     assert_eq!(union_members(head, "EventStatus"), consign::EVENT_STATUSES);
-    let kinds: Vec<&str> = consign::rating::CsvKind::ALL.iter().map(|k| k.as_str()).collect();
+    let kinds: Vec<&str> = consign::CsvKind::ALL.iter().map(|k| k.as_str()).collect();
     assert_eq!(union_members(head, "RateCsvKind"), kinds);
 }
