@@ -7,7 +7,7 @@
 mod accounts;
 mod booking;
 mod customers;
-mod deliver;
+mod after_booking;
 mod numbers;
 mod quotes;
 mod strict;
@@ -15,7 +15,7 @@ mod strict;
 pub use accounts::*;
 pub use booking::*;
 pub use customers::*;
-pub use deliver::*;
+pub use after_booking::*;
 pub(crate) use numbers::{decimal_text, push_int};
 pub use numbers::{Dec, Int};
 #[cfg(any(test, feature = "bench"))]
