@@ -499,7 +499,7 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
                 ));
             }
             return serde_json::from_str(&response)
-                .map_err(|e| Error::internal(format!("stored idempotent answer is unreadable: {e}")));
+                .map_err(|e| Error::internal(format!("stored idempotent answer is unreadable: {e}")).with_source(e));
         }
     }
     let quote = req.quote_id.map(|q| bookable_quote(tx, ctx, q.0)).transpose()?;
@@ -667,7 +667,7 @@ fn label_data(view: &wire::ShipmentView, carrier_label: &str, service_label: &st
 fn render(format: LabelFormat, labels: &[LabelData]) -> Result<Vec<Vec<u8>>> {
     labels
         .iter()
-        .map(|l| documents::render_label(format, l).map_err(|e| Error::internal(format!("could not render a label: {e}"))))
+        .map(|l| documents::render_label(format, l).map_err(|e| Error::internal(format!("could not render a label: {e}")).with_source(e)))
         .collect()
 }
 
