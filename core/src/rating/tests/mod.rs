@@ -10,6 +10,7 @@ use rust_decimal::Decimal;
 use rust_decimal_macros::dec;
 
 use super::*;
+use crate::money::round_cents;
 use rust_decimal::prelude::ToPrimitive;
 
 fn book() -> &'static RateBook {
@@ -580,11 +581,6 @@ proptest! {
 
 proptest! {
     #[test]
-    fn fast_rounding_matches_rust_decimal(d in arb_decimal()) {
-        prop_assert_eq!(round_cents(d), d.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero));
-    }
-
-    #[test]
     fn ceil_ratio_matches_decimal_division(a in arb_decimal(), b in arb_decimal()) {
         let expected = if a > Decimal::ZERO && b > Decimal::ZERO {
             a.checked_div(b).and_then(|q| q.ceil().to_u32())
@@ -610,6 +606,13 @@ fn rounding_half_away_from_zero() {
     assert_eq!(round_cents(dec!(-2.345)), dec!(-2.35));
     assert_eq!(round_cents(dec!(2.3449999)), dec!(2.34));
     assert_eq!(round_cents(dec!(4.8)), dec!(4.8));
+    for d in [dec!(2.345), dec!(2.3449999), dec!(4.8), dec!(0.005), dec!(0.004999)] {
+        assert!(same(fixed::D::pos(d).round_cents().dec(), round_cents(d)), "{d}");
+    }
+}
+
+#[test]
+fn ceil_ratio_whole_steps() {
     assert_eq!(ceil_ratio(dec!(480), dec!(139)), Some(4));
     assert_eq!(ceil_ratio(dec!(417), dec!(139)), Some(3));
     assert_eq!(ceil_ratio(dec!(29.7), dec!(0.5)), Some(60));
@@ -622,6 +625,30 @@ fn arb_nonneg_decimal() -> impl Strategy<Value = Decimal> {
         (any::<u32>(), any::<u32>(), 0u32..=28).prop_map(|(lo, mid, s)| Decimal::from_parts(lo, mid, 0, false, s)),
         (any::<u32>(), any::<u32>(), any::<u32>(), 0u32..=28).prop_map(|(lo, mid, hi, s)| Decimal::from_parts(lo, mid, hi, false, s)),
     ]
+}
+
+/// Non-negative decimals at exact and near midpoints of the cent (`x.xx5`, `x.xx4999`).
+fn arb_cent_midpoint() -> impl Strategy<Value = Decimal> {
+    (0u64..1_000_000_000, 3u32..=20, prop_oneof![Just(0u64), Just(1u64), Just(4u64), Just(5u64), Just(6u64), Just(9u64)]).prop_map(
+        |(cents, s, digit)| {
+            // cents.digit followed by s - 3 digits of the digit itself
+            let mut m = i128::from(cents) * 10 + i128::from(digit);
+            for _ in 3..s {
+                m = m * 10 + i128::from(digit);
+            }
+            Decimal::from_i128_with_scale(m, s)
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+    /// `rate()` rounds on the fixed-point form; it is the money policy, value and scale.
+    #[test]
+    fn fixed_point_rounding_is_the_money_policy(d in prop_oneof![arb_nonneg_decimal(), arb_cent_midpoint()]) {
+        prop_assert!(same(fixed::D::pos(d).round_cents().dec(), round_cents(d)), "{d}");
+    }
 }
 
 /// Same value and same scale (`Decimal`'s `==` ignores the scale).
