@@ -35,6 +35,7 @@ use rust_decimal::Decimal;
 mod book;
 mod csv;
 mod fixed;
+mod rows;
 mod store;
 mod zones;
 
@@ -42,11 +43,14 @@ mod zones;
 mod tests;
 
 pub use self::book::RateBookError;
-pub use self::store::{export_csv, import_csv, seed_defaults, CsvKind, ImportError, ImportSummary, RowError, SCHEMA_SQL};
+pub use self::rows::CsvKind;
+pub(crate) use self::store::import;
+pub use self::store::{export_csv, import_csv, seed_defaults, ImportError, ImportSummary, RowError, SCHEMA_SQL};
 pub use self::zones::End;
 
-use self::book::{Basis, Card, Carrier, ZoneRule};
+use self::book::{Card, Carrier};
 use self::fixed::{D, POW10U};
+use self::rows::{Basis, ZoneRule};
 
 /// The currencies of the interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

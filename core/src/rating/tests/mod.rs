@@ -462,6 +462,49 @@ fn import_errors_name_every_bad_line_and_write_nothing() {
 }
 
 #[test]
+fn import_errors_count_lines_across_crlf_blank_lines_and_quoted_breaks() {
+    let mut conn = seeded();
+    let tx = conn.transaction().unwrap();
+    // line 1 header (CRLF), 2 empty, 3 bad, 4-5 one record with a quoted line break, 6 bad
+    let csv = "\u{feff}chart,basis,country,zone\r\n\r\nc1,receiver,us,1\r\n\"c2\nx\",receiver,US,1\nc3,sideways,US,1\n";
+    let ImportError::Rows(rows) = import_csv(&tx, CsvKind::Zones, csv).unwrap_err() else { panic!("row errors expected") };
+    let lines: Vec<(usize, &str)> = rows.iter().map(|r| (r.line, r.message.split(':').next().unwrap_or(""))).collect();
+    assert_eq!(lines, vec![(3, "country"), (4, "chart"), (6, "basis")]);
+    let e = import_csv(&tx, CsvKind::Zones, "chart,basis,country,zone\nc1,receiver,US,1\n\"c2,receiver\n").unwrap_err();
+    assert_eq!(e.to_string(), "1 invalid row(s): line 3: a quoted field is not closed");
+}
+
+#[test]
+fn an_inconsistent_import_keeps_the_book_error_as_its_source() {
+    let mut conn = seeded();
+    let tx = conn.transaction().unwrap();
+    let e = import_csv(&tx, CsvKind::Rates, "carrier,service,package_type,chart,zone,weight,price\nparcel,x,y,nope,1,1,1\n").unwrap_err();
+    let source = std::error::Error::source(&e).map(ToString::to_string);
+    assert_eq!(source.as_deref(), Some("rate card parcel/x/y: zone chart \"nope\" does not exist"));
+    assert_eq!(
+        e.to_string(),
+        "the import would leave the rate data inconsistent: rate card parcel/x/y: zone chart \"nope\" does not exist"
+    );
+}
+
+#[test]
+fn the_book_loaded_from_rows_is_the_default_book() {
+    let conn = seeded();
+    let (loaded, default) = (RateBook::load(&conn).unwrap(), book());
+    assert_eq!(loaded.cards().count(), default.cards().count());
+    assert_eq!(loaded.fx, default.fx);
+    let p = [PieceInput { weight: dec!(3.3), dims: Some([dec!(20), dec!(14), dec!(9)]), insurance: Some(dec!(420)) }];
+    for (carrier, service, package, id) in default.cards() {
+        for (from, to) in [(us("10001"), us("90001")), (us("10001"), abroad("GB")), (abroad("CA"), us("60601"))] {
+            let mut i = input(from, to, WeightUnit::Lb, &p);
+            i.residential = true;
+            let there = loaded.card(carrier, service, package).unwrap();
+            assert_eq!(loaded.rate(there, &i), default.rate(id, &i), "{carrier}/{service}/{package}");
+        }
+    }
+}
+
+#[test]
 fn exchange_rates_import_changes_conversion() {
     let mut conn = seeded();
     let tx = conn.transaction().unwrap();
