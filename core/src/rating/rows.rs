@@ -332,9 +332,10 @@ pub(crate) trait RateRow: Sized {
     /// The kind of file and table.
     const KIND: CsvKind;
 
-    /// The row of a CSV record whose field count is right, or `None` after pushing a
-    /// message per bad column (`weight: expected ..., found "ten"`) onto `errs`.
-    fn check(f: &[String], errs: &mut Vec<String>) -> Option<Self>;
+    /// The row of a CSV record whose field count is right, or `None` after recording
+    /// a message per bad column (`weight: expected ..., found "ten"`) in `c`. Called
+    /// through [`check`].
+    fn check(c: &mut Fields<'_>) -> Option<Self>;
 
     /// The canonical text of each column, in [`CsvKind::columns`] order: what is stored.
     fn values(&self) -> Vec<String>;
@@ -380,8 +381,20 @@ fn parse_positive(s: &str) -> Option<Decimal> {
     parse_amount(s).filter(|d| !d.is_zero())
 }
 
+/// The row of a CSV record whose field count is right, or `None` after pushing a
+/// message per bad column onto `errs`.
+pub(crate) fn check<T: RateRow>(f: &[String], errs: &mut Vec<String>) -> Option<T> {
+    let start = errs.len();
+    let row = T::check(&mut Fields { f, errs });
+    if errs.len() == start {
+        row
+    } else {
+        None
+    }
+}
+
 /// The checks of one record: each records what is wrong with its column.
-struct Fields<'a> {
+pub(crate) struct Fields<'a> {
     f: &'a [String],
     errs: &'a mut Vec<String>,
 }
@@ -425,15 +438,6 @@ impl Fields<'_> {
         }
         d
     }
-
-    /// The row, if no column was bad.
-    fn row<T>(self, start: usize, row: Option<T>) -> Option<T> {
-        if self.errs.len() == start {
-            row
-        } else {
-            None
-        }
-    }
 }
 
 // ------------------------------------------------------------ SQL
@@ -457,9 +461,8 @@ fn decimal(row: &rusqlite::Row<'_>, col: &str) -> rusqlite::Result<Decimal> {
 impl RateRow for CarrierRow {
     const KIND: CsvKind = CsvKind::Carriers;
 
-    fn check(f: &[String], errs: &mut Vec<String>) -> Option<Self> {
-        let start = errs.len();
-        let mut c = Fields { f, errs };
+    fn check(c: &mut Fields<'_>) -> Option<Self> {
+        let f = c.f;
         let carrier = c.code(0, "carrier");
         let currency = c.currency(1);
         let weight_unit = match f[2].as_str() {
@@ -480,7 +483,7 @@ impl RateRow for CarrierRow {
         }
         let dim_divisor = c.num(5, "dim_divisor", true);
         let dim_min_volume = c.num(6, "dim_min_volume", false);
-        let row = (|| {
+        (|| {
             Some(CarrierRow {
                 carrier: carrier?,
                 currency: currency?,
@@ -490,8 +493,7 @@ impl RateRow for CarrierRow {
                 dim_divisor: dim_divisor?,
                 dim_min_volume: dim_min_volume?,
             })
-        })();
-        c.row(start, row)
+        })()
     }
 
     fn values(&self) -> Vec<String> {
@@ -526,9 +528,8 @@ impl RateRow for CarrierRow {
 impl RateRow for ExchangeRow {
     const KIND: CsvKind = CsvKind::ExchangeRates;
 
-    fn check(f: &[String], errs: &mut Vec<String>) -> Option<Self> {
-        let start = errs.len();
-        let mut c = Fields { f, errs };
+    fn check(c: &mut Fields<'_>) -> Option<Self> {
+        let f = c.f;
         let currency = c.currency(0);
         let per_usd = c.num(1, "per_usd", true);
         if f[0] == "USD" && per_usd != Some(Decimal::ONE) {
@@ -537,8 +538,7 @@ impl RateRow for ExchangeRow {
         if per_usd.is_some_and(|d| d < Decimal::new(1, 4)) {
             c.bad("per_usd", "at least 0.0001", &f[1]);
         }
-        let row = currency.zip(per_usd).map(|(currency, per_usd)| ExchangeRow { currency, per_usd });
-        c.row(start, row)
+        currency.zip(per_usd).map(|(currency, per_usd)| ExchangeRow { currency, per_usd })
     }
 
     fn values(&self) -> Vec<String> {
@@ -557,9 +557,8 @@ impl RateRow for ExchangeRow {
 impl RateRow for ZoneRow {
     const KIND: CsvKind = CsvKind::Zones;
 
-    fn check(f: &[String], errs: &mut Vec<String>) -> Option<Self> {
-        let start = errs.len();
-        let mut c = Fields { f, errs };
+    fn check(c: &mut Fields<'_>) -> Option<Self> {
+        let f = c.f;
         let chart = c.code(0, "chart");
         let basis = Basis::parse(&f[1]);
         if basis.is_none() {
@@ -576,8 +575,7 @@ impl RateRow for ZoneRow {
         if f[1] == "sender" && f[3].starts_with("distance") {
             c.bad("zone", "a zone code (distance zoning keys on the receiver)", &f[3]);
         }
-        let row = (|| Some(ZoneRow { chart: chart?, basis: basis?, country: country?, zone: zone? }))();
-        c.row(start, row)
+        (|| Some(ZoneRow { chart: chart?, basis: basis?, country: country?, zone: zone? }))()
     }
 
     fn values(&self) -> Vec<String> {
@@ -627,9 +625,8 @@ fn zone_or_star(zone: Option<Zone>) -> String {
 impl RateRow for PriceRow {
     const KIND: CsvKind = CsvKind::Rates;
 
-    fn check(f: &[String], errs: &mut Vec<String>) -> Option<Self> {
-        let start = errs.len();
-        let mut c = Fields { f, errs };
+    fn check(c: &mut Fields<'_>) -> Option<Self> {
+        let f = c.f;
         let carrier = c.code(0, "carrier");
         let service = c.code(1, "service");
         let package_type = c.code(2, "package_type");
@@ -644,18 +641,10 @@ impl RateRow for PriceRow {
             _ => c.num(5, "weight", true).map(Break::UpTo),
         };
         let price = c.num(6, "price", false);
-        let row = (|| {
-            Some(PriceRow {
-                carrier: carrier?,
-                service: service?,
-                package_type: package_type?,
-                chart: chart?,
-                zone: zone?,
-                weight: weight?,
-                price: price?,
-            })
-        })();
-        c.row(start, row)
+        let (Some(carrier), Some(service), Some(package_type), Some(chart)) = (carrier, service, package_type, chart) else {
+            return None;
+        };
+        zone.zip(weight).zip(price).map(|((zone, weight), price)| PriceRow { carrier, service, package_type, chart, zone, weight, price })
     }
 
     fn values(&self) -> Vec<String> {
@@ -705,9 +694,8 @@ fn surcharge_key(kind: SurchargeType, s: &str) -> Option<SurchargeKey> {
 impl RateRow for SurchargeRow {
     const KIND: CsvKind = CsvKind::Surcharges;
 
-    fn check(f: &[String], errs: &mut Vec<String>) -> Option<Self> {
-        let start = errs.len();
-        let mut c = Fields { f, errs };
+    fn check(c: &mut Fields<'_>) -> Option<Self> {
+        let f = c.f;
         let carrier = c.code(0, "carrier");
         let service = if f[1] == "*" { Some(None) } else { is_code(&f[1]).then(|| Some(f[1].clone())) };
         if service.is_none() {
@@ -740,8 +728,7 @@ impl RateRow for SurchargeRow {
             }
         };
         let amount = c.num(4, "amount", false);
-        let row = (|| Some(SurchargeRow { carrier: carrier?, service: service?, kind: kind?, key: key?, amount: amount? }))();
-        c.row(start, row)
+        (|| Some(SurchargeRow { carrier: carrier?, service: service?, kind: kind?, key: key?, amount: amount? }))()
     }
 
     fn values(&self) -> Vec<String> {

@@ -13,7 +13,7 @@ use rusqlite::{params_from_iter, Connection, Transaction};
 
 use super::book::{self, RateBookError};
 use super::csv::{self, DialectError, Record};
-use super::rows::{CarrierRow, CsvKind, ExchangeRow, PriceRow, RateRow, RateRows, SurchargeRow, ZoneRow};
+use super::rows::{self, CarrierRow, CsvKind, ExchangeRow, PriceRow, RateRow, RateRows, SurchargeRow, ZoneRow};
 use super::RateBook;
 use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError};
@@ -178,7 +178,7 @@ fn check_rows<T: RateRow>(records: Vec<Record>) -> Result<Vec<T>, Vec<RowError>>
             continue;
         }
         let mut msgs = Vec::new();
-        let row = T::check(&fields, &mut msgs);
+        let row = rows::check::<T>(&fields, &mut msgs);
         if let Some(row) = row {
             if seen.insert(row.key()) {
                 rows.push(Lined { line, row });
