@@ -1,5 +1,7 @@
 //! `consign demo`: the main job on a fresh database with the embedded default catalog.
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
 use consign::{wire, Shipping};
 use serde_json::json;
 
@@ -126,7 +128,7 @@ pub fn run(db: &str) -> Result<(), String> {
     let label = call(&shipping, "GET", &format!("/restapi/v1/customers/{id}/shipments/{book_number}/label/PDF"), json!(null))?;
     let dir = std::path::Path::new(db).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     for (i, image) in label["base64Images"].as_array().into_iter().flatten().enumerate() {
-        let bytes = base64_decode(image.as_str().unwrap_or("")).ok_or("the label is not base64")?;
+        let bytes = STANDARD.decode(image.as_str().unwrap_or("")).map_err(|e| format!("the label is not base64: {e}"))?;
         let path = dir.join(format!("label-{book_number}-{}.pdf", i + 1));
         std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
         println!("   Label written to {}", path.display());
@@ -156,31 +158,4 @@ fn cents(v: &serde_json::Value) -> i64 {
     let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
     let frac = format!("{frac:0<2}");
     whole.parse::<i64>().unwrap_or(i64::MAX / 200) * 100 + frac.get(..2).and_then(|f| f.parse::<i64>().ok()).unwrap_or(0)
-}
-
-/// Decodes standard base64 (with padding), as the label endpoint sends it.
-pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let value = |c: u8| -> Option<u32> {
-        Some(match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => return None,
-        } as u32)
-    };
-    let bytes = text.trim_end_matches('=').as_bytes();
-    let mut out = Vec::with_capacity(bytes.len() * 3 / 4);
-    for chunk in bytes.chunks(4) {
-        let mut n = 0u32;
-        for (i, c) in chunk.iter().enumerate() {
-            n |= value(*c)? << (18 - 6 * i);
-        }
-        let take = chunk.len().saturating_sub(1);
-        for i in 0..take {
-            out.push((n >> (16 - 8 * i)) as u8);
-        }
-    }
-    Some(out)
 }

@@ -1,6 +1,8 @@
 //! The steps of `consign demo` after booking: search, tracking through the carrier feed,
 //! a pickup and a manifest (issue 5).
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
 use consign::Shipping;
 use serde_json::{json, Value};
 
@@ -94,7 +96,7 @@ pub fn run(shipping: &Shipping, id: &str, book_number: &str, dir: &std::path::Pa
     manifest["bookNumbers"] = json!([book_number]);
     let created = call(shipping, "POST", &format!("{base}/manifest"), &manifest)?;
     let manifest_id = text(&created["manifestId"]);
-    let pdf = crate::demo::base64_decode(created["data"].as_str().unwrap_or("")).ok_or("the manifest is not base64")?;
+    let pdf = STANDARD.decode(created["data"].as_str().unwrap_or("")).map_err(|e| format!("the manifest is not base64: {e}"))?;
     let path = dir.join(format!("manifest-{manifest_id}.pdf"));
     std::fs::write(&path, &pdf).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     println!(

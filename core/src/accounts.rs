@@ -27,8 +27,8 @@ pub(crate) fn list_provider_accounts(conn: &Connection, customer_id: &str) -> Re
     let provider_accounts = rows
         .into_iter()
         .map(|(id, provider_code, fields)| {
-            let fields: BTreeMap<String, String> =
-                serde_json::from_str(&fields).map_err(|e| Error::internal(format!("stored account fields are unreadable: {e}")))?;
+            let fields: BTreeMap<String, String> = serde_json::from_str(&fields)
+                .map_err(|e| Error::internal(format!("stored account fields are unreadable: {e}")).with_source(e))?;
             Ok(wire::ProviderAccount { id, provider_code, account_fields: fields.into_keys().map(|k| (k, MASK.to_string())).collect() })
         })
         .collect::<Result<_>>()?;

@@ -498,7 +498,8 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
                     vec![FieldError { field: "idempotencyKey".into(), message: format!("{key:?} was used for another booking") }],
                 ));
             }
-            return serde_json::from_str(&response).map_err(|e| Error::internal(format!("stored idempotent answer is unreadable: {e}")));
+            return serde_json::from_str(&response)
+                .map_err(|e| Error::internal(format!("stored idempotent answer is unreadable: {e}")).with_source(e));
         }
     }
     let quote = req.quote_id.map(|q| bookable_quote(tx, ctx, q.0)).transpose()?;
@@ -667,7 +668,7 @@ fn label_data(view: &wire::ShipmentView, carrier_label: &str, service_label: &st
 fn render(format: LabelFormat, labels: &[LabelData]) -> Result<Vec<Vec<u8>>> {
     labels
         .iter()
-        .map(|l| documents::render_label(format, l).map_err(|e| Error::internal(format!("could not render a label: {e}"))))
+        .map(|l| documents::render_label(format, l).map_err(|e| Error::internal(format!("could not render a label: {e}")).with_source(e)))
         .collect()
 }
 
@@ -828,7 +829,6 @@ pub(crate) fn label(
     book_number: &str,
     format_code: &str,
 ) -> Result<wire::LabelResponse> {
-    use base64_engine::encode;
     let s = find(conn, customer_id, book_number)?;
     if s.voided {
         return Err(Error::conflict(format!("Shipment {book_number} is voided; its label must not be printed.")));
@@ -856,7 +856,7 @@ pub(crate) fn label(
         let service_label = catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
         render(format, &label_data(&s.view, &carrier.label, &service_label, &s.zone))?
     };
-    Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| encode(b)).collect() })
+    Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| base64(b)).collect() })
 }
 
 /// List shipments: the customer's shipments by book number from `min`, at most `limit`.
@@ -873,25 +873,11 @@ pub(crate) fn list(conn: &Connection, customer_id: &str, min: &str, limit: i64) 
     Ok(wire::ShipmentsResponse { shipments })
 }
 
-pub(crate) use base64_engine::encode as base64;
-
-/// Standard base64 (RFC 4648, with padding), for label bytes in JSON.
-mod base64_engine {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-    pub(crate) fn encode(bytes: &[u8]) -> String {
-        let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-        for chunk in bytes.chunks(3) {
-            let b = [chunk[0], chunk.get(1).copied().unwrap_or(0), chunk.get(2).copied().unwrap_or(0)];
-            let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-            let sextet = |shift: u32| char::from(ALPHABET[((n >> shift) & 63) as usize]);
-            out.push(sextet(18));
-            out.push(sextet(12));
-            out.push(if chunk.len() > 1 { sextet(6) } else { '=' });
-            out.push(if chunk.len() > 2 { sextet(0) } else { '=' });
-        }
-        out
-    }
+/// Standard base64 (RFC 4648, with padding), as the interface sends label and
+/// manifest bytes in JSON.
+pub(crate) fn base64(bytes: &[u8]) -> String {
+    use ::base64::Engine as _;
+    ::base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 #[cfg(test)]

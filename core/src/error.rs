@@ -6,6 +6,7 @@
 //! here.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -101,20 +102,45 @@ pub struct FieldError {
     pub message: String,
 }
 
+/// The lower-level error an [`Error`] was caused by (SQLite, JSON, a rate file).
+/// Shared, so that an `Error` stays `Clone`.
+type Source = Arc<dyn std::error::Error + Send + Sync + 'static>;
+
 /// A failure of an operation: category, a sentence for people, and the fields at fault.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+///
+/// A failure caused by a lower-level error (SQLite, JSON, a rate file) keeps it as
+/// [`std::error::Error::source`]; it is not part of the message, the JSON body or
+/// equality.
+#[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 #[error("{message}")]
 pub struct Error {
     category: ErrorCategory,
     message: String,
     details: Vec<FieldError>,
+    #[source]
+    source: Option<Source>,
 }
+
+/// Two errors are equal when they say the same: category, message and fields.
+impl PartialEq for Error {
+    fn eq(&self, other: &Self) -> bool {
+        self.category == other.category && self.message == other.message && self.details == other.details
+    }
+}
+
+impl Eq for Error {}
 
 impl Error {
     /// An error of `category` with a message and no field details.
     pub fn new(category: ErrorCategory, message: impl Into<String>) -> Self {
-        Error { category, message: message.into(), details: Vec::new() }
+        Error { category, message: message.into(), details: Vec::new(), source: None }
+    }
+
+    /// The same error, caused by `source` (returned by [`std::error::Error::source`]).
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
+        self.source = Some(Arc::new(source));
+        self
     }
 
     /// An `INVALID_REQUEST` error about one field.
@@ -137,7 +163,7 @@ impl Error {
                 )
             }
         };
-        Error { category, message, details }
+        Error { category, message, details, source: None }
     }
 
     /// `NOT_FOUND` for a resource, e.g. `not_found("customer", "C0000009")`.
@@ -183,7 +209,8 @@ impl Error {
         for d in &mut self.details {
             d.field = join_path(prefix, &d.field);
         }
-        Self::fields(self.category, self.details)
+        let source = self.source;
+        Self { source, ..Self::fields(self.category, self.details) }
     }
 
     /// The JSON body of the interface: `{"error", "errorCategory", "details"?}`.
@@ -214,7 +241,7 @@ pub(crate) fn join_path(prefix: &str, field: &str) -> String {
 
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
-        Error::internal(format!("storage failed: {e}"))
+        Error::internal(format!("storage failed: {e}")).with_source(e)
     }
 }
 
@@ -244,5 +271,22 @@ impl Problems {
         } else {
             Err(Error::fields(ErrorCategory::InvalidRequest, self.details))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_storage_failure_keeps_the_sqlite_error_as_its_source() {
+        let sqlite = rusqlite::Error::InvalidQuery;
+        let text = sqlite.to_string();
+        let e = Error::from(sqlite);
+        assert_eq!(e.message(), format!("storage failed: {text}"));
+        assert_eq!(std::error::Error::source(&e).map(ToString::to_string), Some(text));
+        // the source is not part of the body nor of equality
+        assert_eq!(e.to_json(), Error::internal(e.message()).to_json());
+        assert_eq!(e, Error::internal(e.message()));
     }
 }

@@ -76,8 +76,8 @@ pub use orders::FULFILLMENT_STATUSES;
 pub use pickups::MAX_SHIPMENTS;
 pub use quoting::{StoredQuote, MAX_BATCH, QUOTE_LIFETIME_SECS};
 pub use rating::{
-    CardId, CsvKind, Currency, DimUnit, ImportSummary, PieceInput, Place, Rate, RateBook, RateBookError, RateError, RateInput, RowError,
-    WeightUnit,
+    CardId, CsvKind, Currency, DimUnit, ImportSummary, Lines, LinesIter, ParseEnumError, PieceInput, Place, Rate, RateBook, RateBookError,
+    RateError, RateInput, RowError, Surcharge, SurchargeKind, WeightType, WeightUnit, Zone,
 };
 pub use router::Response;
 pub use search::MAX_RESULTS;

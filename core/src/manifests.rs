@@ -113,7 +113,8 @@ pub(crate) fn create(
         lines,
         total_weight,
     };
-    let pdf = documents::render_manifest_pdf(&data).map_err(|e| Error::internal(format!("could not render the manifest: {e}")))?;
+    let pdf =
+        documents::render_manifest_pdf(&data).map_err(|e| Error::internal(format!("could not render the manifest: {e}")).with_source(e))?;
     tx.prepare_cached(
         "INSERT INTO manifests (id, customer_id, carrier_code, shipper, document_type, document, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",

@@ -2,9 +2,23 @@
 
 use rust_decimal::{Decimal, RoundingStrategy};
 
-/// The rounding policy of DECISIONS 1: half away from zero, to the cent.
+/// Decimal places of a money amount: the cent.
+pub(crate) const CENT_PLACES: u32 = 2;
+
+/// How a money amount is brought to the cent: half away from zero (DECISIONS 1).
+pub(crate) const MONEY_ROUNDING: RoundingStrategy = RoundingStrategy::MidpointAwayFromZero;
+
+/// The money rounding policy of DECISIONS 1: to the cent, half away from zero.
+/// Every amount consign rounds goes through this function (the rate calculation's
+/// fixed-point form, `rating::fixed`, is pinned to it by a property test).
+///
+/// ```
+/// use rust_decimal::Decimal;
+/// assert_eq!(consign::round_cents(Decimal::new(1005, 3)), Decimal::new(101, 2)); // 1.005 -> 1.01
+/// assert_eq!(consign::round_cents(Decimal::new(-1005, 3)), Decimal::new(-101, 2)); // -1.005 -> -1.01
+/// ```
 pub fn round_cents(amount: Decimal) -> Decimal {
-    amount.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero)
+    amount.round_dp_with_strategy(CENT_PLACES, MONEY_ROUNDING)
 }
 
 /// `amount` with exactly two decimals, e.g. `"123.40"`.

@@ -201,7 +201,7 @@ fn load(conn: &Connection, customer_id: &str, integration_id: &str, order_id: &s
         .optional()?;
     row.map(|(status, doc)| {
         let mut order: wire::Order =
-            serde_json::from_str(&doc).map_err(|e| Error::internal(format!("order {order_id} is unreadable: {e}")))?;
+            serde_json::from_str(&doc).map_err(|e| Error::internal(format!("order {order_id} is unreadable: {e}")).with_source(e))?;
         order.fulfillment_status = status;
         Ok(order)
     })
@@ -261,7 +261,7 @@ fn shipped(conn: &Connection, customer_id: &str, integration_id: &str, order_id:
         .into_iter()
         .map(|v| {
             let view: wire::ShipmentView =
-                serde_json::from_str(&v).map_err(|e| Error::internal(format!("a stored shipment is unreadable: {e}")))?;
+                serde_json::from_str(&v).map_err(|e| Error::internal(format!("a stored shipment is unreadable: {e}")).with_source(e))?;
             Ok(view.fulfillment.unwrap_or_default())
         })
         .collect()

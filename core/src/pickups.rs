@@ -60,7 +60,7 @@ pub(crate) fn listed(
             None => missing.push(FieldError { field: format!("bookNumbers[{i}]"), message: format!("no shipment {bn:?} was found") }),
             Some((carrier_code, service_code, family, voided, view)) => {
                 let mut view: wire::ShipmentView =
-                    serde_json::from_str(&view).map_err(|e| Error::internal(format!("shipment {bn} is unreadable: {e}")))?;
+                    serde_json::from_str(&view).map_err(|e| Error::internal(format!("shipment {bn} is unreadable: {e}")).with_source(e))?;
                 view.voided = voided;
                 found.push((i, Listed { book_number: bn.clone(), carrier_code, service_code, family, view }));
             }
@@ -221,7 +221,7 @@ pub(crate) fn get(conn: &Connection, customer_id: &str, id: &str) -> Result<wire
         .optional()?;
     let (carrier_code, pickup_date, ready_time, close_time, address, residential, special_instructions, package_location, cancelled) =
         row.ok_or_else(|| Error::not_found("pickup", id))?;
-    let address = serde_json::from_str(&address).map_err(|e| Error::internal(format!("pickup {id} is unreadable: {e}")))?;
+    let address = serde_json::from_str(&address).map_err(|e| Error::internal(format!("pickup {id} is unreadable: {e}")).with_source(e))?;
     let book_numbers = conn
         .prepare_cached("SELECT book_number FROM pickup_shipments WHERE customer_id = ?2 AND pickup_id = ?1 ORDER BY position")?
         .query_map([id, customer_id], |r| r.get(0))?

@@ -10,8 +10,8 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 use crate::catalog::{Catalog, Profile};
 use crate::clock::{Clock, SystemClock};
 use crate::customers::{self, Customer};
-use crate::error::{Error, ErrorCategory, Result};
-use crate::rating::{self, CsvKind, ImportError, ImportSummary, RateBook};
+use crate::error::{Error, Result};
+use crate::rating::{self, CsvKind, ImportSummary, RateBook};
 use crate::{booking, ledger, store};
 
 mod accounts;
@@ -193,35 +193,7 @@ impl Shipping {
         let (summary, book) = self.write(|tx| {
             // From now on this database's rates are its own, not the embedded default.
             store::next_id(tx, RATE_REVISION)?;
-            let summary = rating::import_csv(tx, kind, csv).map_err(|e| match e {
-                ImportError::Rows(rows) => Error::fields(
-                    ErrorCategory::InvalidRequest,
-                    rows.into_iter().map(|r| crate::FieldError { field: format!("line {}", r.line), message: r.message }).collect(),
-                ),
-                ImportError::Sql(e) => Error::from(e),
-                other => Error::new(ErrorCategory::InvalidRequest, other.to_string()),
-            })?;
-            // The whole book must still load: a card naming a missing chart is refused here.
-            let book = RateBook::load(tx)
-                .map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The import would leave the rate book unusable: {e}")))?;
-            // A card for a service or package type the catalog lacks would price nothing.
-            let catalog = self.catalog();
-            let strays: Vec<crate::FieldError> = book
-                .cards()
-                .filter(|(carrier, service, package, _)| {
-                    catalog
-                        .service(service)
-                        .is_none_or(|s| s.carrier != *carrier || !s.package_types.iter().any(|p| p.package_type == *package))
-                })
-                .map(|(carrier, service, package, _)| crate::FieldError {
-                    field: "rates".into(),
-                    message: format!("card {carrier}/{service}/{package} names no service and package type of the catalog"),
-                })
-                .collect();
-            if !strays.is_empty() {
-                return Err(Error::fields(ErrorCategory::InvalidRequest, strays));
-            }
-            Ok((summary, book))
+            rating::import(tx, &self.catalog(), kind, csv)
         })?;
         match self.rates.write() {
             Ok(mut r) => *r = Arc::new(book),

@@ -64,12 +64,15 @@ impl TrackingKind {
 }
 
 impl TrackingKind {
-    /// The kind of the numbers carrier `carrier_code` gives, as [`kind_for`].
+    /// The kind of the numbers carrier `carrier_code` of the catalog gives (`None` for a
+    /// carrier without tracking numbers). `family_is_ground` matters only for
+    /// `expressground`, whose express and ground services number packages differently.
     pub fn of_carrier(carrier_code: &str, family_is_ground: bool) -> Option<TrackingKind> {
         kind_for(carrier_code, family_is_ground)
     }
 
-    /// Whether `number` is a valid tracking number of this kind, as [`validate`].
+    /// Whether `number` is a valid tracking number of this kind: its format and check
+    /// digit, in canonical form (no separators, letters upper case).
     pub fn is_valid(self, number: &str) -> bool {
         validate(self, number)
     }

@@ -242,8 +242,8 @@ impl Catalog {
     /// `INVALID_REQUEST` naming every inconsistency (unknown carrier of a service, a
     /// package type the carrier lacks, both or neither country list, ...).
     pub fn from_json(json: &str) -> Result<Catalog> {
-        let doc: CatalogDocument =
-            serde_json::from_str(json).map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {e}.")))?;
+        let doc: CatalogDocument = serde_json::from_str(json)
+            .map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {e}.")).with_source(e))?;
         Self::from_document(doc)
     }
 

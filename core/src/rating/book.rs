@@ -1,14 +1,13 @@
-//! Building the in-memory [`RateBook`] from validated rows.
+//! The in-memory [`RateBook`] and how it is built from the rows of the rate data.
+//! Where the rows come from (the tables, or the embedded files) is `store`'s concern.
 
 use std::collections::BTreeMap;
-use std::str::FromStr;
 use std::sync::Arc;
 
-use rusqlite::Connection;
 use rust_decimal::Decimal;
 
 use super::fixed::D;
-use super::store::{export_csv, parse_rows, CsvKind, KeyRule, Row};
+use super::rows::{Basis, Break, RateRows, SurchargeKey, SurchargeRow, SurchargeType, ZoneRule};
 use super::{zones, Currency, DimUnit, Place, RateBook, Scale, WeightUnit, Zone};
 
 /// Why rate data could not be loaded.
@@ -21,30 +20,9 @@ pub enum RateBookError {
     /// The rate data is inconsistent; the message names the card, chart or row.
     #[error("{0}")]
     Invalid(String),
-}
-
-/// Which address a zone chart keys on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Basis {
-    Receiver,
-    Sender,
-}
-
-impl Basis {
-    pub(crate) fn parse(s: &str) -> Option<Basis> {
-        match s {
-            "receiver" => Some(Basis::Receiver),
-            "sender" => Some(Basis::Sender),
-            _ => None,
-        }
-    }
-}
-
-/// How a chart zones one country.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum ZoneRule {
-    Fixed(Zone),
-    Distance { territory_rules: bool },
+    /// Rate data could not be written as CSV.
+    #[error("could not write CSV: {0}")]
+    Csv(#[from] csv::Error),
 }
 
 #[derive(Debug, Clone)]
@@ -232,56 +210,6 @@ impl Surcharges {
     }
 }
 
-/// The kinds of the surcharges file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum SurchargeType {
-    Fuel,
-    Residential,
-    DeliveryArea,
-    Signature,
-    Insurance,
-    InsuranceMin,
-    Saturday,
-    Am,
-    DangerousGoods,
-    HandlingWeight,
-    HandlingLength,
-    OversizeLength,
-    OversizeGirth,
-}
-
-impl SurchargeType {
-    pub(crate) fn parse(s: &str) -> Option<SurchargeType> {
-        use SurchargeType::*;
-        Some(match s {
-            "fuel" => Fuel,
-            "residential" => Residential,
-            "delivery_area" => DeliveryArea,
-            "signature" => Signature,
-            "insurance" => Insurance,
-            "insurance_min" => InsuranceMin,
-            "saturday" => Saturday,
-            "am" => Am,
-            "dangerous_goods" => DangerousGoods,
-            "handling_weight" => HandlingWeight,
-            "handling_length" => HandlingLength,
-            "oversize_length" => OversizeLength,
-            "oversize_girth" => OversizeGirth,
-            _ => return None,
-        })
-    }
-
-    pub(crate) fn key_rule(self) -> KeyRule {
-        use SurchargeType::*;
-        match self {
-            DeliveryArea => KeyRule::Zip,
-            Signature => KeyRule::Code,
-            HandlingWeight | HandlingLength | OversizeLength | OversizeGirth => KeyRule::Threshold,
-            _ => KeyRule::Empty,
-        }
-    }
-}
-
 #[derive(Debug, Clone)]
 pub(crate) struct Card {
     pub carrier: Box<str>,
@@ -303,83 +231,37 @@ const DEFAULT_PER_USD: [Decimal; 4] = [
     Decimal::from_parts(87, 0, 0, false, 2),
 ];
 
-fn dec(s: &str) -> Result<Decimal, RateBookError> {
-    Decimal::from_str(s).map_err(|_| RateBookError::Invalid(format!("not a decimal: {s:?}")))
-}
-
-fn rows(kind: CsvKind, text: &str) -> Result<Vec<Row>, RateBookError> {
-    parse_rows(kind, text).map_err(|errs| {
-        let first = errs.first().map(ToString::to_string).unwrap_or_default();
-        RateBookError::Invalid(format!("{} data: {} invalid row(s), first: {first}", kind.as_str(), errs.len()))
-    })
-}
-
-impl RateBook {
-    /// The book of the embedded default rate data (core/data/rates), without SQL.
-    ///
-    /// # Errors
-    /// [`RateBookError::Invalid`] if the embedded data is inconsistent (the tests
-    /// prove it is not).
-    pub fn default_book() -> Result<RateBook, RateBookError> {
-        Self::from_csv(|k| Ok(k.default_csv().to_owned()))
-    }
-
-    /// Loads the book from the `rate_*` tables.
-    ///
-    /// # Errors
-    /// [`RateBookError`] on a database error or inconsistent data (e.g. a card that
-    /// names an unknown chart or carrier).
-    pub fn load(conn: &Connection) -> Result<RateBook, RateBookError> {
-        Self::from_csv(|k| export_csv(conn, k))
-    }
-
-    fn from_csv(mut text: impl FnMut(CsvKind) -> Result<String, RateBookError>) -> Result<RateBook, RateBookError> {
-        let carriers = rows(CsvKind::Carriers, &text(CsvKind::Carriers)?)?;
-        let fx = rows(CsvKind::ExchangeRates, &text(CsvKind::ExchangeRates)?)?;
-        let zones = rows(CsvKind::Zones, &text(CsvKind::Zones)?)?;
-        let prices = rows(CsvKind::Rates, &text(CsvKind::Rates)?)?;
-        let sur = rows(CsvKind::Surcharges, &text(CsvKind::Surcharges)?)?;
-        // build the ZIP3 distance table (once per process) at book load, not on the first quote
-        super::zones::warm_up();
-        build(&carriers, &fx, &zones, &prices, &sur)
-    }
-}
-
-fn build(
-    carrier_rows: &[Row],
-    fx_rows: &[Row],
-    zone_rows: &[Row],
-    price_rows: &[Row],
-    sur_rows: &[Row],
-) -> Result<RateBook, RateBookError> {
+/// Builds the book from rows that each passed their checks; what only the whole data
+/// can show (a card naming a chart that does not exist, a weight break off the
+/// carrier's step) is checked here.
+///
+/// # Errors
+/// [`RateBookError::Invalid`] naming the card, chart or carrier.
+pub(crate) fn build(rows: &RateRows) -> Result<RateBook, RateBookError> {
     let invalid = |s: String| RateBookError::Invalid(s);
+    // build the ZIP3 distance table (once per process) at book load, not on the first quote
+    zones::warm_up();
     // carriers
     let mut carrier_idx: BTreeMap<&str, u16> = BTreeMap::new();
     let mut carriers = Vec::new();
-    for r in carrier_rows {
-        let f = &r.fields;
-        let parse = |s: &str| invalid(format!("carrier {}: bad value {s:?}", f[0]));
-        carrier_idx.insert(&f[0], carriers.len() as u16);
-        let step = dec(&f[3])?;
-        let dim_divisor = dec(&f[5])?;
-        if step.is_zero() || dim_divisor.is_zero() {
-            return Err(invalid(format!("carrier {}: step and divisor must be above 0", f[0])));
+    for r in &rows.carriers {
+        carrier_idx.insert(&r.carrier, carriers.len() as u16);
+        if r.weight_step.is_zero() || r.dim_divisor.is_zero() {
+            return Err(invalid(format!("carrier {}: step and divisor must be above 0", r.carrier)));
         }
         carriers.push(Carrier {
-            currency: Currency::from_str(&f[1]).map_err(|_| parse(&f[1]))?,
-            weight_unit: WeightUnit::from_str(&f[2]).map_err(|_| parse(&f[2]))?,
-            step,
-            dim_unit: DimUnit::from_str(&f[4]).map_err(|_| parse(&f[4]))?,
-            dim_min_volume: dec(&f[6])?,
-            dim_volume_per_step: dim_divisor * step,
+            currency: r.currency,
+            weight_unit: r.weight_unit,
+            step: r.weight_step,
+            dim_unit: r.dim_unit,
+            dim_min_volume: r.dim_min_volume,
+            dim_volume_per_step: r.dim_divisor * r.weight_step,
         });
     }
     // exchange
     let mut per_usd = DEFAULT_PER_USD;
-    for r in fx_rows {
-        if let Ok(c) = Currency::from_str(&r.fields[0]) {
-            per_usd[c as usize] = dec(&r.fields[1])?;
-        }
+    for r in &rows.exchange {
+        per_usd[r.currency as usize] = r.per_usd;
     }
     let mut fx = [[Decimal::ONE; 4]; 4];
     for (i, row) in fx.iter_mut().enumerate() {
@@ -392,40 +274,32 @@ fn build(
     // charts
     let mut chart_idx: BTreeMap<&str, u16> = BTreeMap::new();
     let mut charts: Vec<Chart> = Vec::new();
-    for r in zone_rows {
-        let f = &r.fields;
-        let basis = Basis::parse(&f[1]).ok_or_else(|| invalid(format!("chart {}: bad basis", f[0])))?;
-        let i = *chart_idx.entry(&f[0]).or_insert_with(|| {
-            charts.push(Chart { basis, rules: vec![None; 26 * 26].into_boxed_slice() });
+    for r in &rows.zones {
+        let i = *chart_idx.entry(&r.chart).or_insert_with(|| {
+            charts.push(Chart { basis: r.basis, rules: vec![None; 26 * 26].into_boxed_slice() });
             (charts.len() - 1) as u16
         });
         let chart = &mut charts[usize::from(i)];
-        if chart.basis != basis {
-            return Err(invalid(format!("chart {}: more than one basis", f[0])));
+        if chart.basis != r.basis {
+            return Err(invalid(format!("chart {}: more than one basis", r.chart)));
         }
-        let rule = match f[3].as_str() {
-            "distance" => ZoneRule::Distance { territory_rules: false },
-            "distance-t9" => ZoneRule::Distance { territory_rules: true },
-            z => ZoneRule::Fixed(Zone::new(z).ok_or_else(|| invalid(format!("chart {}: bad zone {z:?}", f[0])))?),
-        };
-        let b = f[2].as_bytes();
+        let b = r.country.as_bytes();
         if b.len() == 2 && b.iter().all(u8::is_ascii_uppercase) {
-            chart.rules[usize::from(b[0] - b'A') * 26 + usize::from(b[1] - b'A')] = Some(rule);
+            chart.rules[usize::from(b[0] - b'A') * 26 + usize::from(b[1] - b'A')] = Some(r.zone);
         }
     }
     // surcharge rows by carrier
-    let mut sur_by_carrier: BTreeMap<&str, Vec<&Row>> = BTreeMap::new();
-    for r in sur_rows {
-        if !carrier_idx.contains_key(r.fields[0].as_str()) {
-            return Err(invalid(format!("surcharges: carrier {:?} is not in the carriers data", r.fields[0])));
+    let mut sur_by_carrier: BTreeMap<&str, Vec<&SurchargeRow>> = BTreeMap::new();
+    for r in &rows.surcharges {
+        if !carrier_idx.contains_key(r.carrier.as_str()) {
+            return Err(invalid(format!("surcharges: carrier {:?} is not in the carriers data", r.carrier)));
         }
-        sur_by_carrier.entry(&r.fields[0]).or_default().push(r);
+        sur_by_carrier.entry(&r.carrier).or_default().push(r);
     }
     // cards
-    let mut by_card: BTreeMap<(&str, &str, &str), Vec<&Row>> = BTreeMap::new();
-    for r in price_rows {
-        let f = &r.fields;
-        by_card.entry((&f[0], &f[1], &f[2])).or_default().push(r);
+    let mut by_card: BTreeMap<(&str, &str, &str), Vec<_>> = BTreeMap::new();
+    for r in &rows.prices {
+        by_card.entry((r.carrier.as_str(), r.service.as_str(), r.package_type.as_str())).or_default().push(r);
     }
     let mut area_cache: BTreeMap<(&str, Option<&str>), AreaList> = BTreeMap::new();
     let mut cards = Vec::with_capacity(by_card.len());
@@ -433,36 +307,32 @@ fn build(
         let name = format!("rate card {carrier}/{service}/{pt}");
         let ci = *carrier_idx.get(carrier).ok_or_else(|| invalid(format!("{name}: carrier {carrier:?} is not in the carriers data")))?;
         let c = &carriers[usize::from(ci)];
-        let chart_name = rs.first().map_or("", |r| r.fields[3].as_str());
+        let chart_name = rs.first().map_or("", |r| r.chart.as_str());
         let chart = *chart_idx.get(chart_name).ok_or_else(|| invalid(format!("{name}: zone chart {chart_name:?} does not exist")))?;
         let mut zones: Vec<ZonePrices> = Vec::new();
         for r in &rs {
-            let f = &r.fields;
-            if f[3] != chart_name {
+            if r.chart != chart_name {
                 return Err(invalid(format!("{name}: more than one zone chart")));
             }
-            let zone = if f[4] == "*" { None } else { Some(Zone::new(&f[4]).ok_or_else(|| invalid(format!("{name}: bad zone")))?) };
-            let zp = match zones.iter_mut().position(|z| z.zone == zone) {
+            let zp = match zones.iter_mut().position(|z| z.zone == r.zone) {
                 Some(i) => &mut zones[i],
                 None => {
-                    zones.push(ZonePrices { zone, breaks: Vec::new(), extra_per_step: None, minimum: None });
+                    zones.push(ZonePrices { zone: r.zone, breaks: Vec::new(), extra_per_step: None, minimum: None });
                     let n = zones.len() - 1;
                     &mut zones[n]
                 }
             };
-            let price = dec(&f[6])?;
-            match f[5].as_str() {
-                "each" => zp.extra_per_step = Some(price * c.step),
-                "min" => zp.minimum = Some(price),
-                w => {
-                    let w = dec(w)?;
+            match r.weight {
+                Break::Each => zp.extra_per_step = Some(r.price * c.step),
+                Break::Min => zp.minimum = Some(r.price),
+                Break::UpTo(w) => {
                     let steps = w / c.step;
                     if steps.fract() != Decimal::ZERO {
                         return Err(invalid(format!("{name}: weight break {w} is not a multiple of the carrier's weight step {}", c.step)));
                     }
                     let steps =
                         u32::try_from(steps.trunc().mantissa()).map_err(|_| invalid(format!("{name}: weight break {w} too large")))?;
-                    zp.breaks.push((steps, price));
+                    zp.breaks.push((steps, r.price));
                 }
             }
         }
@@ -477,37 +347,36 @@ fn build(
             }
         }
         // surcharges: service rows of a kind replace the carrier's * rows of that kind
-        let all: &[&Row] = sur_by_carrier.get(carrier).map_or(&[], |v| v.as_slice());
+        let all: &[&SurchargeRow] = sur_by_carrier.get(carrier).map_or(&[], |v| v.as_slice());
+        let for_service = |r: &SurchargeRow| r.service.as_deref() == Some(service);
         let mut s = Surcharges::default();
-        let mut kinds_with_service: Vec<SurchargeType> =
-            all.iter().filter(|r| r.fields[1] == service).filter_map(|r| SurchargeType::parse(&r.fields[2])).collect();
+        let mut kinds_with_service: Vec<SurchargeType> = all.iter().filter(|r| for_service(r)).map(|r| r.kind).collect();
         kinds_with_service.sort();
         let mut area_override = false;
         for r in all {
-            let f = &r.fields;
-            let Some(t) = SurchargeType::parse(&f[2]) else {
-                continue;
-            };
-            let specific = f[1] == service;
-            if !(specific || (f[1] == "*" && kinds_with_service.binary_search(&t).is_err())) {
+            let specific = for_service(r);
+            if !(specific || (r.service.is_none() && kinds_with_service.binary_search(&r.kind).is_err())) {
                 continue;
             }
-            let amount = dec(&f[4])?;
-            let key = || dec(&f[3]);
-            match t {
-                SurchargeType::Fuel => s.fuel_fraction = amount / Decimal::ONE_HUNDRED,
-                SurchargeType::Residential => s.residential = Some(amount),
-                SurchargeType::DeliveryArea => area_override |= specific,
-                SurchargeType::Signature => s.signature.push((f[3].clone().into_boxed_str(), amount)),
-                SurchargeType::Insurance => s.insurance_per_100 = Some(amount),
-                SurchargeType::InsuranceMin => s.insurance_min = amount,
-                SurchargeType::Saturday => s.saturday = Some(amount),
-                SurchargeType::Am => s.am = Some(amount),
-                SurchargeType::DangerousGoods => s.dangerous_goods = Some(amount),
-                SurchargeType::HandlingWeight => s.handling_weight.push((D::pos(key()?), D::pos(amount))),
-                SurchargeType::HandlingLength => s.handling_length.push((D::pos(key()?), D::pos(amount))),
-                SurchargeType::OversizeLength => s.oversize_length.push((D::pos(key()?), D::pos(amount))),
-                SurchargeType::OversizeGirth => s.oversize_girth.push((D::pos(key()?), D::pos(amount))),
+            let amount = r.amount;
+            let rule = |key: &SurchargeKey| match key {
+                SurchargeKey::Threshold(t) => Ok((D::pos(*t), D::pos(amount))),
+                _ => Err(invalid(format!("surcharges of carrier {carrier}: {} needs a threshold", r.kind.as_str()))),
+            };
+            match (r.kind, &r.key) {
+                (SurchargeType::Fuel, _) => s.fuel_fraction = amount / Decimal::ONE_HUNDRED,
+                (SurchargeType::Residential, _) => s.residential = Some(amount),
+                (SurchargeType::DeliveryArea, _) => area_override |= specific,
+                (SurchargeType::Signature, key) => s.signature.push((key_text(key).into(), amount)),
+                (SurchargeType::Insurance, _) => s.insurance_per_100 = Some(amount),
+                (SurchargeType::InsuranceMin, _) => s.insurance_min = amount,
+                (SurchargeType::Saturday, _) => s.saturday = Some(amount),
+                (SurchargeType::Am, _) => s.am = Some(amount),
+                (SurchargeType::DangerousGoods, _) => s.dangerous_goods = Some(amount),
+                (SurchargeType::HandlingWeight, key) => s.handling_weight.push(rule(key)?),
+                (SurchargeType::HandlingLength, key) => s.handling_length.push(rule(key)?),
+                (SurchargeType::OversizeLength, key) => s.oversize_length.push(rule(key)?),
+                (SurchargeType::OversizeGirth, key) => s.oversize_girth.push(rule(key)?),
             }
         }
         let area_key = (carrier, area_override.then_some(service));
@@ -516,12 +385,12 @@ fn build(
             .or_insert_with(|| {
                 let v: Vec<(u32, Decimal)> = all
                     .iter()
-                    .filter(|r| r.fields[2] == "delivery_area")
-                    .filter(|r| if area_override { r.fields[1] == service } else { r.fields[1] == "*" })
+                    .filter(|r| r.kind == SurchargeType::DeliveryArea)
+                    .filter(|r| if area_override { for_service(r) } else { r.service.is_none() })
                     .filter_map(|r| {
-                        let k: u32 = r.fields[3].parse().ok()?;
-                        let k = if r.fields[3].len() == 5 { 1_000_000 + k } else { k };
-                        Some((k, Decimal::from_str(&r.fields[4]).ok()?))
+                        let SurchargeKey::Zip(zip) = &r.key else { return None };
+                        let k: u32 = zip.parse().ok()?;
+                        Some((if zip.len() == 5 { 1_000_000 + k } else { k }, r.amount))
                     })
                     .collect();
                 Arc::new(Area::new(v))
@@ -539,4 +408,12 @@ fn build(
         });
     }
     Ok(RateBook { carriers, charts, cards, fx })
+}
+
+/// The text of a signature option key.
+fn key_text(key: &SurchargeKey) -> &str {
+    match key {
+        SurchargeKey::Code(s) | SurchargeKey::Zip(s) => s,
+        SurchargeKey::None | SurchargeKey::Threshold(_) => "",
+    }
 }

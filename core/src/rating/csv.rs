@@ -1,94 +1,81 @@
-//! The small CSV dialect of rate data (docs/rate-cards.md): UTF-8, one record per
-//! line, `,` between fields, `\n` or `\r\n` line ends, a field that holds `,`, `"`
-//! or a line break is quoted with `"` and a `"` inside it is doubled. A quoted
-//! field may span lines. Empty lines are skipped. No other escapes.
+//! The CSV dialect of rate data (docs/rate-cards.md) over the `csv` crate: UTF-8 (a
+//! leading byte-order mark is ignored), `,` between fields, `\n` or `\r\n` line ends,
+//! `"` quoting with `""` inside, quoted fields that span lines, empty lines skipped.
+//! Export writes `\n` and quotes only the fields that need it.
 
-/// One parsed record: the 1-based line number where it starts, and its fields.
+/// One record: the 1-based line number where it starts, and its fields.
 pub(crate) struct Record {
     pub line: usize,
     pub fields: Vec<String>,
 }
 
-/// Splits `text` into records. The only error is an unterminated quoted field,
-/// reported with the line it started on.
-pub(crate) fn parse(text: &str) -> Result<Vec<Record>, usize> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+/// Why a file could not be split into records.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum DialectError {
+    /// A quoted field runs to the end of the file.
+    #[error("a quoted field is not closed")]
+    Unclosed {
+        /// The line its record starts on.
+        line: usize,
+    },
+    /// The reader failed (it reads from memory, so this is not expected).
+    #[error("unreadable CSV: {0}")]
+    Csv(#[source] csv::Error, usize),
+}
+
+fn line_of(p: Option<&csv::Position>) -> usize {
+    p.map_or(1, |p| usize::try_from(p.line()).unwrap_or(usize::MAX))
+}
+
+/// Splits `text` into records, each with the line it starts on.
+///
+/// # Errors
+/// [`DialectError::Unclosed`] when a quoted field is not closed (the reader would take
+/// the rest of the file into it).
+pub(crate) fn parse(text: &str) -> Result<Vec<Record>, DialectError> {
+    let mut reader = csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
     let mut out = Vec::new();
-    let mut chars = text.chars().peekable();
-    let mut line = 1usize;
-    let mut fields: Vec<String> = Vec::new();
-    let mut field = String::new();
-    let mut start = 1usize;
-    let mut in_record = false;
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if field.is_empty() => {
-                in_record = true;
-                let open = line;
-                let mut closed = false;
-                while let Some(q) = chars.next() {
-                    if q == '"' {
-                        if chars.peek() == Some(&'"') {
-                            chars.next();
-                            field.push('"');
-                        } else {
-                            closed = true;
-                            break;
-                        }
-                    } else {
-                        if q == '\n' {
-                            line += 1;
-                        }
-                        field.push(q);
-                    }
-                }
-                if !closed {
-                    return Err(open);
-                }
-            }
-            ',' => {
-                in_record = true;
-                fields.push(std::mem::take(&mut field));
-            }
-            '\r' if chars.peek() == Some(&'\n') => {}
-            '\n' => {
-                if in_record || !field.is_empty() {
-                    fields.push(std::mem::take(&mut field));
-                    out.push(Record { line: start, fields: std::mem::take(&mut fields) });
-                }
-                in_record = false;
-                line += 1;
-                start = line;
-            }
-            c => {
-                in_record = true;
-                field.push(c);
-            }
-        }
+    // The reader's position of a record is where it began to look for it: before the
+    // empty lines it skips, and before the `\n` of a `\r\n` that ended the record
+    // before. So the record's start is found from there, and its line counted from
+    // the last record's.
+    let (mut at, mut line) = (0, 1);
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            let line = line_of(e.position());
+            DialectError::Csv(e, line)
+        })?;
+        let from = record.position().map_or(at, |p| usize::try_from(p.byte()).unwrap_or(usize::MAX)).clamp(at, text.len());
+        let start = from + text.as_bytes()[from..].iter().take_while(|&&b| b == b'\r' || b == b'\n').count();
+        line += text.as_bytes()[at..start].iter().filter(|&&b| b == b'\n').count();
+        at = start;
+        out.push(Record { line, fields: record.iter().map(str::to_owned).collect() });
     }
-    if in_record || !field.is_empty() {
-        fields.push(field);
-        out.push(Record { line: start, fields });
+    // Only the last record can hold an unclosed quote: it swallowed the rest of the
+    // file. Quotes come in pairs in a closed record (open and close, `""` inside); a
+    // single `"` inside an unquoted field would break the count, but no column of
+    // rate data accepts a `"`, so such a record is refused either way.
+    if let Some(last) = out.last() {
+        if text.as_bytes()[at..].iter().filter(|&&b| b == b'"').count() % 2 == 1 {
+            return Err(DialectError::Unclosed { line: last.line });
+        }
     }
     Ok(out)
 }
 
-/// Appends one record and its `\n` to `out`, quoting fields that need it.
-pub(crate) fn write_record<S: AsRef<str>>(out: &mut String, fields: &[S]) {
-    for (i, f) in fields.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        let f = f.as_ref();
-        if f.contains([',', '"', '\n', '\r']) {
-            out.push('"');
-            out.push_str(&f.replace('"', "\"\""));
-            out.push('"');
-        } else {
-            out.push_str(f);
-        }
+/// Writes a header and records, each ended by `\n`, quoting fields that need it.
+///
+/// # Errors
+/// The writer's error (it writes to memory, so this is not expected).
+pub(crate) fn write<S: AsRef<[u8]>>(header: &[&str], records: impl IntoIterator<Item = Vec<S>>) -> Result<String, csv::Error> {
+    let mut writer = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
+    writer.write_record(header)?;
+    for r in records {
+        writer.write_record(&r)?;
     }
-    out.push('\n');
+    let bytes = writer.into_inner().map_err(|e| csv::Error::from(e.into_error()))?;
+    // Every field written was a `str`.
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 #[cfg(test)]
@@ -97,18 +84,20 @@ mod tests {
 
     #[test]
     fn quoting_round_trips() {
-        let mut s = String::new();
-        write_record(&mut s, &["a", "b,c", "say \"hi\"", "two\nlines", ""]);
+        let s = write(&["a", "b", "c", "d", "e"], [vec!["a", "b,c", "say \"hi\"", "two\nlines", ""]]).unwrap_or_default();
+        assert_eq!(s, "a,b,c,d,e\na,\"b,c\",\"say \"\"hi\"\"\",\"two\nlines\",\n");
         let r = parse(&s).unwrap_or_default();
-        assert_eq!(r.len(), 1);
-        assert_eq!(r[0].fields, vec!["a", "b,c", "say \"hi\"", "two\nlines", ""]);
+        assert_eq!(r.len(), 2);
+        assert_eq!(r[1].fields, vec!["a", "b,c", "say \"hi\"", "two\nlines", ""]);
     }
 
     #[test]
     fn line_numbers_and_blank_lines() {
-        let r = parse("h1,h2\r\n\nx,y\n\"p\nq\",z\nlast,1").unwrap_or_default();
+        let r = parse("\u{feff}h1,h2\r\n\nx,y\n\"p\nq\",z\nlast,1").unwrap_or_default();
         let lines: Vec<usize> = r.iter().map(|r| r.line).collect();
         assert_eq!(lines, vec![1, 3, 4, 6]);
-        assert!(parse("a\n\"open").is_err());
+        assert_eq!(r[0].fields, vec!["h1", "h2"]);
+        assert!(matches!(parse("a\n\"open"), Err(DialectError::Unclosed { line: 2 })));
+        assert!(matches!(parse("a\n\"x\"\"y\",\"open\nmore"), Err(DialectError::Unclosed { line: 2 })));
     }
 }

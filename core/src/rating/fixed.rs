@@ -14,7 +14,13 @@
 
 use std::cmp::Ordering;
 
-use rust_decimal::Decimal;
+use rust_decimal::{Decimal, RoundingStrategy};
+
+use crate::money::{CENT_PLACES, MONEY_ROUNDING};
+
+// `D::round_cents` rounds half up, which on non-negative amounts is the money policy
+// only while that policy is half away from zero.
+const _: () = assert!(matches!(MONEY_ROUNDING, RoundingStrategy::MidpointAwayFromZero));
 
 /// 2^96: mantissas are below this.
 const LIMIT: u128 = 1 << 96;
@@ -199,19 +205,21 @@ impl D {
         }
     }
 
-    /// Rounded half away from zero to 2 decimals (kept as is at scale <= 2).
+    /// [`crate::money::round_cents`] on the unpacked form: the same value and scale
+    /// (kept as is at a scale of at most [`CENT_PLACES`]). Being non-negative, half away
+    /// from zero is half up. A property test pins it to the `Decimal` function.
     #[inline(always)]
     pub(crate) fn round_cents(self) -> D {
-        if self.s <= 2 {
+        if self.s <= CENT_PLACES {
             return self;
         }
-        let p = POW10U[(self.s - 2) as usize];
+        let p = POW10U[(self.s - CENT_PLACES) as usize];
         let (q, r) = match (u64::try_from(self.m), u64::try_from(p)) {
             (Ok(a), Ok(b)) => (u128::from(a / b), u128::from(a % b)),
             _ => (self.m / p, self.m % p),
         };
         let q = if r * 2 >= p { q + 1 } else { q };
-        D { m: q, s: 2 }
+        D { m: q, s: CENT_PLACES }
     }
 }
 

@@ -1,6 +1,6 @@
 //! Rating: zones, rate cards, billable weight, surcharges and currency.
 //!
-//! Rate data lives in SQLite (tables `rate_*`, see [`SCHEMA_SQL`]) and is loaded once
+//! Rate data lives in SQLite (tables `rate_*` of `core/schema.sql`) and is loaded once
 //! into an immutable [`RateBook`]; [`RateBook::rate`] is then a pure function of the
 //! book and a [`RateInput`] (no SQL, no allocation beyond the result). After an
 //! import the caller loads a new book and swaps it in whole.
@@ -30,11 +30,12 @@ use std::fmt;
 use std::str::FromStr;
 
 use rust_decimal::prelude::ToPrimitive;
-use rust_decimal::{Decimal, RoundingStrategy};
+use rust_decimal::Decimal;
 
 mod book;
 mod csv;
 mod fixed;
+mod rows;
 mod store;
 mod zones;
 
@@ -42,11 +43,16 @@ mod zones;
 mod tests;
 
 pub use self::book::RateBookError;
-pub use self::store::{export_csv, import_csv, seed_defaults, CsvKind, ImportError, ImportSummary, RowError, SCHEMA_SQL};
+pub use self::rows::CsvKind;
+pub(crate) use self::store::import;
+pub use self::store::{export_csv, seed_defaults, ImportSummary, RowError};
+#[cfg(test)]
+pub(crate) use self::store::{import_csv, ImportError};
 pub use self::zones::End;
 
-use self::book::{Basis, Card, Carrier, ZoneRule};
+use self::book::{Card, Carrier};
 use self::fixed::{D, POW10U};
+use self::rows::{Basis, ZoneRule};
 
 /// The currencies of the interface.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -422,7 +428,7 @@ impl Lines {
     }
 
     /// The lines as a vector.
-    pub fn to_vec(&self) -> Vec<Surcharge> {
+    pub fn to_vec(self) -> Vec<Surcharge> {
         self.iter().collect()
     }
 }
@@ -608,28 +614,6 @@ pub struct RateBook {
 /// markup and many heavy pieces together could exceed `Decimal`'s range.
 fn mul(a: Decimal, b: Decimal) -> Result<Decimal, RateError> {
     a.checked_mul(b).ok_or(RateError::AmountTooLarge)
-}
-
-/// The money rounding policy (DECISIONS 1): half away from zero, to the cent.
-/// Done on the mantissa (i128), which is several times faster than
-/// `round_dp_with_strategy` and gives the same result (a test checks it).
-/// `rate` uses [`D::round_cents`], the same on non-negative amounts; this
-/// `Decimal` form is its reference in the tests.
-#[cfg_attr(not(test), allow(dead_code))]
-fn round_cents(d: Decimal) -> Decimal {
-    let s = d.scale();
-    if s <= 2 {
-        return d;
-    }
-    let p = POW10[(s - 2).min(28) as usize];
-    let m = d.mantissa();
-    // u64 division is a single instruction; i128 division is a library call
-    let (q, r) = match (u64::try_from(m.unsigned_abs()), u64::try_from(p)) {
-        (Ok(a), Ok(b)) => (i128::from(a / b) * m.signum(), i128::from(a % b)),
-        _ => (m / p, (m % p).abs()),
-    };
-    let q = if r * 2 >= p { q + m.signum() } else { q };
-    Decimal::try_from_i128_with_scale(q, 2).unwrap_or_else(|_| d.round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero))
 }
 
 /// `a / b` rounded up to a whole number, for positive `a` and `b`, in integer

@@ -5,17 +5,17 @@
 //! number or a numeric string, as real clients of this interface send both (DECISIONS 1).
 
 mod accounts;
+mod after_booking;
 mod booking;
 mod customers;
-mod after_booking;
 mod numbers;
 mod quotes;
 mod strict;
 
 pub use accounts::*;
+pub use after_booking::*;
 pub use booking::*;
 pub use customers::*;
-pub use after_booking::*;
 pub(crate) use numbers::{decimal_text, push_int};
 pub use numbers::{Dec, Int};
 #[cfg(any(test, feature = "bench"))]

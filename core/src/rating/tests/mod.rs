@@ -10,6 +10,7 @@ use rust_decimal::Decimal;
 use rust_decimal_macros::dec;
 
 use super::*;
+use crate::money::round_cents;
 use rust_decimal::prelude::ToPrimitive;
 
 fn book() -> &'static RateBook {
@@ -379,7 +380,8 @@ fn convert_uses_the_exchange_table() {
 
 fn seeded() -> Connection {
     let mut conn = Connection::open_in_memory().unwrap();
-    conn.execute_batch(SCHEMA_SQL).unwrap();
+    crate::store::configure(&conn).unwrap();
+    crate::store::migrate(&mut conn).unwrap();
     let tx = conn.transaction().unwrap();
     seed_defaults(&tx).unwrap();
     tx.commit().unwrap();
@@ -458,6 +460,49 @@ fn import_errors_name_every_bad_line_and_write_nothing() {
     let tx = conn.transaction().unwrap();
     let e = import_csv(&tx, CsvKind::Zones, "chart,country,zone\n").unwrap_err();
     assert!(e.to_string().contains("line 1: header"), "{e}");
+}
+
+#[test]
+fn import_errors_count_lines_across_crlf_blank_lines_and_quoted_breaks() {
+    let mut conn = seeded();
+    let tx = conn.transaction().unwrap();
+    // line 1 header (CRLF), 2 empty, 3 bad, 4-5 one record with a quoted line break, 6 bad
+    let csv = "\u{feff}chart,basis,country,zone\r\n\r\nc1,receiver,us,1\r\n\"c2\nx\",receiver,US,1\nc3,sideways,US,1\n";
+    let ImportError::Rows(rows) = import_csv(&tx, CsvKind::Zones, csv).unwrap_err() else { panic!("row errors expected") };
+    let lines: Vec<(usize, &str)> = rows.iter().map(|r| (r.line, r.message.split(':').next().unwrap_or(""))).collect();
+    assert_eq!(lines, vec![(3, "country"), (4, "chart"), (6, "basis")]);
+    let e = import_csv(&tx, CsvKind::Zones, "chart,basis,country,zone\nc1,receiver,US,1\n\"c2,receiver\n").unwrap_err();
+    assert_eq!(e.to_string(), "1 invalid row(s): line 3: a quoted field is not closed");
+}
+
+#[test]
+fn an_inconsistent_import_keeps_the_book_error_as_its_source() {
+    let mut conn = seeded();
+    let tx = conn.transaction().unwrap();
+    let e = import_csv(&tx, CsvKind::Rates, "carrier,service,package_type,chart,zone,weight,price\nparcel,x,y,nope,1,1,1\n").unwrap_err();
+    let source = std::error::Error::source(&e).map(ToString::to_string);
+    assert_eq!(source.as_deref(), Some("rate card parcel/x/y: zone chart \"nope\" does not exist"));
+    assert_eq!(
+        e.to_string(),
+        "the import would leave the rate data inconsistent: rate card parcel/x/y: zone chart \"nope\" does not exist"
+    );
+}
+
+#[test]
+fn the_book_loaded_from_rows_is_the_default_book() {
+    let conn = seeded();
+    let (loaded, default) = (RateBook::load(&conn).unwrap(), book());
+    assert_eq!(loaded.cards().count(), default.cards().count());
+    assert_eq!(loaded.fx, default.fx);
+    let p = [PieceInput { weight: dec!(3.3), dims: Some([dec!(20), dec!(14), dec!(9)]), insurance: Some(dec!(420)) }];
+    for (carrier, service, package, id) in default.cards() {
+        for (from, to) in [(us("10001"), us("90001")), (us("10001"), abroad("GB")), (abroad("CA"), us("60601"))] {
+            let mut i = input(from, to, WeightUnit::Lb, &p);
+            i.residential = true;
+            let there = loaded.card(carrier, service, package).unwrap();
+            assert_eq!(loaded.rate(there, &i), default.rate(id, &i), "{carrier}/{service}/{package}");
+        }
+    }
 }
 
 #[test]
@@ -580,11 +625,6 @@ proptest! {
 
 proptest! {
     #[test]
-    fn fast_rounding_matches_rust_decimal(d in arb_decimal()) {
-        prop_assert_eq!(round_cents(d), d.round_dp_with_strategy(2, rust_decimal::RoundingStrategy::MidpointAwayFromZero));
-    }
-
-    #[test]
     fn ceil_ratio_matches_decimal_division(a in arb_decimal(), b in arb_decimal()) {
         let expected = if a > Decimal::ZERO && b > Decimal::ZERO {
             a.checked_div(b).and_then(|q| q.ceil().to_u32())
@@ -610,6 +650,13 @@ fn rounding_half_away_from_zero() {
     assert_eq!(round_cents(dec!(-2.345)), dec!(-2.35));
     assert_eq!(round_cents(dec!(2.3449999)), dec!(2.34));
     assert_eq!(round_cents(dec!(4.8)), dec!(4.8));
+    for d in [dec!(2.345), dec!(2.3449999), dec!(4.8), dec!(0.005), dec!(0.004999)] {
+        assert!(same(fixed::D::pos(d).round_cents().dec(), round_cents(d)), "{d}");
+    }
+}
+
+#[test]
+fn ceil_ratio_whole_steps() {
     assert_eq!(ceil_ratio(dec!(480), dec!(139)), Some(4));
     assert_eq!(ceil_ratio(dec!(417), dec!(139)), Some(3));
     assert_eq!(ceil_ratio(dec!(29.7), dec!(0.5)), Some(60));
@@ -622,6 +669,30 @@ fn arb_nonneg_decimal() -> impl Strategy<Value = Decimal> {
         (any::<u32>(), any::<u32>(), 0u32..=28).prop_map(|(lo, mid, s)| Decimal::from_parts(lo, mid, 0, false, s)),
         (any::<u32>(), any::<u32>(), any::<u32>(), 0u32..=28).prop_map(|(lo, mid, hi, s)| Decimal::from_parts(lo, mid, hi, false, s)),
     ]
+}
+
+/// Non-negative decimals at exact and near midpoints of the cent (`x.xx5`, `x.xx4999`).
+fn arb_cent_midpoint() -> impl Strategy<Value = Decimal> {
+    (0u64..1_000_000_000, 3u32..=20, prop_oneof![Just(0u64), Just(1u64), Just(4u64), Just(5u64), Just(6u64), Just(9u64)]).prop_map(
+        |(cents, s, digit)| {
+            // cents.digit followed by s - 3 digits of the digit itself
+            let mut m = i128::from(cents) * 10 + i128::from(digit);
+            for _ in 3..s {
+                m = m * 10 + i128::from(digit);
+            }
+            Decimal::from_i128_with_scale(m, s)
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 4096, ..ProptestConfig::default() })]
+
+    /// `rate()` rounds on the fixed-point form; it is the money policy, value and scale.
+    #[test]
+    fn fixed_point_rounding_is_the_money_policy(d in prop_oneof![arb_nonneg_decimal(), arb_cent_midpoint()]) {
+        prop_assert!(same(fixed::D::pos(d).round_cents().dec(), round_cents(d)), "{d}");
+    }
 }
 
 /// Same value and same scale (`Decimal`'s `==` ignores the scale).
