@@ -342,26 +342,10 @@ mod tests {
         )
         .unwrap();
         let old = [event("T1", "Info Received", "2026-11-21 10:00:00"), event("T1", "In Transit", "2026-11-22 08:00:00")];
-        // stored as schema 1 stores them: ids from the sequence 'tracking_event'
-        for (id, e) in (1..).zip(&old) {
-            conn.execute(
-                "INSERT INTO tracking_events (customer_id, book_number, tracking_number, carrier, event, event_status, event_time,
-                    service_area, service_area_country, id)
-                 VALUES ('C1', '1000000001', ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                rusqlite::params![
-                    e.tracking_number,
-                    e.carrier,
-                    e.event,
-                    e.event_status,
-                    e.event_time,
-                    e.service_area,
-                    e.service_area_country,
-                    id
-                ],
-            )
-            .unwrap();
-        }
-        conn.execute("INSERT INTO id_sequences (name, last) VALUES ('tracking_event', 2)", []).unwrap();
+        // stored as schema 1 stores them
+        let tx = conn.transaction().unwrap();
+        assert_eq!(store(&tx, "C1", "1000000001", &old).unwrap(), (2, 0));
+        tx.commit().unwrap();
         crate::store::migrate(&mut conn).unwrap();
         let listed = events(&conn, "C1", "1000000001").unwrap();
         assert_eq!(listed, [old[1].clone(), old[0].clone()]);
