@@ -539,8 +539,9 @@ pub(crate) fn price_all<'a, 'c, T>(ctx: &Context<'c>, items: &'a [T], read: impl
                     };
                     let valid = validate(ctx, s.into_owned())?;
                     let priced = price(ctx, &valid, ctx.profile.markup_percent, &mut buf)?;
-                    // (quote ids are not part of the packed form: it can be written now)
-                    let mut packed = Vec::new();
+                    // (quote ids are not part of the packed form: it can be written now; a
+                    // packed quote is about 96 bytes)
+                    let mut packed = Vec::with_capacity(if priced.quotes.is_empty() { 0 } else { 1 + 96 * priced.quotes.len() });
                     if !priced.quotes.is_empty() {
                         pack(&mut packed, &priced.quotes);
                     }
