@@ -7,11 +7,16 @@
 //! preset and envelope package types that can carry its weight. A named package type is
 //! quoted as named, and what stops it is a `quoteErrors` entry.
 //!
+//! A request goes one way, whatever its front end: each shipment is read on its own and
+//! validated and priced in turn ([`price_all`]); the quotes are numbered ([`number`]) and
+//! stored ([`store`]) in one transaction; the answer is built from the priced quotes
+//! ([`answer`], or [`answer_json`] written straight from them for the JSON interface).
+//!
 //! Persistence: the quotes of one shipment are stored as one row holding the request
-//! shipment (packed, or its JSON as sent when it has billing parties, an invoice or line
-//! items) and the quotes packed (see [`crate::packed`]), with a contiguous
-//! range of quote ids; a quote is found by its id inside that range. One row per
-//! shipment instead of one per quote keeps a 500-shipment batch to 500 inserts.
+//! shipment's JSON (as sent, or as serde writes it for a typed request) and the quotes
+//! packed (see [`crate::packed`]), with a contiguous range of quote ids; a quote is
+//! found by its id inside that range. One row per shipment instead of one per quote
+//! keeps a 500-shipment batch to 500 inserts.
 
 use std::borrow::Cow;
 
@@ -539,10 +544,11 @@ pub(crate) fn price_all<'a, 'c, T>(ctx: &Context<'c>, items: &'a [T], read: impl
                     };
                     let valid = validate(ctx, s.into_owned())?;
                     let priced = price(ctx, &valid, ctx.profile.markup_percent, &mut buf)?;
-                    // (quote ids are not part of the packed form: it can be written now; a
-                    // packed quote is about 96 bytes)
-                    let mut packed = Vec::with_capacity(if priced.quotes.is_empty() { 0 } else { 1 + 96 * priced.quotes.len() });
+                    // (quote ids are not part of the packed form: it can be written now, into
+                    // room for it: a packed quote is about 96 bytes)
+                    let mut packed = Vec::new();
                     if !priced.quotes.is_empty() {
+                        packed.reserve(1 + 96 * priced.quotes.len());
                         pack(&mut packed, &priced.quotes);
                     }
                     Ok(Quoted { quotes: priced.quotes, errors: priced.errors, shipment_json, packed })

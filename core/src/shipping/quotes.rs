@@ -21,10 +21,10 @@ impl Shipping {
         self.quote_shipments(customer_id, shipments, |s| Ok((Cow::Borrowed(s), None)), |outcomes| Ok(quoting::answer(outcomes)))
     }
 
-    /// Batch quote from the request body as sent: each shipment is parsed on its own, so
-    /// that one whose JSON does not fit the shipment shape fails alone, and its row keeps
-    /// its JSON as sent.
-    /// The answer is the JSON of [`wire::BatchQuoteResponse`].
+    /// Batch quote from the request body as sent, answered with the JSON of
+    /// [`wire::BatchQuoteResponse`]: each shipment is parsed on its own, so that one whose
+    /// JSON does not fit the shipment shape fails alone, and its row keeps its JSON as
+    /// sent.
     pub(crate) fn batch_quote_json(&self, customer_id: &str, body: &str) -> Result<String> {
         let req: BorrowedBatchQuoteRequest = wire::parse_borrowed(body)?;
         quoting::check_batch_size(req.shipments.len())?;
