@@ -1,5 +1,5 @@
 //! For wasm32 only: the default rate table (`data/rates/rates.csv`, 1.8 MB) is embedded
-//! deflated, which keeps the WebAssembly package under its 4 MB budget; it is inflated
+//! deflated, which keeps the WebAssembly package under its 3.5 MB budget; it is inflated
 //! once, when a new database is seeded. Native builds embed the text as it is.
 
 fn main() {

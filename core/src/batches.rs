@@ -111,6 +111,17 @@ pub(crate) fn add_quotes(
     if req.quote_ids.is_empty() {
         return Err(Error::invalid("quoteIds", "must name at least one quote"));
     }
+    // Checked before any quote is looked up: a request that cannot fit must not cost a
+    // lookup per id inside the write transaction.
+    if req.quote_ids.len() > MAX_BATCH_QUOTES {
+        return Err(Error::fields(
+            ErrorCategory::LimitExceeded,
+            vec![crate::FieldError {
+                field: "quoteIds".into(),
+                message: format!("a batch holds at most {MAX_BATCH_QUOTES} quotes, found {} ids", req.quote_ids.len()),
+            }],
+        ));
+    }
     let existing = members(tx, customer_id, batch_id)?;
     for (i, id) in req.quote_ids.iter().enumerate() {
         let stored = quoting::find(tx, customer_id, id.0)?.ok_or_else(|| {

@@ -55,6 +55,18 @@ fn an_unknown_quote_is_not_found_and_nothing_is_added() {
 }
 
 #[test]
+fn more_ids_than_a_batch_holds_are_refused_before_any_is_looked_up() {
+    let (h, id) = setup();
+    let batch = create_batch(&h, &id);
+    let path = Harness::path(&id, &format!("/batch/{batch}/quotes"));
+    // 501 ids none of which exists: the limit is reported, not the first unknown id
+    let ids: Vec<i64> = (1..=501).map(|i| 900_000_000 + i).collect();
+    h.call("POST", &path, &json!({ "quoteIds": ids })).assert_error(400, "LIMIT_EXCEEDED", Some("quoteIds"));
+    // 500 is still looked up
+    h.call("POST", &path, &json!({ "quoteIds": &ids[..500] })).assert_error(404, "NOT_FOUND", Some("quoteIds[0]"));
+}
+
+#[test]
 fn another_customers_quote_is_not_found() {
     let (h, id) = setup();
     let other = h.create_customer("bo@example.com");
