@@ -57,6 +57,9 @@ fn is_domestic(carrier: &str, sender: &str, receiver: &str) -> bool {
 }
 
 fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRequest) -> Result<Valid<'a>> {
+    if let Some(f) = &req.fulfillment {
+        crate::orders::check_lines("fulfillment.items", f.items.len())?;
+    }
     let mut p = Problems::new();
     let catalog = ctx.catalog;
     let service = catalog.services_for(ctx.profile).find(|s| s.code == req.service_code && s.carrier == req.carrier_code);

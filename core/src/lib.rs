@@ -72,7 +72,7 @@ pub use error::{Error, ErrorCategory, FieldError, Result};
 pub use ledger::EntryKind;
 pub use manifests::MANIFEST_TYPE;
 pub use money::{format2, round_cents};
-pub use orders::FULFILLMENT_STATUSES;
+pub use orders::{FULFILLMENT_STATUSES, MAX_ORDER_LINES};
 pub use pickups::MAX_SHIPMENTS;
 pub use quoting::{StoredQuote, MAX_BATCH, QUOTE_LIFETIME_SECS};
 pub use rating::{

@@ -9,6 +9,8 @@
 //! recomputes the status the same way, so it moves back (to `pending` when nothing
 //! shipped remains). A put replaces the order, status included, as the spec says.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction};
 use rust_decimal::Decimal;
@@ -41,9 +43,24 @@ fn non_negative(p: &mut Problems, field: &str, value: Option<Decimal>) {
     }
 }
 
+/// Most lines of an order, and most items of one fulfilment.
+pub const MAX_ORDER_LINES: usize = 1000;
+
+/// `LIMIT_EXCEEDED` on `field` when `count` is above [`MAX_ORDER_LINES`].
+pub(crate) fn check_lines(field: &str, count: usize) -> Result<()> {
+    if count > MAX_ORDER_LINES {
+        return Err(Error::fields(
+            ErrorCategory::LimitExceeded,
+            vec![FieldError { field: field.into(), message: format!("at most {MAX_ORDER_LINES} are accepted, found {count}") }],
+        ));
+    }
+    Ok(())
+}
+
 /// Checks an order against every rule of 4.2; returns it with `shipperReference`
 /// defaulted.
 fn validate(order_id: &str, req: &wire::Order) -> Result<wire::Order> {
+    check_lines("items", req.items.as_ref().and_then(Option::as_ref).map_or(0, Vec::len))?;
     let mut p = Problems::new();
     if req.order_id != order_id {
         p.push("orderId", format!("must equal the order id of the path, {order_id:?}; found {:?}", req.order_id));
@@ -231,17 +248,40 @@ pub(crate) fn delete(tx: &Transaction, customer_id: &str, integration_id: &str, 
     Ok(wire::OkResponse::OK)
 }
 
-/// The order line an item of a fulfilment ships: by `lineId`, else `productId`, else `sku`.
-fn line_of(lines: &[wire::OrderItem], item: &wire::FulfillmentItem) -> Option<usize> {
-    let same = |a: &Option<String>, b: &str| a.as_deref().is_some_and(|a| a == b);
-    if !item.line_id.is_empty() {
-        lines.iter().position(|l| same(&l.line_id, &item.line_id))
-    } else if !item.product_id.is_empty() {
-        lines.iter().position(|l| same(&l.product_id, &item.product_id))
-    } else if !item.sku.is_empty() {
-        lines.iter().position(|l| same(&l.sku, &item.sku))
-    } else {
-        None
+/// The lines of an order by `lineId`, `productId` and `sku` (the first line with a
+/// value, as a scan would find it), so that matching a fulfilment's items is linear.
+struct Lines<'a> {
+    by_line: HashMap<&'a str, usize>,
+    by_product: HashMap<&'a str, usize>,
+    by_sku: HashMap<&'a str, usize>,
+}
+
+impl<'a> Lines<'a> {
+    fn of(lines: &'a [wire::OrderItem]) -> Lines<'a> {
+        let index = |key: fn(&wire::OrderItem) -> &Option<String>| {
+            let mut map = HashMap::with_capacity(lines.len());
+            for (i, line) in lines.iter().enumerate() {
+                if let Some(k) = key(line).as_deref() {
+                    map.entry(k).or_insert(i);
+                }
+            }
+            map
+        };
+        Lines { by_line: index(|l| &l.line_id), by_product: index(|l| &l.product_id), by_sku: index(|l| &l.sku) }
+    }
+
+    /// The order line an item of a fulfilment ships: by `lineId`, else `productId`, else
+    /// `sku`.
+    fn line_of(&self, item: &wire::FulfillmentItem) -> Option<usize> {
+        if !item.line_id.is_empty() {
+            self.by_line.get(item.line_id.as_str()).copied()
+        } else if !item.product_id.is_empty() {
+            self.by_product.get(item.product_id.as_str()).copied()
+        } else if !item.sku.is_empty() {
+            self.by_sku.get(item.sku.as_str()).copied()
+        } else {
+            None
+        }
     }
 }
 
@@ -271,13 +311,14 @@ fn shipped(conn: &Connection, customer_id: &str, integration_id: &str, order_id:
 fn recompute(tx: &Transaction, customer_id: &str, integration_id: &str, order_id: &str) -> Result<()> {
     let Some(order) = load(tx, customer_id, integration_id, order_id)? else { return Ok(()) };
     let lines = order.items.flatten().unwrap_or_default();
+    let index = Lines::of(&lines);
     let fulfilments = shipped(tx, customer_id, integration_id, order_id)?;
     let mut counts = vec![0i64; lines.len()];
     let mut whole = false;
     for f in &fulfilments {
         whole |= f.items.is_empty();
         for item in &f.items {
-            if let Some(j) = line_of(&lines, item) {
+            if let Some(j) = index.line_of(item) {
                 counts[j] = counts[j].saturating_add(item.quantity.0);
             }
         }
@@ -312,17 +353,18 @@ pub(crate) fn fulfil(tx: &Transaction, customer_id: &str, book_number: &str, f: 
         )
     })?;
     let lines = order.items.flatten().unwrap_or_default();
+    let index = Lines::of(&lines);
     let mut counts = vec![0i64; lines.len()];
     for earlier in shipped(tx, customer_id, &f.integration_id, &f.order_id)? {
         for item in &earlier.items {
-            if let Some(j) = line_of(&lines, item) {
+            if let Some(j) = index.line_of(item) {
                 counts[j] = counts[j].saturating_add(item.quantity.0);
             }
         }
     }
     let mut p = Problems::new();
     for (i, item) in f.items.iter().enumerate() {
-        match line_of(&lines, item) {
+        match index.line_of(item) {
             None => {
                 p.push(format!("fulfillment.items[{i}]"), format!("matches no line of order {} (by lineId, productId or sku)", f.order_id))
             }
@@ -358,4 +400,45 @@ pub(crate) fn on_void(tx: &Transaction, customer_id: &str, book_number: &str) ->
         recompute(tx, customer_id, &integration_id, &order_id)?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An item finds the first line that carries its key, by `lineId`, else `productId`,
+    /// else `sku`, as a scan from the top would: repeated keys and lines without one
+    /// included.
+    #[test]
+    fn items_find_the_first_line_with_their_key() {
+        let line = |line_id: Option<&str>, product: Option<&str>, sku: Option<&str>| wire::OrderItem {
+            line_id: line_id.map(String::from),
+            product_id: product.map(String::from),
+            sku: sku.map(String::from),
+            ..Default::default()
+        };
+        let lines = [
+            line(None, None, None),
+            line(Some("L1"), Some("P1"), Some("MUG")),
+            line(Some("L2"), Some("P1"), Some("MUG")),
+            line(Some("L1"), None, Some("BOWL")),
+        ];
+        let item = |line_id: &str, product_id: &str, sku: &str| wire::FulfillmentItem {
+            line_id: line_id.into(),
+            product_id: product_id.into(),
+            sku: sku.into(),
+            quantity: wire::Int(1),
+        };
+        let index = Lines::of(&lines);
+        for (it, expected) in [
+            (item("L1", "", ""), Some(1)),
+            (item("L2", "P1", "BOWL"), Some(2)),
+            (item("", "P1", "BOWL"), Some(1)),
+            (item("", "", "BOWL"), Some(3)),
+            (item("L9", "P1", "MUG"), None),
+            (item("", "", ""), None),
+        ] {
+            assert_eq!(index.line_of(&it), expected, "{it:?}");
+        }
+    }
 }

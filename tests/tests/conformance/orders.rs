@@ -197,6 +197,15 @@ fn items_are_checked() {
 }
 
 #[test]
+fn an_order_holds_at_most_a_thousand_lines() {
+    let h = Harness::new();
+    let (id, integration) = setup(&h);
+    let lines = |n: usize| Value::Array((0..n).map(|i| json!({"lineId": format!("L{i}"), "quantity": 1})).collect());
+    put(&h, &id, &integration, "SO-1", &with(order_body("SO-1"), "/items", lines(1001))).assert_error(400, "LIMIT_EXCEEDED", Some("items"));
+    put(&h, &id, &integration, "SO-1", &with(order_body("SO-1"), "/items", lines(1000))).expect(201);
+}
+
+#[test]
 fn packages_are_checked_and_declared_values_only_go_abroad() {
     let h = Harness::new();
     let (id, integration) = setup(&h);
@@ -282,6 +291,17 @@ fn a_fulfilment_without_items_ships_the_whole_order() {
     let (id, integration) = setup(&h);
     h.book(&id, &ship(&integration, json!([])));
     assert_eq!(status(&h, &id, &integration), "fulfilled");
+}
+
+#[test]
+fn a_fulfilment_ships_at_most_a_thousand_items_and_a_longer_one_writes_nothing() {
+    let h = Harness::new();
+    let (id, integration) = setup(&h);
+    let before = h.get(&Harness::path(&id, "/prepay")).expect(200).clone();
+    let items = Value::Array((0..1001).map(|_| json!({"lineId": "L1", "quantity": 1})).collect());
+    h.book_with(&id, &ship(&integration, items)).assert_error(400, "LIMIT_EXCEEDED", Some("fulfillment.items"));
+    assert_eq!(h.get(&Harness::path(&id, "/prepay")).expect(200), &before);
+    assert_eq!(status(&h, &id, &integration), "pending");
 }
 
 #[test]
