@@ -810,6 +810,29 @@ pub(crate) fn void(
     if s.voided {
         return Err(Error::conflict(format!("Shipment {book_number} is already voided.")));
     }
+    // Once the carrier has the shipment (it is on a manifest, or the carrier scanned it),
+    // a void would refund a shipment that is being carried.
+    let manifest: Option<String> = tx
+        .prepare_cached("SELECT manifest_id FROM manifest_shipments WHERE customer_id = ?1 AND book_number = ?2")?
+        .query_row([customer_id, book_number], |r| r.get(0))
+        .optional()?;
+    if let Some(manifest) = manifest {
+        return Err(Error::conflict(format!(
+            "Shipment {book_number} is on manifest {manifest}: the carrier has it in hand, so it can no longer be voided."
+        )));
+    }
+    let scanned: Option<(String, String)> = tx
+        .prepare_cached(
+            "SELECT event_status, event_time FROM tracking_events
+             WHERE customer_id = ?1 AND book_number = ?2 AND event_status <> ?3 ORDER BY event_time LIMIT 1",
+        )?
+        .query_row([customer_id, book_number, crate::tracking::INFO_RECEIVED], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    if let Some((status, time)) = scanned {
+        return Err(Error::conflict(format!(
+            "Shipment {book_number} has been scanned by the carrier ({status} at {time}), so it can no longer be voided."
+        )));
+    }
     tx.execute(
         "UPDATE shipments SET voided = 1, voided_at = ?2 WHERE customer_id = ?3 AND book_number = ?1",
         [book_number, &ledger::timestamp(now), customer_id],

@@ -9,9 +9,13 @@ use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::wire;
 
+/// The status of the event a booking records: the carrier knows of the shipment but
+/// has not had it in hand yet.
+pub(crate) const INFO_RECEIVED: &str = "Info Received";
+
 /// The closed list of `eventStatus` values (2.9), spelled as the interface spells them.
 pub const EVENT_STATUSES: [&str; 9] = [
-    "Info Received",
+    INFO_RECEIVED,
     "In Transit",
     "Out for Delivery",
     "Delivery Arragned",
@@ -65,7 +69,7 @@ fn booked_events(conn: &rusqlite::Connection, customer_id: &str, book_number: &s
                 tracking_number: r.get(0)?,
                 carrier: r.get(1)?,
                 event: BOOKED_EVENT.to_string(),
-                event_status: "Info Received".to_string(),
+                event_status: INFO_RECEIVED.to_string(),
                 event_time: r.get(2)?,
                 service_area: r.get(3)?,
                 service_area_country: r.get(4)?,

@@ -47,7 +47,7 @@ pub fn run(d: &mut impl Driver) -> Vec<(String, Value)> {
         booking[key] = cheapest[key].clone();
     }
     booking["approvePrepayRecharge"] = json!(true);
-    let booked = step("book shipment", "bookShipment", &[id.clone(), booking], d);
+    let booked = step("book shipment", "bookShipment", &[id.clone(), booking.clone()], d);
     let book = json!(booked["bookNumber"].as_str().unwrap_or("missing"));
     step("retrieve shipment", "shipment", &[id.clone(), book.clone()], d);
     step("list shipments", "shipments", &[id.clone(), json!({"limit": 10})], d);
@@ -74,7 +74,14 @@ pub fn run(d: &mut impl Driver) -> Vec<(String, Value)> {
     let integration_id = integration["integrationId"].clone();
     step("put order", "putOrder", &[id.clone(), integration_id.clone(), json!("ORD-1"), order()], d);
     step("get order", "order", &[id.clone(), integration_id, json!("ORD-1")], d);
-    step("void shipment", "voidShipment", &[id.clone(), book.clone()], d);
+    // The carrier has the first shipment (scanned, on a manifest): its void is refused.
+    step("void a shipment in the carrier's hands", "voidShipment", &[id.clone(), book.clone()], d);
+    // A second one, priced anew, not handed over: its void refunds it.
+    let mut again = booking;
+    again.as_object_mut().map(|b| b.remove("quoteId"));
+    let second = step("book another shipment", "bookShipment", &[id.clone(), again], d);
+    let second = json!(second["bookNumber"].as_str().unwrap_or("missing"));
+    step("void shipment", "voidShipment", &[id.clone(), second.clone()], d);
 
     // The error path: thrown errors carry status, errorCategory and details.
     let mut texas = customer_body("bo@example.com");
@@ -82,7 +89,7 @@ pub fn run(d: &mut impl Driver) -> Vec<(String, Value)> {
     step("invalid customer", "createCustomer", &[texas], d);
     step("unknown customer", "listServices", &[json!("C9999999")], d);
     step("duplicate e-mail", "createCustomer", &[customer_body("ann@example.com")], d);
-    step("void twice", "voidShipment", &[id.clone(), book], d);
+    step("void twice", "voidShipment", &[id.clone(), second], d);
     steps
 }
 

@@ -12,6 +12,21 @@ fn decode_base64(text: &str) -> Vec<u8> {
     base64::engine::general_purpose::STANDARD.decode(text).expect("standard base64")
 }
 
+/// A shipment on a manifest is in the carrier's hands: its void is refused, and nothing
+/// is refunded.
+#[test]
+fn a_shipment_on_a_manifest_cannot_be_voided() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let a = h.book(&id, &book_body());
+    let manifest = create(&h, &id, &manifest_body("postal", &[&a])).expect(201)["manifestId"].as_str().unwrap().to_string();
+    let before = h.get(&Harness::path(&id, "/prepay")).expect(200).clone();
+    let r = h.call("POST", &Harness::path(&id, &format!("/shipments/{a}")), &json!({"voided": true}));
+    r.assert_error_without_details(409, "CONFLICT");
+    assert!(r.body["error"].as_str().unwrap().contains(&format!("on manifest {manifest}")), "{:?}", r.body);
+    assert_eq!(h.get(&Harness::path(&id, "/prepay")).expect(200), &before);
+}
+
 #[test]
 fn a_manifest_is_a_pdf_of_the_shipments() {
     let h = Harness::new();

@@ -25,6 +25,26 @@ fn booked(h: &Harness) -> (String, String, String) {
     (id, b["bookNumber"].as_str().unwrap().into(), b["trackingNumber"].as_str().unwrap().into())
 }
 
+/// A void would refund a shipment the carrier is carrying: once the feed reports any
+/// event after `Info Received`, the void is refused and nothing is refunded.
+#[test]
+fn a_shipment_the_carrier_has_scanned_cannot_be_voided() {
+    let h = Harness::new();
+    let (id, book, tracking) = booked(&h);
+    // a repeat of the first event does not count as a scan
+    feed(&h, &id, &book, json!([event(&tracking, "Info Received", "2026-11-22 08:00:00")])).expect(200);
+    let other_book = h.book(&id, &book_body());
+    feed(&h, &id, &book, json!([event(&tracking, "Delivered", "2026-11-24 12:00:00")])).expect(200);
+    let before = h.get(&Harness::path(&id, "/prepay")).expect(200).clone();
+    let a = h.call("POST", &Harness::path(&id, &format!("/shipments/{book}")), &json!({"voided": true}));
+    a.assert_error_without_details(409, "CONFLICT");
+    assert!(a.body["error"].as_str().unwrap().contains("scanned by the carrier (Delivered"), "{:?}", a.body);
+    assert_eq!(h.get(&Harness::path(&id, "/prepay")).expect(200), &before);
+    assert_eq!(h.get(&Harness::path(&id, &format!("/shipments/{book}"))).expect(200)["voided"], false);
+    // a shipment with only its booking's event is voided as before
+    h.void(&id, &other_book);
+}
+
 #[test]
 fn booking_records_info_received_with_every_field() {
     let h = Harness::new();
