@@ -43,14 +43,24 @@ pub(crate) fn find(conn: &Connection, id: &str) -> Result<Customer> {
 const MIN_PASSWORD: usize = 8;
 const MAX_PASSWORD: usize = 256;
 
-/// Create customer (4.9): validates everything, hashes the password, opens the ledger
-/// with one recharge of `rechargeAmount`.
-pub(crate) fn create(
-    tx: &Transaction,
-    catalog: &Catalog,
-    req: &wire::CreateCustomerRequest,
-    now: DateTime<Utc>,
-) -> Result<wire::CustomerIdResponse> {
+/// A customer checked by every rule of 4.9 and with its password hashed: what
+/// [`create`] writes. Made outside any transaction, since hashing takes tens of
+/// milliseconds that must not hold up other requests.
+pub(crate) struct NewCustomer<'r> {
+    req: &'r wire::CreateCustomerRequest,
+    email: &'r str,
+    password_hash: String,
+    mailing: String,
+    billing: String,
+    minimum: i64,
+    recharge: i64,
+}
+
+/// Checks a create-customer request (4.9) and hashes its password.
+///
+/// # Errors
+/// `INVALID_REQUEST` naming each invalid field.
+pub(crate) fn prepare<'r>(catalog: &Catalog, req: &'r wire::CreateCustomerRequest) -> Result<NewCustomer<'r>> {
     let mut p = Problems::new();
     if catalog.profile(req.profile_code.trim()).is_none() {
         p.push("profileCode", format!("unknown profile {:?}; every catalog has \"Default\"", req.profile_code));
@@ -81,7 +91,24 @@ pub(crate) fn create(
         }
     }
     p.finish()?;
+    Ok(NewCustomer {
+        req,
+        email,
+        password_hash: hash_password(&req.password)?,
+        mailing: wire::to_json(&mailing)?,
+        billing: wire::to_json(&billing)?,
+        minimum,
+        recharge,
+    })
+}
 
+/// Create customer (4.9): writes the customer [`prepare`] made and opens its ledger with
+/// one recharge of `rechargeAmount`.
+///
+/// # Errors
+/// `CONFLICT` for an e-mail already registered.
+pub(crate) fn create(tx: &Transaction, new: NewCustomer<'_>, now: DateTime<Utc>) -> Result<wire::CustomerIdResponse> {
+    let NewCustomer { req, email, password_hash, mailing, billing, minimum, recharge } = new;
     let email_key = email.to_lowercase();
     let taken: bool = tx.query_row("SELECT EXISTS (SELECT 1 FROM customers WHERE email_key = ?1)", [&email_key], |r| r.get(0))?;
     if taken {
@@ -90,7 +117,6 @@ pub(crate) fn create(
             vec![crate::error::FieldError { field: "email".into(), message: format!("{email} is already registered") }],
         ));
     }
-    let hash = hash_password(&req.password)?;
     let id = format!("C{:07}", store::next_id(tx, "customer")?);
     tx.execute(
         "INSERT INTO customers (id, email, email_key, password_hash, profile_code, franchise_id, mailing_address, billing_address,
@@ -100,11 +126,11 @@ pub(crate) fn create(
             id,
             email,
             email_key,
-            hash,
+            password_hash,
             req.profile_code.trim(),
             req.franchise_id.as_deref().map(str::trim),
-            wire::to_json(&mailing)?,
-            wire::to_json(&billing)?,
+            mailing,
+            billing,
             minimum,
             recharge,
             req.sales_rep,
@@ -138,32 +164,40 @@ fn hash_password(password: &str) -> Result<String> {
         .map_err(|e| Error::internal(format!("could not hash the password: {e}")))
 }
 
-/// Connect customer: the customer id for a right e-mail/password pair, else 401 (the same
-/// answer for an unknown e-mail, so that it does not reveal who is registered).
-pub(crate) fn connect(conn: &Connection, req: &wire::ConnectCustomerRequest) -> Result<wire::CustomerIdResponse> {
-    let row: Option<(String, String)> = conn
-        .query_row("SELECT id, password_hash FROM customers WHERE email_key = ?1", [req.username.trim().to_lowercase()], |r| {
+/// The id and password hash of the customer registered under `email`, if any: what
+/// [`verify`] checks a login against, outside the connection's lock.
+pub(crate) fn credentials(conn: &Connection, email: &str) -> Result<Option<(String, String)>> {
+    Ok(conn
+        .query_row("SELECT id, password_hash FROM customers WHERE email_key = ?1", [email.trim().to_lowercase()], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })
-        .optional()?;
+        .optional()?)
+}
+
+/// Connect customer: the customer id when `password` is the one of `credentials`, else
+/// 401, the same answer for an unknown e-mail so that it does not reveal who is
+/// registered.
+///
+/// # Errors
+/// `UNAUTHORIZED` for a wrong pair or an unknown e-mail.
+pub(crate) fn verify(credentials: Option<(String, String)>, password: &str) -> Result<wire::CustomerIdResponse> {
     let refused = || Error::new(ErrorCategory::Unauthorized, "The e-mail and password do not match a customer.");
-    let Some((id, hash)) = row else {
+    let Some((id, hash)) = credentials else {
         // Spend the work of a wrong password, so that timing does not reveal who is registered.
-        if let Some(dummy) = dummy_hash().and_then(|h| PasswordHash::new(h).ok()) {
-            let _ = Argon2::default().verify_password(req.password.as_bytes(), &dummy);
+        if let Ok(dummy) = PasswordHash::new(DUMMY_HASH) {
+            let _ = Argon2::default().verify_password(password.as_bytes(), &dummy);
         }
         return Err(refused());
     };
     let parsed = PasswordHash::new(&hash).map_err(|e| Error::internal(format!("stored password hash is unreadable: {e}")))?;
-    Argon2::default().verify_password(req.password.as_bytes(), &parsed).map_err(|_| refused())?;
+    Argon2::default().verify_password(password.as_bytes(), &parsed).map_err(|_| refused())?;
     Ok(wire::CustomerIdResponse { customer_id: id })
 }
 
-/// A hash that matches no password, checked against when the e-mail is unknown.
-fn dummy_hash() -> Option<&'static str> {
-    static DUMMY: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
-    DUMMY.get_or_init(|| hash_password("no customer has this password").ok()).as_deref()
-}
+/// A hash that matches no password, checked against when the e-mail is unknown: with the
+/// parameters `hash_password` uses (argon2id, m=19456, t=2, p=1), so that an unknown
+/// e-mail costs what a wrong password costs, from the first login of a process on.
+const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$U7eykhAvxBYcMy71Jp53CQ$xuW4jnl5f9f8IhicIqrv+qmwsuv2ONPzszMHX+6D70s";
 
 /// The token type of 4.12, under its neutral name and the spec's bracketed spelling.
 const TOKEN_TYPES: [&str; 2] = ["processorCardToken", "<processor>CardToken"];
@@ -244,5 +278,20 @@ mod tests {
         assert!(!looks_like_card_number("4111111111111112"));
         assert!(!looks_like_card_number("tok_1NqLx2"));
         assert!(!looks_like_card_number("123456789012"));
+    }
+
+    /// The hash an unknown e-mail is checked against is a constant of the same algorithm
+    /// and cost as every stored hash (so the first unknown e-mail of a process costs one
+    /// argon2 run, as a wrong password does, and not two), and no password matches it.
+    #[test]
+    fn the_dummy_hash_costs_what_a_stored_hash_costs() {
+        let dummy = PasswordHash::new(DUMMY_HASH).unwrap();
+        let stored = hash_password("correct horse").unwrap();
+        let stored = PasswordHash::new(&stored).unwrap();
+        assert_eq!((dummy.algorithm, dummy.version), (stored.algorithm, stored.version));
+        assert_eq!(dummy.params, stored.params);
+        for password in ["", "no customer has this password ", "correct horse"] {
+            assert_eq!(verify(None, password).unwrap_err().category(), ErrorCategory::Unauthorized);
+        }
     }
 }

@@ -12,9 +12,10 @@ impl Shipping {
     /// # Errors
     /// `INVALID_REQUEST` naming each invalid field; `CONFLICT` for a registered e-mail.
     pub fn create_customer(&self, req: &wire::CreateCustomerRequest) -> Result<wire::CustomerIdResponse> {
-        let catalog = self.catalog();
+        // (the password is hashed before the transaction, not while it holds the lock)
+        let new = customers::prepare(&self.catalog(), req)?;
         let now = self.clock.now();
-        self.write(|tx| customers::create(tx, &catalog, req, now))
+        self.write(|tx| customers::create(tx, new, now))
     }
 
     /// Connect customer, `POST /restapi/v1/connect-customer`.
@@ -22,7 +23,9 @@ impl Shipping {
     /// # Errors
     /// `UNAUTHORIZED` for a wrong pair or an unknown e-mail.
     pub fn connect_customer(&self, req: &wire::ConnectCustomerRequest) -> Result<wire::CustomerIdResponse> {
-        self.read(|conn| customers::connect(conn, req))
+        // (the password is checked after the lock is released: argon2 takes tens of ms)
+        let credentials = self.read(|conn| customers::credentials(conn, &req.username))?;
+        customers::verify(credentials, &req.password)
     }
 
     /// Update payment method (4.12), `POST .../paymentMethod`.
