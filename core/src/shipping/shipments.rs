@@ -23,7 +23,8 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment (or another customer's);
-    /// `CONFLICT` when it is already voided.
+    /// `CONFLICT` when it is already voided, or the carrier has it in hand (it is on a
+    /// manifest, or the carrier feed reported an event after `Info Received`).
     pub fn void_shipment(&self, customer_id: &str, book_number: &str, req: &wire::VoidRequest) -> Result<wire::VoidResponse> {
         let now = self.clock.now();
         self.write_for(customer_id, |tx| booking::void(tx, customer_id, book_number, req, now))
