@@ -25,15 +25,9 @@ pub fn answer_json(answer: &wire::BatchQuoteResponse) -> Result<String> {
         }
         match (&r.quotes, &r.quote_errors) {
             (Some(quotes), Some(errors)) => {
-                out.push_str("{\"shipmentIndex\":");
-                wire::push_int(&mut out, r.shipment_index as i64);
-                out.push_str(",\"status\":\"success\",\"quotes\":");
                 let quotes =
                     quotes.iter().map(|q| (wire::quote_fields(q), q.surcharges.iter().map(|l| (l.description.as_str(), l.amount))));
-                wire::write_quotes(&mut out, quotes);
-                out.push_str(",\"quoteErrors\":");
-                wire::write_quote_errors(&mut out, errors);
-                out.push('}');
+                wire::write_quoted_result(&mut out, r.shipment_index, |out| wire::write_quotes(out, quotes), errors);
             }
             _ => out.push_str(&wire::to_json(r)?),
         }

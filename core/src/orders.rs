@@ -250,14 +250,14 @@ pub(crate) fn delete(tx: &Transaction, customer_id: &str, integration_id: &str, 
 
 /// The lines of an order by `lineId`, `productId` and `sku` (the first line with a
 /// value, as a scan would find it), so that matching a fulfilment's items is linear.
-struct Lines<'a> {
+struct LineIndex<'a> {
     by_line: HashMap<&'a str, usize>,
     by_product: HashMap<&'a str, usize>,
     by_sku: HashMap<&'a str, usize>,
 }
 
-impl<'a> Lines<'a> {
-    fn of(lines: &'a [wire::OrderItem]) -> Lines<'a> {
+impl<'a> LineIndex<'a> {
+    fn of(lines: &'a [wire::OrderItem]) -> LineIndex<'a> {
         let index = |key: fn(&wire::OrderItem) -> &Option<String>| {
             let mut map = HashMap::with_capacity(lines.len());
             for (i, line) in lines.iter().enumerate() {
@@ -267,7 +267,7 @@ impl<'a> Lines<'a> {
             }
             map
         };
-        Lines { by_line: index(|l| &l.line_id), by_product: index(|l| &l.product_id), by_sku: index(|l| &l.sku) }
+        LineIndex { by_line: index(|l| &l.line_id), by_product: index(|l| &l.product_id), by_sku: index(|l| &l.sku) }
     }
 
     /// The order line an item of a fulfilment ships: by `lineId`, else `productId`, else
@@ -311,7 +311,7 @@ fn shipped(conn: &Connection, customer_id: &str, integration_id: &str, order_id:
 fn recompute(tx: &Transaction, customer_id: &str, integration_id: &str, order_id: &str) -> Result<()> {
     let Some(order) = load(tx, customer_id, integration_id, order_id)? else { return Ok(()) };
     let lines = order.items.flatten().unwrap_or_default();
-    let index = Lines::of(&lines);
+    let index = LineIndex::of(&lines);
     let fulfilments = shipped(tx, customer_id, integration_id, order_id)?;
     let mut counts = vec![0i64; lines.len()];
     let mut whole = false;
@@ -353,7 +353,7 @@ pub(crate) fn fulfil(tx: &Transaction, customer_id: &str, book_number: &str, f: 
         )
     })?;
     let lines = order.items.flatten().unwrap_or_default();
-    let index = Lines::of(&lines);
+    let index = LineIndex::of(&lines);
     let mut counts = vec![0i64; lines.len()];
     for earlier in shipped(tx, customer_id, &f.integration_id, &f.order_id)? {
         for item in &earlier.items {
@@ -429,7 +429,7 @@ mod tests {
             sku: sku.into(),
             quantity: wire::Int(1),
         };
-        let index = Lines::of(&lines);
+        let index = LineIndex::of(&lines);
         for (it, expected) in [
             (item("L1", "", ""), Some(1)),
             (item("L2", "P1", "BOWL"), Some(2)),

@@ -528,32 +528,29 @@ pub(crate) type Outcome<'a, 'c> = Result<Quoted<'a, 'c>>;
 
 /// Reads (with `read`), validates and prices each of `items` in order: the outcome of
 /// each shipment. A shipment that cannot be read, or breaks a shipment-level rule, fails
-/// alone, with its index in the field paths.
+/// alone; the answer puts its index in the field paths ([`answer`], [`answer_json`]).
 pub(crate) fn price_all<'a, 'c, T>(ctx: &Context<'c>, items: &'a [T], read: impl Fn(&'a T) -> Requested<'a>) -> Vec<Outcome<'a, 'c>> {
     let mut buf: Vec<PieceInput> = Vec::new();
     items
         .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            read(item)
-                .and_then(|(s, json)| {
-                    // the row keeps the shipment as sent, or as serde writes it
-                    let shipment_json = match json {
-                        Some(json) => Cow::Borrowed(json),
-                        None => Cow::Owned(wire::to_json(&s)?),
-                    };
-                    let valid = validate(ctx, s.into_owned())?;
-                    let priced = price(ctx, &valid, ctx.profile.markup_percent, &mut buf)?;
-                    // (quote ids are not part of the packed form: it can be written now, into
-                    // room for it: a packed quote is about 96 bytes)
-                    let mut packed = Vec::new();
-                    if !priced.quotes.is_empty() {
-                        packed.reserve(1 + 96 * priced.quotes.len());
-                        pack(&mut packed, &priced.quotes);
-                    }
-                    Ok(Quoted { quotes: priced.quotes, errors: priced.errors, shipment_json, packed })
-                })
-                .map_err(|e| e.within(&format!("shipments[{i}]")))
+        .map(|item| {
+            read(item).and_then(|(s, json)| {
+                // the row keeps the shipment as sent, or as serde writes it
+                let shipment_json = match json {
+                    Some(json) => Cow::Borrowed(json),
+                    None => Cow::Owned(wire::to_json(&s)?),
+                };
+                let valid = validate(ctx, s.into_owned())?;
+                let priced = price(ctx, &valid, ctx.profile.markup_percent, &mut buf)?;
+                // (quote ids are not part of the packed form: it can be written now, into
+                // room for it: a packed quote is about 96 bytes)
+                let mut packed = Vec::new();
+                if !priced.quotes.is_empty() {
+                    packed.reserve(1 + 96 * priced.quotes.len());
+                    pack(&mut packed, &priced.quotes);
+                }
+                Ok(Quoted { quotes: priced.quotes, errors: priced.errors, shipment_json, packed })
+            })
         })
         .collect()
 }
@@ -597,14 +594,14 @@ pub(crate) fn store(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, out
 }
 
 /// The answer of a quote request (4.1) from the outcome of each of its shipments.
-pub(crate) fn answer(outcomes: &[Outcome<'_, '_>]) -> wire::BatchQuoteResponse {
+pub(crate) fn answer(outcomes: Vec<Outcome<'_, '_>>) -> wire::BatchQuoteResponse {
     let results = outcomes
-        .iter()
+        .into_iter()
         .enumerate()
         .map(|(i, outcome)| match outcome {
             Ok(q) => wire::ShipmentQuotes {
                 quotes: Some(q.quotes.iter().map(PricedQuote::to_wire).collect()),
-                quote_errors: Some(q.errors.clone()),
+                quote_errors: Some(q.errors),
                 ..result(i, "success")
             },
             Err(e) => failed(i, e),
@@ -628,16 +625,8 @@ pub(crate) fn answer_json(outcomes: &[Outcome<'_, '_>]) -> Result<String> {
             out.push(',');
         }
         match outcome {
-            Ok(q) => {
-                out.push_str("{\"shipmentIndex\":");
-                wire::push_int(&mut out, i as i64);
-                out.push_str(",\"status\":\"success\",\"quotes\":");
-                write_quotes_json(&mut out, &q.quotes);
-                out.push_str(",\"quoteErrors\":");
-                wire::write_quote_errors(&mut out, &q.errors);
-                out.push('}');
-            }
-            Err(e) => out.push_str(&wire::to_json(&failed(i, e))?),
+            Ok(q) => wire::write_quoted_result(&mut out, i, |out| write_quotes_json(out, &q.quotes), &q.errors),
+            Err(e) => out.push_str(&wire::to_json(&failed(i, e.clone()))?),
         }
     }
     out.push_str("]}");
@@ -657,8 +646,10 @@ fn result(shipment_index: usize, status: &str) -> wire::ShipmentQuotes {
     }
 }
 
-/// The result of shipment `i`, which failed with `e`.
-fn failed(i: usize, e: &Error) -> wire::ShipmentQuotes {
+/// The result of shipment `i`, which failed with `e`: its field paths under
+/// `shipments[i]`.
+fn failed(i: usize, e: Error) -> wire::ShipmentQuotes {
+    let e = e.within(&format!("shipments[{i}]"));
     wire::ShipmentQuotes {
         error: Some(e.message().to_string()),
         error_category: Some(e.category().code().to_string()),

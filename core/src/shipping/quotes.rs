@@ -32,7 +32,7 @@ impl Shipping {
             customer_id,
             &req.shipments,
             |raw| wire::parse_body(raw.get()).map(|s| (Cow::Owned(s), Some(raw.get()))),
-            quoting::answer_json,
+            |outcomes| quoting::answer_json(&outcomes),
         )
     }
 
@@ -44,7 +44,7 @@ impl Shipping {
         customer_id: &str,
         items: &'a [T],
         read: impl Fn(&'a T) -> quoting::Requested<'a>,
-        answer: impl FnOnce(&[quoting::Outcome<'a, '_>]) -> Result<A>,
+        answer: impl FnOnce(Vec<quoting::Outcome<'a, '_>>) -> Result<A>,
     ) -> Result<A> {
         let (customer, catalog, provider_accounts) = self.read(|conn| {
             let (customer, catalog) = self.customer(conn, customer_id)?;
@@ -66,7 +66,7 @@ impl Shipping {
             quoting::number(tx, &mut outcomes)?;
             quoting::store(tx, customer_id, now, &outcomes)
         })?;
-        answer(&outcomes)
+        answer(outcomes)
     }
 
     /// Single-shipment quote (DECISIONS 9), `POST .../quote`: one quote when carrier,
@@ -77,44 +77,28 @@ impl Shipping {
     /// it cannot be quoted at all; when all three are named, the reason that one service
     /// could not be quoted.
     pub fn quote(&self, customer_id: &str, shipment: &wire::QuoteShipment) -> Result<wire::QuoteAnswer> {
-        let mut response = self.quote_shipments(
+        let all_named = shipment.carrier_code.is_some() && shipment.service_code.is_some() && shipment.package_type_code.is_some();
+        self.quote_shipments(
             customer_id,
             std::slice::from_ref(shipment),
             |s| Ok((Cow::Borrowed(s), None)),
-            |outcomes| Ok(quoting::answer(outcomes)),
-        )?;
-        let result = response.results.pop().ok_or_else(|| Error::internal("a quote request produced no result"))?;
-        if let (Some(error), Some(category)) = (result.error, result.error_category) {
-            let category = crate::error::category_from_code(&category);
-            let details: Vec<crate::FieldError> = result
-                .details
-                .unwrap_or_default()
-                .into_iter()
-                .map(|d| crate::FieldError {
-                    field: d.field.strip_prefix("shipments[0].").unwrap_or(&d.field).to_string(),
-                    message: d.message,
-                })
-                .collect();
-            return Err(if details.is_empty() {
-                Error::new(category, error.replace("shipments[0].", ""))
-            } else {
-                Error::fields(category, details)
-            });
-        }
-        let mut quotes = result.quotes.unwrap_or_default();
-        let errors = result.quote_errors.unwrap_or_default();
-        let all_named = shipment.carrier_code.is_some() && shipment.service_code.is_some() && shipment.package_type_code.is_some();
-        if all_named {
-            if let Some(q) = quotes.pop() {
-                return Ok(wire::QuoteAnswer::One(Box::new(q)));
-            }
-            let e = errors
-                .into_iter()
-                .next()
-                .ok_or_else(|| Error::new(ErrorCategory::ServiceNotAvailable, "The named service could not be quoted."))?;
-            return Err(Error::new(crate::error::category_from_code(&e.error_category), e.error));
-        }
-        Ok(wire::QuoteAnswer::Many(wire::QuotesResponse { quotes, quote_errors: errors }))
+            |outcomes| {
+                let quoted = outcomes.into_iter().next().ok_or_else(|| Error::internal("a quote request produced no result"))??;
+                let mut quotes: Vec<wire::Quote> = quoted.quotes.iter().map(quoting::PricedQuote::to_wire).collect();
+                if !all_named {
+                    return Ok(wire::QuoteAnswer::Many(wire::QuotesResponse { quotes, quote_errors: quoted.errors }));
+                }
+                if let Some(q) = quotes.pop() {
+                    return Ok(wire::QuoteAnswer::One(Box::new(q)));
+                }
+                let e = quoted
+                    .errors
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| Error::new(ErrorCategory::ServiceNotAvailable, "The named service could not be quoted."))?;
+                Err(Error::new(crate::error::category_from_code(&e.error_category), e.error))
+            },
+        )
     }
 
     /// A quote of the customer by id, with the shipment it was made for.

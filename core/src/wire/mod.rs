@@ -16,12 +16,12 @@ pub use accounts::*;
 pub use after_booking::*;
 pub use booking::*;
 pub use customers::*;
-pub(crate) use numbers::{decimal_text, push_int};
+pub(crate) use numbers::decimal_text;
 pub use numbers::{Dec, Int};
 #[cfg(any(test, feature = "bench"))]
 pub(crate) use quotes::quote_fields;
 pub use quotes::*;
-pub(crate) use quotes::{quote_json_size, write_quote_errors, write_quotes, QuoteFields, QuotedWeight};
+pub(crate) use quotes::{quote_json_size, write_quoted_result, write_quotes, QuoteFields, QuotedWeight};
 
 /// The string type of an address's fields as sent: text of up to 24 bytes, as address
 /// fields nearly always are, is held inline, without an allocation of its own.

@@ -470,6 +470,19 @@ pub(crate) const fn quote_json_size(lines: usize) -> usize {
     320 + 64 * lines
 }
 
+/// Appends the result of shipment `index` of a batch answer that was quoted, as serde
+/// writes a [`ShipmentQuotes`] of status `success`: its quotes written by `quotes`, then
+/// `errors`.
+pub(crate) fn write_quoted_result(out: &mut String, index: usize, quotes: impl FnOnce(&mut String), errors: &[QuoteError]) {
+    out.push_str("{\"shipmentIndex\":");
+    super::numbers::push_int(out, index as i64);
+    out.push_str(",\"status\":\"success\",\"quotes\":");
+    quotes(out);
+    out.push_str(",\"quoteErrors\":");
+    write_quote_errors(out, errors);
+    out.push('}');
+}
+
 /// Appends `errors` as a JSON array to `out`: byte for byte what serde_json writes (a
 /// test pins this), written directly, as the quotes are written. A batch over every
 /// service has a quote error for many of its shipments.
