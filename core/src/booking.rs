@@ -319,9 +319,9 @@ fn booking_invoice(p: &mut Problems, invoice: &wire::CommercialInvoice) {
 }
 
 /// The price of a booking: from its quote, or rated now.
+/// The total is in the shipment's currency: a quote is only booked in its own.
 struct Priced {
     total: Decimal,
-    currency: Currency,
     zone: String,
     quote_id: Option<i64>,
 }
@@ -352,72 +352,86 @@ fn bookable_quote(conn: &Connection, ctx: &Context, id: i64) -> Result<quoting::
     Ok(stored)
 }
 
-/// What differs between the shipment a quote priced and the one being booked, if
-/// anything that goes into the price does: the ends, the pieces (weights and dimensions,
-/// compared in one unit) and the priced options. A quote locks the price of the
-/// shipment it was made for, not of another.
-fn differs_from_quote(quoted: &wire::QuoteShipment, v: &ValidShipment) -> Option<String> {
-    let place = |a: &wire::WireAddress| {
-        let country = a.country.as_deref().unwrap_or("").trim().to_ascii_uppercase();
-        let zip = a.zip.as_ref().and_then(|z| z.as_deref()).unwrap_or("").trim().to_ascii_uppercase().replace(' ', "");
-        (country, zip)
+/// The shipment quote `stored` priced, read back through the rules of a quote so that
+/// it is normalised as the booking's shipment was. Its date and provider account are
+/// not priced and were checked when it was quoted, so they are not checked again.
+fn quoted_shipment(ctx: &Context, stored: &quoting::StoredQuote) -> Result<ValidShipment> {
+    let id = stored.quote.quote_id;
+    let quoted = stored.shipment()?;
+    let accounts: Vec<String> = quoted.provider_account_id.iter().map(ToString::to_string).collect();
+    let no_cards = Vec::new();
+    let quoting = quoting::Context {
+        catalog: ctx.catalog,
+        rates: ctx.rates,
+        profile: ctx.profile,
+        today: NaiveDate::MIN,
+        provider_accounts: &accounts,
+        cards: &no_cards,
     };
-    let booked = |a: &Address| (a.country.to_string(), a.zip.as_deref().unwrap_or_default().to_ascii_uppercase().replace(' ', ""));
-    if place(&quoted.sender) != booked(&v.sender) {
-        return Some("the sender's country or postal code differs from the quoted shipment's".into());
+    quoting::validate(&quoting, quoted).map_err(|e| {
+        Error::invalid("quoteId", format!("quote {id} no longer passes the rules of a quote ({}); quote the shipment again", e.message()))
+    })
+}
+
+/// What differs between the shipment a quote priced and the one being booked in the
+/// same package type `pt`, if anything that goes into the price does. Both are compared
+/// as the rating reads them ([`quoting::rate_input`]), so that no priced input can be
+/// left out, and their declared values besides: a quote locks the price of the
+/// shipment it was made for, exactly as it was quoted, not of another.
+fn differs_from_quote(quoted: &ValidShipment, booked: &ValidShipment, pt: &PackageType) -> Option<String> {
+    let (mut quoted_pieces, mut booked_pieces) = (Vec::new(), Vec::new());
+    let q = quoting::rate_input(quoted, pt, Decimal::ZERO, &mut quoted_pieces);
+    let b = quoting::rate_input(booked, pt, Decimal::ZERO, &mut booked_pieces);
+    let same_place = |a: &rating::Place, b: &rating::Place| (a.country, a.state, a.zip) == (b.country, b.state, b.zip);
+    let differs = |field: &str| Some(format!("{field} differs from the quoted shipment's"));
+    if !same_place(&q.sender, &b.sender) {
+        return differs("the sender's country, state or postal code");
     }
-    if place(&quoted.receiver) != booked(&v.receiver) {
-        return Some("the receiver's country or postal code differs from the quoted shipment's".into());
+    if !same_place(&q.receiver, &b.receiver) {
+        return differs("the receiver's country, state or postal code");
     }
-    if quoted.pieces.len() != v.pieces.len() {
-        return Some(format!("{} pieces are booked, {} were quoted", v.pieces.len(), quoted.pieces.len()));
+    if q.currency != b.currency {
+        return Some(format!("currency is {}, the quote priced {}", b.currency.as_str(), q.currency.as_str()));
     }
-    let unit: WeightUnit = quoted.weight_unit.parse().ok()?;
-    let dim_unit: Option<crate::rating::DimUnit> = quoted.dim_unit.clone().flatten().and_then(|u| u.parse().ok());
-    let to_cm = |d: Decimal, u: Option<crate::rating::DimUnit>| match u {
-        Some(crate::rating::DimUnit::In) => d * Decimal::new(254, 2),
-        _ => d,
-    };
-    for (i, (q, b)) in quoted.pieces.iter().zip(&v.pieces).enumerate() {
-        let qw = rating::convert_weight(q.weight.0, unit, WeightUnit::Kg).round_dp(6);
-        let bw = rating::convert_weight(b.weight, v.weight_unit, WeightUnit::Kg).round_dp(6);
-        if qw != bw {
-            return Some(format!(
-                "pieces[{i}] weighs {} {}, the quote priced {} {}",
-                b.weight.normalize(),
-                v.weight_unit.as_str(),
-                q.weight.0.normalize(),
-                unit.as_str()
-            ));
+    if q.weight_unit != b.weight_unit {
+        return Some(format!("weightUnit is {}, the quote priced {}", b.weight_unit.as_str(), q.weight_unit.as_str()));
+    }
+    if q.dim_unit != b.dim_unit {
+        return differs("dimUnit");
+    }
+    if q.pieces.len() != b.pieces.len() {
+        return Some(format!("{} pieces are booked, {} were quoted", b.pieces.len(), q.pieces.len()));
+    }
+    let declared = quoted.pieces.iter().zip(&booked.pieces).map(|(q, b)| q.declared_value == b.declared_value);
+    for (i, ((qp, bp), same_declared)) in q.pieces.iter().zip(b.pieces).zip(declared).enumerate() {
+        if qp.weight != bp.weight {
+            let unit = b.weight_unit.as_str();
+            return Some(format!("pieces[{i}] weighs {} {unit}, the quote priced {} {unit}", bp.weight.normalize(), qp.weight.normalize()));
         }
-        let qd = match (q.length, q.width, q.height) {
-            (Some(l), Some(w), Some(h)) => Some([l.0, w.0, h.0].map(|d| to_cm(d, dim_unit).round_dp(6))),
-            _ => None,
-        };
-        let bd = b.dims.map(|d| d.map(|x| to_cm(x, v.dim_unit).round_dp(6)));
-        if qd != bd {
-            return Some(format!("pieces[{i}] has other dimensions than the quote priced"));
+        if qp.dims != bp.dims {
+            return differs(&format!("pieces[{i}]'s dimensions"));
         }
-        if q.insurance_amount.map(|d| d.0) != b.insurance {
-            return Some(format!("pieces[{i}] insures another amount than the quote priced"));
+        if qp.insurance != bp.insurance {
+            return differs(&format!("pieces[{i}].insuranceAmount"));
+        }
+        if !same_declared {
+            return differs(&format!("pieces[{i}].declaredValue"));
         }
     }
-    let options = (quoted.residential.unwrap_or(false), quoted.signature_option_code.as_deref(), quoted.saturday_delivery.unwrap_or(false));
-    if options != (v.residential, v.signature.as_deref(), v.saturday) || quoted.postal_express_am_delivery.unwrap_or(false) != v.am_delivery
-    {
-        return Some("the residential, signature or delivery options differ from the quoted shipment's".into());
-    }
-    None
+    let options = [
+        ("residential", q.residential == b.residential),
+        ("signatureOptionCode", q.signature_option == b.signature_option),
+        ("saturdayDelivery", q.saturday_delivery == b.saturday_delivery),
+        ("postalExpressAmDelivery", q.am_delivery == b.am_delivery),
+        ("dangerousGoodsCode", q.dangerous_goods == b.dangerous_goods),
+    ];
+    options.iter().find(|(_, same)| !same).and_then(|(field, _)| differs(field))
 }
 
 fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Result<Priced> {
     if let Some(stored) = quote {
         let q = &stored.quote;
         let id = q.quote_id;
-        let quoted = stored.shipment()?;
-        if let Some(difference) = differs_from_quote(&quoted, &v.shipment) {
-            return Err(Error::invalid("quoteId", format!("quote {id} priced another shipment: {difference}; quote this one again")));
-        }
         if q.carrier_code != v.carrier.code || q.service_code != v.service.code || q.package_type_code != v.package.code {
             return Err(Error::invalid(
                 "quoteId",
@@ -427,14 +441,17 @@ fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Resul
                 ),
             ));
         }
-        let currency = q.currency.parse().map_err(|_| Error::internal(format!("quote {id} has currency {:?}", q.currency)))?;
-        return Ok(Priced { total: q.total_amount, currency, zone: q.zone.clone(), quote_id: Some(id) });
+        let quoted = quoted_shipment(ctx, &stored)?;
+        if let Some(difference) = differs_from_quote(&quoted, &v.shipment, v.package) {
+            return Err(Error::invalid("quoteId", format!("quote {id} priced another shipment: {difference}; quote this one again")));
+        }
+        return Ok(Priced { total: q.total_amount, zone: q.zone.clone(), quote_id: Some(id) });
     }
     let mut buf: Vec<PieceInput> = Vec::new();
     let card = ctx.rates.card(&v.carrier.code, &v.service.code, &v.package.code);
     let quote = quoting::rate_one(ctx.rates, card, &v.shipment, v.service, v.package, ctx.profile.markup_percent, &mut buf)
         .map_err(|(category, reason)| Error::fields(category, vec![FieldError { field: "serviceCode".into(), message: reason }]))?;
-    Ok(Priced { total: quote.rate.total, currency: v.shipment.currency, zone: quote.rate.zone.as_str().to_string(), quote_id: None })
+    Ok(Priced { total: quote.rate.total, zone: quote.rate.zone.as_str().to_string(), quote_id: None })
 }
 
 /// Charges `cost_cents` (USD) to the customer's prepay balance, recharging first when
@@ -511,7 +528,7 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
 
     let seq = store::next_id(tx, "book_number")?;
     let book_number = format!("{}", 1_000_000_000 + seq);
-    let cost_usd = round_cents(ctx.rates.convert(priced.total, priced.currency, Currency::Usd));
+    let cost_usd = round_cents(ctx.rates.convert(priced.total, v.shipment.currency, Currency::Usd));
     let cost_cents = to_cents(cost_usd).ok_or_else(|| Error::invalid("pieces", "the shipment costs more than can be charged"))?;
     let balance = if v.billed_to_prepay {
         charge(tx, ctx.customer, cost_cents, req.approve_prepay_recharge.unwrap_or(false), &format!("shipment {book_number}"), ctx.now)?
@@ -527,9 +544,7 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
     let first_tracking = tracking_numbers.first().cloned().unwrap_or_default();
     let piece_costs = split_cost(priced.total, &v.shipment.pieces);
 
-    // Search shows the cost in the shipment's currency, which a quote's may not be.
-    let view_total = round_cents(ctx.rates.convert(priced.total, priced.currency, v.shipment.currency));
-    let view = view_of(&book_number, &tracking_numbers, &v, req, view_total);
+    let view = view_of(&book_number, &tracking_numbers, &v, req, priced.total);
     let search = crate::search::entry(tx, &ctx.customer.id, seq, &view)?;
     // The first tracking event is kept on the shipment row: it commits with the booking.
     let booked = crate::tracking::booked_event(&v.shipment.sender, ctx.now);
@@ -549,7 +564,7 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
         first_tracking,
         v.shipment.date.to_string(),
         priced.zone,
-        priced.currency.as_str(),
+        v.shipment.currency.as_str(),
         priced.total.to_string(),
         if v.billed_to_prepay { cost_cents } else { 0 },
         v.label_format.code(),
@@ -601,7 +616,7 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
         zone: priced.zone,
         pieces,
         total_shipping_cost: priced.total,
-        currency: priced.currency.as_str().to_string(),
+        currency: v.shipment.currency.as_str().to_string(),
         tracking_numbers,
     };
     if let Some(key) = &req.idempotency_key {

@@ -470,6 +470,21 @@ pub(crate) fn rate_one<'c>(
     let card = card.ok_or_else(|| {
         (ErrorCategory::ServiceNotAvailable, format!("no rate card prices {} in {}; import one", service.label, pt.label))
     })?;
+    let input = rate_input(s, pt, markup, buf);
+    let rate = rates.rate(card, &input).map_err(|e| {
+        let category = match e {
+            RateError::RouteNotPriced { .. } | RateError::ZoneNotPriced(_) | RateError::UnknownCard => ErrorCategory::ServiceNotAvailable,
+            _ => ErrorCategory::InvalidRequest,
+        };
+        (category, e.to_string())
+    })?;
+    Ok(PricedQuote { quote_id: 0, service, package_type: &pt.code, rate })
+}
+
+/// Everything the price of `s` in package type `pt` depends on besides the rate card:
+/// what a quote priced, and what a booking by its `quoteId` must match. Preset package
+/// types are priced at their own dimensions, whatever the pieces say.
+pub(crate) fn rate_input<'a>(s: &'a ValidShipment, pt: &PackageType, markup: Decimal, buf: &'a mut Vec<PieceInput>) -> RateInput<'a> {
     let (dims, dim_unit) = if pt.is_preset() {
         (pt.preset_dims(), pt.dim_unit.as_deref().and_then(|u| u.parse().ok()).unwrap_or(DimUnit::In))
     } else {
@@ -481,7 +496,7 @@ pub(crate) fn rate_one<'c>(
         dims: if pt.is_custom() { piece.dims } else { dims },
         insurance: piece.insurance,
     }));
-    let input = RateInput {
+    RateInput {
         sender: place(&s.sender),
         receiver: place(&s.receiver),
         residential: s.residential,
@@ -494,15 +509,7 @@ pub(crate) fn rate_one<'c>(
         dangerous_goods: s.dangerous_goods.is_some(),
         currency: s.currency,
         markup_percent: markup,
-    };
-    let rate = rates.rate(card, &input).map_err(|e| {
-        let category = match e {
-            RateError::RouteNotPriced { .. } | RateError::ZoneNotPriced(_) | RateError::UnknownCard => ErrorCategory::ServiceNotAvailable,
-            _ => ErrorCategory::InvalidRequest,
-        };
-        (category, e.to_string())
-    })?;
-    Ok(PricedQuote { quote_id: 0, service, package_type: &pt.code, rate })
+    }
 }
 
 fn place(a: &Address) -> Place<'_> {

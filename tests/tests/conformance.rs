@@ -23,6 +23,8 @@ mod pickups;
 mod provider_accounts;
 #[path = "conformance/quotes.rs"]
 mod quotes;
+#[path = "conformance/quote_lock.rs"]
+mod quote_lock;
 #[path = "conformance/quoting_options.rs"]
 mod quoting_options;
 #[path = "conformance/rate_data.rs"]
