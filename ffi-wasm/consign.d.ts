@@ -444,7 +444,9 @@ export type ProviderAccount = {
  */
 export type PutProviderAccountRequest = {
   /**
-   * The carrier's account fields, values in clear (stored, never returned).
+   * The carrier's account fields, values in clear (stored, sealed when the service
+   * has a key, never returned). A value of `********`, the mask that list shows,
+   * keeps the stored one.
    */
   accountFields: { [key in string]: string },
 };

@@ -11,6 +11,7 @@ use crate::catalog::{Catalog, Profile};
 use crate::error::{Error, Problems, Result};
 use crate::ledger::timestamp;
 use crate::refdata;
+use crate::secrets::{self, Sealer};
 use crate::store;
 use crate::wire;
 
@@ -27,8 +28,7 @@ pub(crate) fn list_provider_accounts(conn: &Connection, customer_id: &str) -> Re
     let provider_accounts = rows
         .into_iter()
         .map(|(id, provider_code, fields)| {
-            let fields: BTreeMap<String, String> = serde_json::from_str(&fields)
-                .map_err(|e| Error::internal(format!("stored account fields are unreadable: {e}")).with_source(e))?;
+            let fields = stored_fields(&fields)?;
             Ok(wire::ProviderAccount { id, provider_code, account_fields: fields.into_keys().map(|k| (k, MASK.to_string())).collect() })
         })
         .collect::<Result<_>>()?;
@@ -37,9 +37,13 @@ pub(crate) fn list_provider_accounts(conn: &Connection, customer_id: &str) -> Re
 
 /// Put provider account: creates the customer's account for a carrier, or replaces the
 /// fields of the one with the same account number (the first field the carrier names).
+/// A field sent as [`MASK`] (as list provider accounts shows it) keeps its stored value;
+/// a masked account number stands for the customer's only account of the carrier.
+/// Values are stored through [`secrets::store`]: sealed when the service has a key.
 pub(crate) fn put_provider_account(
     tx: &Transaction,
     catalog: &Catalog,
+    sealer: Option<&Sealer>,
     customer_id: &str,
     provider_code: &str,
     req: &wire::PutProviderAccountRequest,
@@ -53,9 +57,9 @@ pub(crate) fn put_provider_account(
                 format!("accountFields.{name}"),
                 format!("is not a field of {provider_code} accounts; expected {}", carrier.account_fields.join(", ")),
             );
-        } else if value.trim().is_empty() {
+        } else if value.expose().trim().is_empty() {
             p.push(format!("accountFields.{name}"), "must not be empty");
-        } else if value.len() > 200 {
+        } else if value.expose().len() > 200 {
             p.push(format!("accountFields.{name}"), "must be at most 200 characters");
         }
     }
@@ -66,25 +70,49 @@ pub(crate) fn put_provider_account(
     }
     p.finish()?;
     let key_field = carrier.account_fields.first().map(String::as_str).unwrap_or_default();
-    let account_number = req.account_fields.get(key_field).map(|v| v.trim().to_string()).unwrap_or_default();
-    let fields = wire::to_json(&req.account_fields)?;
-    let existing: Option<String> = tx
-        .query_row(
-            "SELECT id FROM provider_accounts WHERE customer_id = ?1 AND provider_code = ?2 AND account_number = ?3",
-            [customer_id, provider_code, &account_number],
-            |r| r.get(0),
+    let sent_number = req.account_fields.get(key_field).map(|v| v.expose().trim()).unwrap_or_default();
+    let existing = if sent_number == MASK {
+        Some(only_account(tx, customer_id, provider_code, key_field)?)
+    } else {
+        tx.query_row(
+            "SELECT id, fields FROM provider_accounts WHERE customer_id = ?1 AND provider_code = ?2 AND account_number = ?3",
+            [customer_id, provider_code, sent_number],
+            |r| Ok(StoredAccount { id: r.get(0)?, fields: r.get(1)? }),
         )
-        .optional()?;
+        .optional()?
+    };
+    let stored_fields: BTreeMap<String, String> = match &existing {
+        Some(account) => stored_fields(&account.fields)?,
+        None => BTreeMap::new(),
+    };
+    let mut p = Problems::new();
+    let mut fields = BTreeMap::new();
+    for (name, value) in &req.account_fields {
+        let stored = if value.expose().trim() == MASK {
+            match stored_fields.get(name) {
+                Some(kept) => kept.clone(),
+                None => {
+                    p.push(format!("accountFields.{name}"), "is the mask of a stored value, and none is stored: send the value");
+                    continue;
+                }
+            }
+        } else {
+            secrets::store(sealer, &secrets::account_field_context(customer_id, name), value.expose())?
+        };
+        fields.insert(name.clone(), stored);
+    }
+    p.finish()?;
+    let fields = wire::to_json(&fields)?;
     let id = match existing {
-        Some(id) => {
-            tx.execute("UPDATE provider_accounts SET fields = ?2 WHERE customer_id = ?3 AND id = ?1", [&id, &fields, customer_id])?;
-            id
+        Some(account) => {
+            tx.execute("UPDATE provider_accounts SET fields = ?2 WHERE customer_id = ?3 AND id = ?1", [&account.id, &fields, customer_id])?;
+            account.id
         }
         None => {
             let id = format!("PA{:07}", store::next_id(tx, "provider_account")?);
             tx.execute(
                 "INSERT INTO provider_accounts (id, customer_id, provider_code, account_number, fields, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                rusqlite::params![id, customer_id, provider_code, account_number, fields, timestamp(now)],
+                rusqlite::params![id, customer_id, provider_code, sent_number, fields, timestamp(now)],
             )?;
             id
         }
@@ -94,6 +122,60 @@ pub(crate) fn put_provider_account(
         provider_code: provider_code.to_string(),
         account_fields: req.account_fields.keys().map(|k| (k.clone(), MASK.to_string())).collect(),
     })
+}
+
+/// A provider account as stored: its fields are JSON, each value sealed or plain.
+struct StoredAccount {
+    id: String,
+    fields: String,
+}
+
+fn stored_fields(json: &str) -> Result<BTreeMap<String, String>> {
+    serde_json::from_str(json).map_err(|e| Error::internal(format!("stored account fields are unreadable: {e}")).with_source(e))
+}
+
+/// The customer's one account of `provider_code`, which a masked account number
+/// (`key_field`) stands for.
+fn only_account(tx: &Transaction, customer_id: &str, provider_code: &str, key_field: &str) -> Result<StoredAccount> {
+    let mut stmt =
+        tx.prepare_cached("SELECT id, fields FROM provider_accounts WHERE customer_id = ?1 AND provider_code = ?2 ORDER BY id LIMIT 2")?;
+    let mut accounts = stmt
+        .query_map([customer_id, provider_code], |r| Ok(StoredAccount { id: r.get(0)?, fields: r.get(1)? }))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let field = format!("accountFields.{key_field}");
+    match accounts.len() {
+        1 => Ok(accounts.remove(0)),
+        0 => Err(Error::invalid(field, format!("is the mask, and this customer has no {provider_code} account to keep it from"))),
+        _ => Err(Error::invalid(
+            field,
+            format!("is the mask, and this customer has several {provider_code} accounts: send the account number"),
+        )),
+    }
+}
+
+/// The fields of the customer's provider account `id` with their values in clear, for
+/// the application that signs in to the carrier with them.
+///
+/// # Errors
+/// `NOT_FOUND` for an unknown id or another customer's; `INTERNAL` when a value is
+/// sealed and the service has no key or another one.
+pub(crate) fn provider_account_fields(
+    conn: &Connection,
+    sealer: Option<&Sealer>,
+    customer_id: &str,
+    id: &str,
+) -> Result<BTreeMap<String, String>> {
+    let fields: String = conn
+        .query_row("SELECT fields FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", [id, customer_id], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| Error::not_found("provider account", id))?;
+    stored_fields(&fields)?
+        .into_iter()
+        .map(|(name, stored)| {
+            let value = secrets::reveal(sealer, &secrets::account_field_context(customer_id, &name), &stored)?;
+            Ok((name, value))
+        })
+        .collect()
 }
 
 /// Delete provider account: 404 for an unknown id or another customer's.

@@ -11,6 +11,7 @@ use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, Problems, Result};
 use crate::ledger::{self, EntryKind};
 use crate::money::{to_cents, MAX_AMOUNT};
+use crate::secrets::{self, Sealer};
 use crate::store;
 use crate::wire;
 
@@ -69,7 +70,7 @@ pub(crate) fn prepare<'r>(catalog: &Catalog, req: &'r wire::CreateCustomerReques
     if !address::is_email(email) {
         p.push("email", format!("expected an e-mail address like name@example.com, found {:?}", req.email));
     }
-    let pw_len = req.password.chars().count();
+    let pw_len = req.password.expose().chars().count();
     if pw_len < MIN_PASSWORD {
         p.push("password", format!("must be at least {MIN_PASSWORD} characters"));
     } else if pw_len > MAX_PASSWORD {
@@ -94,7 +95,7 @@ pub(crate) fn prepare<'r>(catalog: &Catalog, req: &'r wire::CreateCustomerReques
     Ok(NewCustomer {
         req,
         email,
-        password_hash: hash_password(&req.password)?,
+        password_hash: hash_password(req.password.expose())?,
         mailing: wire::to_json(&mailing)?,
         billing: wire::to_json(&billing)?,
         minimum,
@@ -202,9 +203,11 @@ const DUMMY_HASH: &str = "$argon2id$v=19$m=19456,t=2,p=1$U7eykhAvxBYcMy71Jp53CQ$
 /// The token type of 4.12, under its neutral name and the spec's bracketed spelling.
 const TOKEN_TYPES: [&str; 2] = ["processorCardToken", "<processor>CardToken"];
 
-/// Update payment method (4.12): keeps the token and billing address, never card data.
+/// Update payment method (4.12): keeps the token (through [`secrets::store`]: sealed
+/// when the service has a key) and billing address, never card data.
 pub(crate) fn update_payment_method(
     tx: &Transaction,
+    sealer: Option<&Sealer>,
     customer_id: &str,
     req: &wire::UpdatePaymentMethodRequest,
     now: DateTime<Utc>,
@@ -215,24 +218,33 @@ pub(crate) fn update_payment_method(
     if !TOKEN_TYPES.contains(&pm.payment_method_type.trim()) {
         p.push("paymentMethod.paymentMethodType", format!("expected \"processorCardToken\", found {:?}", pm.payment_method_type));
     }
-    let token = pm.processor_card_token_id.trim();
+    let token = pm.processor_card_token_id.expose().trim();
     if token.is_empty() {
         p.push("paymentMethod.processorCardTokenId", "must not be empty");
     } else if token.len() > 200 {
         p.push("paymentMethod.processorCardTokenId", "must be at most 200 characters");
-    } else if looks_like_card_number(token) {
-        p.push(
-            "paymentMethod.processorCardTokenId",
-            "looks like a card number; send the token from the secure payment form, never card data",
-        );
+    } else if holds_card_number(token) {
+        p.push("paymentMethod.processorCardTokenId", "holds a card number; send the token from the secure payment form, never card data");
     }
     p.finish()?;
+    let stored = secrets::store(sealer, &secrets::payment_token_context(customer_id), token)?;
     tx.execute(
         "INSERT INTO payment_methods (customer_id, token, billing_address, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (customer_id) DO UPDATE SET token = excluded.token, billing_address = excluded.billing_address, updated_at = excluded.updated_at",
-        rusqlite::params![customer_id, token, wire::to_json(&billing)?, ledger::timestamp(now)],
+        rusqlite::params![customer_id, stored, wire::to_json(&billing)?, ledger::timestamp(now)],
     )?;
     Ok(wire::OkResponse::OK)
+}
+
+/// The customer's payment token in clear, or `None` without a payment method: for the
+/// application that charges the recharges with its payment processor.
+///
+/// # Errors
+/// `INTERNAL` when it is sealed and the service has no key or another one.
+pub(crate) fn payment_token(conn: &Connection, sealer: Option<&Sealer>, customer_id: &str) -> Result<Option<String>> {
+    let stored: Option<String> =
+        conn.query_row("SELECT token FROM payment_methods WHERE customer_id = ?1", [customer_id], |r| r.get(0)).optional()?;
+    stored.map(|token| secrets::reveal(sealer, &secrets::payment_token_context(customer_id), &token)).transpose()
 }
 
 /// True if the customer has a payment method on file.
@@ -240,26 +252,58 @@ pub(crate) fn has_payment_method(conn: &Connection, customer_id: &str) -> Result
     Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM payment_methods WHERE customer_id = ?1)", [customer_id], |r| r.get(0))?)
 }
 
-/// 13 to 19 digits (spaces and dashes ignored) that pass the Luhn check.
-pub(crate) fn looks_like_card_number(token: &str) -> bool {
-    let digits: Vec<u32> =
-        token.chars().filter(|c| *c != ' ' && *c != '-').map(|c| c.to_digit(10)).collect::<Option<_>>().unwrap_or_default();
-    if !(13..=19).contains(&digits.len()) {
-        return false;
+/// True if `text` holds a card number: 13 to 19 digits that pass the Luhn check, however
+/// they are separated (spaces, dots, dashes, slashes: anything but letters) and whatever
+/// surrounds them. Letters end a run of digits; within a run, every sequence of whole
+/// groups is tried, so that a card number followed by its expiry date is found too.
+pub(crate) fn holds_card_number(text: &str) -> bool {
+    let mut digits: Vec<u8> = Vec::new();
+    // Where each group of adjacent digits of the current run starts in `digits`.
+    let mut groups: Vec<usize> = Vec::new();
+    let mut in_group = false;
+    for c in text.chars() {
+        if let Some(d) = c.to_digit(10) {
+            if !in_group {
+                groups.push(digits.len());
+                in_group = true;
+            }
+            digits.push(d as u8);
+            continue;
+        }
+        in_group = false;
+        if c.is_alphabetic() {
+            if run_holds_card_number(&digits, &groups) {
+                return true;
+            }
+            digits.clear();
+            groups.clear();
+        }
     }
+    run_holds_card_number(&digits, &groups)
+}
+
+/// True if some sequence of whole groups of `digits` (starting at `groups`) is 13 to 19
+/// digits long and passes the Luhn check.
+fn run_holds_card_number(digits: &[u8], groups: &[usize]) -> bool {
+    groups.iter().enumerate().any(|(i, &start)| {
+        groups[i + 1..].iter().copied().chain(std::iter::once(digits.len())).any(|end| {
+            let candidate = &digits[start..end];
+            (13..=19).contains(&candidate.len()) && passes_luhn(candidate)
+        })
+    })
+}
+
+fn passes_luhn(digits: &[u8]) -> bool {
     let sum: u32 = digits
         .iter()
         .rev()
         .enumerate()
         .map(|(i, &d)| {
-            if i % 2 == 1 {
-                if d * 2 > 9 {
-                    d * 2 - 9
-                } else {
-                    d * 2
-                }
-            } else {
-                d
+            let d = u32::from(d);
+            match (i % 2 == 1, d * 2) {
+                (true, doubled) if doubled > 9 => doubled - 9,
+                (true, doubled) => doubled,
+                (false, _) => d,
             }
         })
         .sum();
@@ -271,13 +315,26 @@ mod tests {
     use super::*;
 
     #[test]
-    fn card_numbers_are_recognised() {
-        assert!(looks_like_card_number("4111111111111111"));
-        assert!(looks_like_card_number("4111 1111 1111 1111"));
-        assert!(looks_like_card_number("378282246310005"));
-        assert!(!looks_like_card_number("4111111111111112"));
-        assert!(!looks_like_card_number("tok_1NqLx2"));
-        assert!(!looks_like_card_number("123456789012"));
+    fn card_numbers_are_found_however_written() {
+        for text in [
+            "4111111111111111",
+            "4111 1111 1111 1111",
+            "4111-1111-1111-1111",
+            "4111.1111.1111.1111",
+            "4111/1111/1111/1111",
+            "tok 4111111111111111",
+            "tok_4111111111111111",
+            "4111111111111111tok",
+            "card: 4111 1111 1111 1111 exp 12/29",
+            "4111111111111111 12/29 123",
+            "378282246310005",
+            "6011000990139424",
+        ] {
+            assert!(holds_card_number(text), "{text}");
+        }
+        for text in ["4111111111111112", "tok_1NqLx2Ab9zQ", "123456789012", "tok_4eC39HqLyjWDarjtT1zdp7dc", "", "4111 1111 1111 1112 x"] {
+            assert!(!holds_card_number(text), "{text}");
+        }
     }
 
     /// The hash an unknown e-mail is checked against is a constant of the same algorithm

@@ -57,6 +57,7 @@ mod rating;
 mod refdata;
 mod router;
 mod search;
+mod secrets;
 mod shipment;
 mod shipping;
 mod store;
@@ -81,6 +82,7 @@ pub use rating::{
 };
 pub use router::Response;
 pub use search::MAX_RESULTS;
+pub use secrets::Secret;
 pub use shipping::{Shipping, ShippingBuilder};
 pub use store::SCHEMA_VERSION;
 pub use tracking::{EVENT_STATUSES, MAX_FEED_EVENTS};

@@ -12,6 +12,7 @@ use crate::clock::{Clock, SystemClock};
 use crate::customers::{self, Customer};
 use crate::error::{Error, Result};
 use crate::rating::{self, CsvKind, ImportSummary, RateBook};
+use crate::secrets::Sealer;
 use crate::{booking, ledger, store};
 
 mod accounts;
@@ -30,6 +31,8 @@ pub struct Shipping {
     catalog: RwLock<Arc<Catalog>>,
     rates: RwLock<Arc<RateBook>>,
     labels_at_booking: bool,
+    /// Seals provider credentials and payment tokens at rest, when the application gave a key.
+    sealer: Option<Sealer>,
 }
 
 impl std::fmt::Debug for Shipping {
@@ -45,6 +48,7 @@ pub struct ShippingBuilder {
     clock: Option<Arc<dyn Clock>>,
     lazy_labels: bool,
     bytes: Option<Vec<u8>>,
+    secret_key: Option<[u8; 32]>,
 }
 
 impl std::fmt::Debug for ShippingBuilder {
@@ -82,6 +86,17 @@ impl ShippingBuilder {
         self
     }
 
+    /// Seal provider account credentials and payment tokens at rest with `key`
+    /// (XChaCha20-Poly1305): 32 random bytes that the application keeps outside the
+    /// database (a keychain, a secrets manager) and gives on every open. Without a key
+    /// these secrets are stored as sent, and so are in every copy of the file and in
+    /// [`Shipping::export_database`]. A value sealed with one key does not open with
+    /// another; values stored before a key was given stay plain until they are put again.
+    pub fn secret_key(mut self, key: [u8; 32]) -> Self {
+        self.secret_key = Some(key);
+        self
+    }
+
     /// Opens the database, creates or upgrades its schema and seeds the default catalog
     /// and rate book on first open.
     ///
@@ -98,7 +113,8 @@ impl ShippingBuilder {
             store::restore(&mut conn, bytes, self.path.is_none())?;
         }
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
-        Shipping::from_connection(conn, clock, !self.lazy_labels)
+        let sealer = self.secret_key.as_ref().map(Sealer::new);
+        Shipping::from_connection(conn, clock, !self.lazy_labels, sealer)
     }
 }
 
@@ -124,7 +140,7 @@ impl Shipping {
         Self::builder().open()
     }
 
-    fn from_connection(mut conn: Connection, clock: Arc<dyn Clock>, labels_at_booking: bool) -> Result<Shipping> {
+    fn from_connection(mut conn: Connection, clock: Arc<dyn Clock>, labels_at_booking: bool, sealer: Option<Sealer>) -> Result<Shipping> {
         store::configure(&conn)?;
         store::migrate(&mut conn)?;
         let catalog = {
@@ -155,11 +171,16 @@ impl Shipping {
             catalog: RwLock::new(Arc::new(catalog)),
             rates: RwLock::new(rates),
             labels_at_booking,
+            sealer,
         })
     }
 
     /// The whole database as bytes (an SQLite file image), for backups and for moving a
     /// database between a browser and a desktop; [`ShippingBuilder::bytes`] opens it.
+    ///
+    /// The image holds provider account credentials and payment tokens: sealed when the
+    /// service was opened with [`ShippingBuilder::secret_key`] (and then only that key
+    /// opens them), else **in plain text**. Keep an export as safe as the database.
     ///
     /// # Errors
     /// Only on a storage failure.

@@ -21,10 +21,10 @@ mod payment_method;
 mod pickups;
 #[path = "conformance/provider_accounts.rs"]
 mod provider_accounts;
-#[path = "conformance/quotes.rs"]
-mod quotes;
 #[path = "conformance/quote_lock.rs"]
 mod quote_lock;
+#[path = "conformance/quotes.rs"]
+mod quotes;
 #[path = "conformance/quoting_options.rs"]
 mod quoting_options;
 #[path = "conformance/rate_data.rs"]
@@ -37,6 +37,8 @@ mod robustness;
 mod router;
 #[path = "conformance/search.rs"]
 mod search;
+#[path = "conformance/secrets.rs"]
+mod secrets;
 #[path = "conformance/services.rs"]
 mod services;
 #[path = "conformance/tracking.rs"]

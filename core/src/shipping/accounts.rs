@@ -2,6 +2,8 @@
 //! customer, payment method (4.12), services (4.4), integrated quoting options (4.8),
 //! provider accounts (4.11), regional shipment types (4.13), integrations and prepay.
 
+use std::collections::BTreeMap;
+
 use super::Shipping;
 use crate::error::Result;
 use crate::{accounts, customers, ledger, wire};
@@ -25,7 +27,7 @@ impl Shipping {
     pub fn connect_customer(&self, req: &wire::ConnectCustomerRequest) -> Result<wire::CustomerIdResponse> {
         // (the password is checked after the lock is released: argon2 takes tens of ms)
         let credentials = self.read(|conn| customers::credentials(conn, &req.username))?;
-        customers::verify(credentials, &req.password)
+        customers::verify(credentials, req.password.expose())
     }
 
     /// Update payment method (4.12), `POST .../paymentMethod`.
@@ -35,7 +37,7 @@ impl Shipping {
     /// type, or a token that looks like a card number.
     pub fn update_payment_method(&self, customer_id: &str, req: &wire::UpdatePaymentMethodRequest) -> Result<wire::OkResponse> {
         let now = self.clock.now();
-        self.write_for(customer_id, |tx| customers::update_payment_method(tx, customer_id, req, now))
+        self.write_for(customer_id, |tx| customers::update_payment_method(tx, self.sealer.as_ref(), customer_id, req, now))
     }
 
     /// List services (4.4), `GET .../services`.
@@ -81,11 +83,14 @@ impl Shipping {
         self.read_for(customer_id, |conn| accounts::list_provider_accounts(conn, customer_id))
     }
 
-    /// Put provider account, `PUT .../provider-accounts/:providerCode`.
+    /// Put provider account, `PUT .../provider-accounts/:providerCode`. A field sent as
+    /// [`crate::MASK`] keeps its stored value, so a list-edit-put round trip changes only
+    /// what was edited; the values are sealed at rest when the service has a key
+    /// ([`crate::ShippingBuilder::secret_key`]).
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or provider; `INVALID_REQUEST` for fields the
-    /// provider does not have or lacks.
+    /// provider does not have or lacks, or a mask with no stored value behind it.
     pub fn put_provider_account(
         &self,
         customer_id: &str,
@@ -95,8 +100,29 @@ impl Shipping {
         let now = self.clock.now();
         self.write(|tx| {
             let (_, catalog) = self.customer(tx, customer_id)?;
-            accounts::put_provider_account(tx, &catalog, customer_id, provider_code, req, now)
+            accounts::put_provider_account(tx, &catalog, self.sealer.as_ref(), customer_id, provider_code, req, now)
         })
+    }
+
+    /// The fields of the customer's provider account `id` with their values in clear, for
+    /// the application that signs in to the carrier with them (Rust only: no route
+    /// answers them). Values sealed at rest are opened with the service's key.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or account, or another customer's account;
+    /// `INTERNAL` when a value is sealed and the service has no key or another one.
+    pub fn provider_account_fields(&self, customer_id: &str, id: &str) -> Result<BTreeMap<String, String>> {
+        self.read_for(customer_id, |conn| accounts::provider_account_fields(conn, self.sealer.as_ref(), customer_id, id))
+    }
+
+    /// The customer's payment token in clear, or `None` without a payment method, for
+    /// the application that charges recharges with its payment processor (Rust only).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer; `INTERNAL` when the token is sealed and the
+    /// service has no key or another one.
+    pub fn payment_token(&self, customer_id: &str) -> Result<Option<String>> {
+        self.read_for(customer_id, |conn| customers::payment_token(conn, self.sealer.as_ref(), customer_id))
     }
 
     /// Delete provider account, `DELETE .../provider-accounts/:id`.

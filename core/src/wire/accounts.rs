@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::secrets::Secret;
+
 /// Answer of `GET .../services` (4.4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
@@ -141,8 +143,11 @@ pub struct ProviderAccount {
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 #[serde(rename_all = "camelCase")]
 pub struct PutProviderAccountRequest {
-    /// The carrier's account fields, values in clear (stored, never returned).
-    pub account_fields: BTreeMap<String, String>,
+    /// The carrier's account fields, values in clear (stored, sealed when the service
+    /// has a key, never returned). A value of `********`, the mask that list shows,
+    /// keeps the stored one.
+    #[cfg_attr(feature = "typescript", ts(type = "{ [key in string]: string }"))]
+    pub account_fields: BTreeMap<String, Secret>,
 }
 
 /// Body of `POST .../integrations`.

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::numbers::Dec;
 use super::WireAddress;
+use crate::secrets::Secret;
 
 /// Body of `POST /restapi/v1/customers` (4.9).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -15,7 +16,8 @@ pub struct CreateCustomerRequest {
     /// E-mail, also the login.
     pub email: String,
     /// Password (stored only as an argon2id hash).
-    pub password: String,
+    #[cfg_attr(feature = "typescript", ts(type = "string"))]
+    pub password: Secret,
     /// Optional three-character franchise code.
     #[serde(default, deserialize_with = "super::empty_as_none")]
     pub franchise_id: Option<String>,
@@ -111,7 +113,8 @@ pub struct ConnectCustomerRequest {
     /// The customer's e-mail.
     pub username: String,
     /// The customer's password.
-    pub password: String,
+    #[cfg_attr(feature = "typescript", ts(type = "string"))]
+    pub password: Secret,
 }
 
 /// Body of `POST .../paymentMethod` (4.12).
@@ -134,7 +137,8 @@ pub struct PaymentMethod {
     pub payment_method_type: String,
     /// The token id (alias `<processor>CardTokenId`).
     #[serde(alias = "<processor>CardTokenId")]
-    pub processor_card_token_id: String,
+    #[cfg_attr(feature = "typescript", ts(type = "string"))]
+    pub processor_card_token_id: Secret,
 }
 
 /// Answer of `GET .../prepay`: the balance, settings and ledger, newest first.

@@ -60,6 +60,11 @@ refused! {
     a_nineteen_digit_card_number_is_refused: "/paymentMethod/processorCardTokenId" = json!("6011000990139424009") => "paymentMethod.processorCardTokenId";
     an_empty_token_is_refused: "/paymentMethod/processorCardTokenId" = json!("") => "paymentMethod.processorCardTokenId";
     a_token_of_the_wrong_type_is_refused: "/paymentMethod/processorCardTokenId" = json!(12345) => "paymentMethod.processorCardTokenId";
+    a_card_number_with_dots_is_refused: "/paymentMethod/processorCardTokenId" = json!("4111.1111.1111.1111") => "paymentMethod.processorCardTokenId";
+    a_card_number_after_a_word_is_refused: "/paymentMethod/processorCardTokenId" = json!("tok 4111111111111111") => "paymentMethod.processorCardTokenId";
+    a_card_number_inside_a_token_is_refused: "/paymentMethod/processorCardTokenId" = json!("tok_4111111111111111_x") => "paymentMethod.processorCardTokenId";
+    a_card_number_with_its_expiry_is_refused: "/paymentMethod/processorCardTokenId" = json!("4111 1111 1111 1111 12/29") => "paymentMethod.processorCardTokenId";
+    a_card_number_as_a_json_number_is_refused: "/paymentMethod/processorCardTokenId" = json!(4111111111111111u64) => "paymentMethod.processorCardTokenId";
     a_payment_method_that_is_not_an_object_is_refused: "/paymentMethod" = json!(TOKEN) => "paymentMethod";
     a_billing_state_that_does_not_exist_is_refused: "/billingAddress/state" = json!("XY") => "billingAddress.state";
     a_billing_zip_of_the_wrong_shape_is_refused: "/billingAddress/zip" = json!("191") => "billingAddress.zip";
@@ -135,4 +140,19 @@ fn the_payment_method_can_be_replaced() {
 fn the_payment_method_of_an_unknown_customer_is_not_found() {
     let h = Harness::new();
     post(&h, "C9999999", &payment_body(TOKEN)).assert_error_without_details(404, "NOT_FOUND");
+}
+
+/// A refused card number is neither repeated in the answer nor stored, whatever its
+/// type or separators.
+#[test]
+fn a_card_number_is_never_echoed_nor_stored() {
+    for token in [json!(4111111111111111u64), json!("4111.1111.1111.1111"), json!("tok 4111111111111111"), json!(["4111111111111111"])] {
+        let h = Harness::new();
+        let id = h.create_customer("ann@example.com");
+        let a = post(&h, &id, &with(payment_body(TOKEN), "/paymentMethod/processorCardTokenId", token.clone()));
+        a.assert_error(400, "INVALID_REQUEST", Some("paymentMethod.processorCardTokenId"));
+        let text = a.body.to_string();
+        assert!(!text.contains("4111"), "{token} is echoed: {text}");
+        assert_eq!(h.shipping.payment_token(&id).unwrap(), None, "{token} was stored");
+    }
 }

@@ -225,3 +225,68 @@ fn putting_an_account_for_an_unknown_customer_is_not_found() {
     let h = Harness::new();
     put(&h, "C9999999", "parcel", &parcel_account("1X2Y3Z")).assert_error_without_details(404, "NOT_FOUND");
 }
+
+// ---------------------------------------------------------------------------
+// The mask: what list shows, sent back, keeps the stored value
+// ---------------------------------------------------------------------------
+
+/// The stored fields of the customer's only account, in clear.
+fn stored(h: &Harness, id: &str, account: &str) -> serde_json::Map<String, Value> {
+    let fields = h.shipping.provider_account_fields(id, account).unwrap();
+    fields.into_iter().map(|(k, v)| (k, json!(v))).collect()
+}
+
+#[test]
+fn a_masked_password_keeps_the_stored_one() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let account = add(&h, &id, "1X2Y3Z");
+    let edited = with(parcel_account("1X2Y3Z"), "/accountFields/password", json!(MASK));
+    let edited = with(edited, "/accountFields/userId", json!("lee-shipping-2"));
+    assert_eq!(put(&h, &id, "parcel", &edited).expect(201)["id"], account.as_str());
+    let fields = stored(&h, &id, &account);
+    assert_eq!(fields["password"], "s3cret-pass", "the mask did not overwrite it");
+    assert_eq!(fields["userId"], "lee-shipping-2", "the edit was kept");
+}
+
+#[test]
+fn a_list_edit_put_round_trip_changes_only_what_was_edited() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let account = add(&h, &id, "1X2Y3Z");
+    let listed = list(&h, &id)[0]["accountFields"].clone();
+    let edited = with(json!({"accountFields": listed}), "/accountFields/password", json!("rotated-pass"));
+    assert_eq!(put(&h, &id, "parcel", &edited).expect(201)["id"], account.as_str());
+    let fields = stored(&h, &id, &account);
+    assert_eq!(fields["accountNumber"], "1X2Y3Z");
+    assert_eq!(fields["accessLicenceNumber"], "AB12CD34EF56");
+    assert_eq!(fields["password"], "rotated-pass");
+    assert_eq!(list(&h, &id).len(), 1);
+}
+
+#[test]
+fn a_mask_with_no_stored_value_behind_it_is_refused() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let new_account = with(parcel_account("1X2Y3Z"), "/accountFields/password", json!(MASK));
+    put(&h, &id, "parcel", &new_account).assert_error(400, "INVALID_REQUEST", Some("accountFields.password"));
+    put(&h, &id, "parcel", &json!({"accountFields": masked_parcel_fields()})).assert_error(
+        400,
+        "INVALID_REQUEST",
+        Some("accountFields.accountNumber"),
+    );
+    assert!(list(&h, &id).is_empty());
+}
+
+#[test]
+fn a_masked_account_number_is_refused_when_it_could_stand_for_several_accounts() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    add(&h, &id, "1X2Y3Z");
+    add(&h, &id, "9Q8W7E");
+    put(&h, &id, "parcel", &json!({"accountFields": masked_parcel_fields()})).assert_error(
+        400,
+        "INVALID_REQUEST",
+        Some("accountFields.accountNumber"),
+    );
+}
