@@ -35,6 +35,9 @@ pub(crate) fn list_provider_accounts(conn: &Connection, customer_id: &str) -> Re
     Ok(wire::ProviderAccountsResponse { provider_accounts })
 }
 
+/// Most integrated quoting options of a customer.
+pub(crate) const MAX_QUOTING_OPTIONS: usize = 100;
+
 /// Put provider account: creates the customer's account for a carrier, or replaces the
 /// fields of the one with the same account number (the first field the carrier names).
 /// A field sent as [`MASK`] (as list provider accounts shows it) keeps its stored value;
@@ -257,8 +260,11 @@ pub(crate) fn set_quoting_options(
 ) -> Result<wire::IntegratedQuotingOptions> {
     let mut p = Problems::new();
     let mut names = std::collections::HashSet::new();
-    if req.integrated_quoting_options.len() > 100 {
-        return Err(Error::new(crate::error::ErrorCategory::LimitExceeded, "At most 100 integrated quoting options may be set."));
+    if req.integrated_quoting_options.len() > MAX_QUOTING_OPTIONS {
+        return Err(Error::new(
+            crate::error::ErrorCategory::LimitExceeded,
+            format!("At most {MAX_QUOTING_OPTIONS} integrated quoting options may be set."),
+        ));
     }
     for (i, o) in req.integrated_quoting_options.iter().enumerate() {
         let at = |f: &str| format!("integratedQuotingOptions[{i}].{f}");

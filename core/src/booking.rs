@@ -60,6 +60,10 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
     if let Some(f) = &req.fulfillment {
         crate::orders::check_lines("fulfillment.items", f.items.len())?;
     }
+    crate::wire::bounded::check("pieces", req.pieces.len(), shipment::MAX_PIECES)?;
+    if let Some(invoice) = &req.commercial_invoice {
+        crate::wire::bounded::check("commercialInvoice.items", invoice.items.as_ref().map_or(0, Vec::len), shipment::MAX_INVOICE_ITEMS)?;
+    }
     let mut p = Problems::new();
     let catalog = ctx.catalog;
     let service = catalog.services_for(ctx.profile).find(|s| s.code == req.service_code && s.carrier == req.carrier_code);

@@ -150,17 +150,18 @@ impl Error {
 
     /// An error of `category` about one or more fields; the sentence names the first.
     pub fn fields(category: ErrorCategory, details: Vec<FieldError>) -> Self {
-        let message = match details.as_slice() {
-            [] => "The request is not valid.".to_string(),
-            [one] => format!("{}: {}", one.field, one.message),
-            [first, rest @ ..] => {
-                format!(
-                    "{}: {} (and {} more invalid field{})",
-                    first.field,
-                    first.message,
-                    rest.len(),
-                    if rest.len() == 1 { "" } else { "s" }
-                )
+        let count = details.len();
+        Self::fields_of(category, details, count)
+    }
+
+    /// [`Error::fields`] for `count` invalid fields of which `details` are the first.
+    fn fields_of(category: ErrorCategory, details: Vec<FieldError>, count: usize) -> Self {
+        let message = match details.first() {
+            None => "The request is not valid.".to_string(),
+            Some(one) if count <= 1 => format!("{}: {}", one.field, one.message),
+            Some(first) => {
+                let rest = count - 1;
+                format!("{}: {} (and {rest} more invalid field{})", first.field, first.message, if rest == 1 { "" } else { "s" })
             }
         };
         Error { category, message, details, source: None }
@@ -252,7 +253,14 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[derive(Debug, Default)]
 pub(crate) struct Problems {
     details: Vec<FieldError>,
+    /// Problems past [`MAX_DETAILS`], counted but not kept.
+    more: usize,
 }
+
+/// Most field errors one error lists: a request of thousands of invalid entries is told
+/// of the first hundred and how many more there are, without a detail (and the memory
+/// of one) for each.
+pub(crate) const MAX_DETAILS: usize = 100;
 
 impl Problems {
     pub(crate) fn new() -> Self {
@@ -261,15 +269,21 @@ impl Problems {
 
     /// Records that `field` is wrong.
     pub(crate) fn push(&mut self, field: impl Into<String>, message: impl Into<String>) {
-        self.details.push(FieldError { field: field.into(), message: message.into() });
+        if self.details.len() < MAX_DETAILS {
+            self.details.push(FieldError { field: field.into(), message: message.into() });
+        } else {
+            self.more += 1;
+        }
     }
 
-    /// `Ok(())` when nothing was recorded, else one `INVALID_REQUEST` naming every field.
+    /// `Ok(())` when nothing was recorded, else one `INVALID_REQUEST` naming every field
+    /// (the first [`MAX_DETAILS`] of them in `details`).
     pub(crate) fn finish(self) -> Result<()> {
         if self.details.is_empty() {
             Ok(())
         } else {
-            Err(Error::fields(ErrorCategory::InvalidRequest, self.details))
+            let count = self.details.len() + self.more;
+            Err(Error::fields_of(ErrorCategory::InvalidRequest, self.details, count))
         }
     }
 }
@@ -277,6 +291,17 @@ impl Problems {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_lists_at_most_a_hundred_fields_and_counts_the_rest() {
+        let mut p = Problems::new();
+        for i in 0..250 {
+            p.push(format!("items[{i}].sku"), "must not be empty");
+        }
+        let e = p.finish().unwrap_err();
+        assert_eq!(e.details().len(), MAX_DETAILS);
+        assert_eq!(e.message(), "items[0].sku: must not be empty (and 249 more invalid fields)");
+    }
 
     #[test]
     fn a_storage_failure_keeps_the_sqlite_error_as_its_source() {

@@ -85,6 +85,7 @@ pub(crate) fn card_table(catalog: &Catalog, rates: &RateBook) -> CardTable {
 
 /// Validates one shipment of a quote request (every shipment-level rule of 4.1 and 7).
 pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<ValidShipment> {
+    shipment::check_limits(&s.pieces, s.commercial_invoice.as_ref())?;
     let mut p = Problems::new();
     let catalog = ctx.catalog;
     let sender = address::validate_owned(&mut p, "sender", std::mem::take(&mut s.sender), AddressUse::Quote);

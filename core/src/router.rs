@@ -32,8 +32,16 @@ use crate::error::{Error, ErrorCategory, Result};
 use crate::shipping::Shipping;
 use crate::wire::{self, parse_body};
 
-/// Largest request body accepted (a full 500-shipment batch is about 1 MiB).
-const MAX_BODY: usize = 32 * 1024 * 1024;
+/// Largest request body accepted, in bytes: 16 MiB. The largest legitimate request, a
+/// batch quote of 500 international shipments of 10 pieces with 10 line items each and a
+/// 100-item commercial invoice, every text at its carrier's longest, is 15.9 MiB; a
+/// typical 500-shipment batch is 1.3 MiB (`docs/DECISIONS.md`, "Limits").
+pub const MAX_BODY: usize = 16 * 1024 * 1024;
+
+/// A body of more than [`MAX_BODY`] bytes.
+fn body_too_large() -> Error {
+    Error::new(ErrorCategory::LimitExceeded, format!("The request body is larger than {MAX_BODY} bytes, the most accepted."))
+}
 
 /// An HTTP answer: status and JSON body.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,6 +56,13 @@ impl Response {
     /// The answer for `error`: its status and the body of DECISIONS 2.
     pub fn error(error: &Error) -> Response {
         Response { status: error.status(), body: error.to_json().to_string() }
+    }
+
+    /// The answer to a body of more than [`MAX_BODY`] bytes (`LIMIT_EXCEEDED`), for a
+    /// front end that refuses such a body before reading it in whole, as
+    /// [`Shipping::handle`] would once it had.
+    pub fn body_too_large() -> Response {
+        Response::error(&body_too_large())
     }
 }
 
@@ -295,10 +310,7 @@ impl Shipping {
 
     fn dispatch(&self, method: &str, path: &str, body: &str) -> Result<Response> {
         if body.len() > MAX_BODY {
-            return Err(Error::new(
-                ErrorCategory::LimitExceeded,
-                format!("The request body is {} bytes; at most {MAX_BODY} are accepted.", body.len()),
-            ));
+            return Err(body_too_large());
         }
         let (path, query) = path.split_once('?').unwrap_or((path, ""));
         let found = lookup(method, path)?;

@@ -11,10 +11,16 @@ use crate::error::{Error, ErrorCategory, FieldError, Problems};
 use crate::money::MAX_AMOUNT;
 use crate::rating::{Currency, DimUnit, WeightUnit};
 use crate::refdata;
-use crate::wire;
+use crate::wire::{self, bounded};
 
 /// Most pieces one shipment may have.
 pub(crate) const MAX_PIECES: usize = 99;
+/// Most line items of one piece.
+pub(crate) const MAX_LINE_ITEMS: usize = 100;
+/// Most items of one commercial invoice.
+pub(crate) const MAX_INVOICE_ITEMS: usize = 100;
+/// Most carrier C tax ids of one commercial invoice (part 8).
+pub(crate) const MAX_TAX_IDS: usize = 2;
 /// Heaviest piece accepted at all, in any unit (carrier limits are far lower).
 const MAX_PIECE_WEIGHT: Decimal = Decimal::from_parts(100_000, 0, 0, false, 0);
 /// Longest side accepted at all, in any unit.
@@ -27,6 +33,21 @@ pub(crate) struct ValidPiece {
     pub dims: Option<[Decimal; 3]>,
     pub insurance: Option<Decimal>,
     pub declared_value: Option<Decimal>,
+}
+
+/// The limits of a shipment's arrays (pieces, their line items, invoice items), for a
+/// shipment that may not have come through the JSON reader, which stops at them: checked
+/// before any other rule of the shipment.
+///
+/// # Errors
+/// `LIMIT_EXCEEDED` on the first array past its limit.
+pub(crate) fn check_limits(pieces: &[wire::Piece], invoice: Option<&wire::CommercialInvoice>) -> Result<(), Error> {
+    bounded::check("pieces", pieces.len(), MAX_PIECES)?;
+    for (i, piece) in pieces.iter().enumerate() {
+        bounded::check(&format!("pieces[{i}].lineItems"), piece.line_items.as_ref().map_or(0, Vec::len), MAX_LINE_ITEMS)?;
+    }
+    let items = invoice.and_then(|c| c.items.as_ref()).map_or(0, Vec::len);
+    bounded::check("commercialInvoice.items", items, MAX_INVOICE_ITEMS)
 }
 
 /// `YYYY-MM-DD`, not before `today`.
@@ -119,9 +140,6 @@ pub(crate) fn pieces(
 ) -> Vec<ValidPiece> {
     if pieces.is_empty() {
         p.push("pieces", "must hold at least one piece");
-    } else if pieces.len() > MAX_PIECES {
-        p.push("pieces", format!("must hold at most {MAX_PIECES} pieces, found {}", pieces.len()));
-        return Vec::new();
     }
     let mut any_dims = false;
     let valid = pieces

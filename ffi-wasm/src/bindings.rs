@@ -6,7 +6,7 @@ use std::sync::Arc;
 use chrono::{DateTime, NaiveDate, Utc};
 use consign::CsvKind;
 use consign::{Clock, FixedClock, ShippingBuilder};
-use js_sys::{Array, Reflect, Uint8Array, JSON};
+use js_sys::{Array, JsString, Reflect, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -153,9 +153,15 @@ impl Shipping {
 
     /// One request of the JSON interface, answered like the HTTP server would:
     /// `{ status, body }` with `body` the JSON text. Never throws.
+    /// A body longer than [`consign::MAX_BODY`] is refused before it is copied into the
+    /// module's memory, where a copy too large to allocate would end the instance.
     #[wasm_bindgen(unchecked_return_type = "{ status: number; body: string }")]
-    pub fn handle(&self, method: &str, path: &str, body: Option<String>) -> JsValue {
-        let r = self.inner.handle(method, path, body.as_deref().unwrap_or(""));
+    pub fn handle(&self, method: &str, path: &str, body: Option<JsString>) -> JsValue {
+        let r = match body.map(bounded_text) {
+            None => self.inner.handle(method, path, ""),
+            Some(Ok(text)) => self.inner.handle(method, path, &text),
+            Some(Err(too_large)) => too_large,
+        };
         let out = js_sys::Object::new();
         let _ = Reflect::set(&out, &"status".into(), &JsValue::from(r.status));
         let _ = Reflect::set(&out, &"body".into(), &JsValue::from(r.body));
@@ -166,13 +172,14 @@ impl Shipping {
     /// `JSON.stringify`) or JSON text; the answer is parsed, an error answer thrown.
     fn call(&self, method: &str, path: &str, body: Option<&JsValue>) -> Result<JsValue, JsValue> {
         let body = match body {
-            None => String::new(),
-            Some(b) => match b.as_string() {
-                Some(text) => text,
-                None => JSON::stringify(b)?.as_string().unwrap_or_default(),
-            },
+            None => Ok(String::new()),
+            Some(b) if b.is_string() => bounded_text(b.clone().unchecked_into()),
+            Some(b) => bounded_text(JSON::stringify(b)?),
         };
-        let r = self.inner.handle(method, path, &body);
+        let r = match body {
+            Ok(text) => self.inner.handle(method, path, &text),
+            Err(too_large) => too_large,
+        };
         let value = JSON::parse(&r.body)?;
         if r.status >= 400 {
             Err(js_error(r.status, &value))
@@ -592,4 +599,14 @@ fn csv_kind(kind: &str) -> Result<CsvKind, JsValue> {
         let names: Vec<&str> = CsvKind::ALL.iter().map(|k| k.as_str()).collect();
         throw(&consign::Error::invalid("kind", format!("expected one of {}, found {kind:?}", names.join(", "))))
     })
+}
+
+/// The text of `body`, or the answer to a body over [`consign::MAX_BODY`] bytes when its
+/// length alone shows it is (a UTF-16 unit is at least one byte of UTF-8), so that it
+/// is never copied.
+fn bounded_text(body: JsString) -> Result<String, consign::Response> {
+    if body.length() as usize > consign::MAX_BODY {
+        return Err(consign::Response::body_too_large());
+    }
+    Ok(String::from(body))
 }

@@ -11,6 +11,8 @@ mod booking;
 mod customers;
 #[path = "conformance/ledger.rs"]
 mod ledger;
+#[path = "conformance/limits.rs"]
+mod limits;
 #[path = "conformance/manifests.rs"]
 mod manifests;
 #[path = "conformance/orders.rs"]

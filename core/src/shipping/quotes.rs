@@ -117,7 +117,7 @@ impl Shipping {
 /// [`wire::BatchQuoteRequest`], without copying every shipment out of it).
 #[derive(serde::Deserialize)]
 struct BorrowedBatchQuoteRequest<'a> {
-    #[serde(borrow)]
+    #[serde(borrow, deserialize_with = "wire::bounded::at_most::<_, _, { quoting::MAX_BATCH }>")]
     shipments: Vec<&'a RawValue>,
 }
 

@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::bounded;
+use crate::accounts::MAX_QUOTING_OPTIONS;
 use crate::secrets::Secret;
 
 /// Answer of `GET .../services` (4.4).
@@ -98,6 +100,7 @@ pub struct RegionalShipmentTypesResponse {
 #[serde(rename_all = "camelCase")]
 pub struct IntegratedQuotingOptions {
     /// The options, in the customer's order.
+    #[serde(deserialize_with = "bounded::at_most::<_, _, MAX_QUOTING_OPTIONS>")]
     pub integrated_quoting_options: Vec<IntegratedQuotingOption>,
 }
 

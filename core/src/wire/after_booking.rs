@@ -1,16 +1,14 @@
 //! Search (4.3), tracking (4.6) and its carrier feed, pickups (4.7), manifests (4.10)
 //! and orders (4.2).
 
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
+use super::bounded;
 use super::numbers::{Dec, Int};
 use super::WireAddress;
-
-/// For "key required, value may be null" of any type: `None` when the key is absent
-/// (with `#[serde(default)]`), `Some(None)` for null, `Some(Some(v))` else.
-fn present_any<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
-    Option::<T>::deserialize(d).map(Some)
-}
+use crate::orders::MAX_ORDER_LINES;
+use crate::pickups::MAX_SHIPMENTS;
+use crate::tracking::MAX_FEED_EVENTS;
 
 /// Body of `POST .../searchShipments` (4.3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -66,6 +64,7 @@ pub struct CarrierEvent {
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RecordTrackingEventsRequest {
     /// The events, in the shape of 4.6; at most 1000.
+    #[serde(deserialize_with = "bounded::at_most::<_, _, MAX_FEED_EVENTS>")]
     pub events: Vec<TrackingEvent>,
 }
 
@@ -94,6 +93,7 @@ pub struct SchedulePickupRequest {
     /// `HH:MM:SS`, end of the window, after `readyTime`.
     pub close_time: String,
     /// The shipments to pick up.
+    #[serde(deserialize_with = "bounded::at_most::<_, _, MAX_SHIPMENTS>")]
     pub book_numbers: Vec<String>,
     #[serde(default)]
     pub name: Option<String>,
@@ -180,6 +180,7 @@ pub struct CreateManifestRequest {
     /// Carrier of every shipment listed.
     pub carrier_code: String,
     /// The shipments; each may be on one manifest only.
+    #[serde(deserialize_with = "bounded::at_most::<_, _, MAX_SHIPMENTS>")]
     pub book_numbers: Vec<String>,
     #[serde(default)]
     pub name: Option<String>,
@@ -274,11 +275,11 @@ pub struct Order {
     /// Ship to: name, address1, city, state, zip, country required.
     pub receiver: WireAddress,
     /// Order lines, or null; key required.
-    #[serde(default, deserialize_with = "present_any")]
+    #[serde(default, deserialize_with = "bounded::present_at_most::<_, _, MAX_ORDER_LINES>")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<OrderItem>>", optional = false))]
     pub items: Option<Option<Vec<OrderItem>>>,
     /// Precalculated packages, or null; key required.
-    #[serde(default, deserialize_with = "present_any")]
+    #[serde(default, deserialize_with = "bounded::present_at_most::<_, _, MAX_ORDER_LINES>")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<OrderPackage>>", optional = false))]
     pub packages: Option<Option<Vec<OrderPackage>>>,
 }

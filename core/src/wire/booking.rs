@@ -4,9 +4,13 @@
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+use super::bounded;
 use super::numbers::{Dec, Int};
 use super::quotes::{Billing, CommercialInvoice};
 use super::WireAddress;
+use crate::batches::MAX_BATCH_QUOTES;
+use crate::orders::MAX_ORDER_LINES;
+use crate::shipment::MAX_PIECES;
 
 /// Body of `POST .../shipments` (4.5), with the extensions of DECISIONS 6.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -73,6 +77,7 @@ pub struct BookShipmentRequest {
     #[serde(default, deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
     pub label_image_format: Option<String>,
     /// The packages; every piece carries all six keys.
+    #[serde(deserialize_with = "bounded::at_most::<_, _, MAX_PIECES>")]
     pub pieces: Vec<BookPiece>,
     /// Recharge the prepay balance automatically when it runs low.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -145,7 +150,7 @@ pub struct Fulfillment {
     /// The integration the order belongs to.
     pub integration_id: String,
     /// What this shipment carries of the order.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::at_most::<_, _, MAX_ORDER_LINES>")]
     pub items: Vec<FulfillmentItem>,
 }
 
@@ -364,6 +369,7 @@ pub struct CreateBatchResponse {
 pub struct AddQuotesRequest {
     /// Quotes to add, from batch quote.
     #[cfg_attr(feature = "typescript", ts(type = "Array<number | string>"))]
+    #[serde(deserialize_with = "bounded::at_most::<_, _, MAX_BATCH_QUOTES>")]
     pub quote_ids: Vec<Int>,
 }
 

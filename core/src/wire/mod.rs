@@ -7,6 +7,7 @@
 mod accounts;
 mod after_booking;
 mod booking;
+pub(crate) mod bounded;
 mod customers;
 mod numbers;
 mod quotes;
@@ -139,6 +140,10 @@ fn from_serde(path: String, e: serde_json::Error) -> Error {
         }
         Category::Data => {
             let path = if path == "." { String::new() } else { path };
+            if let Some(limit) = bounded::limit_message(&message) {
+                let field = if path.is_empty() { "body".to_string() } else { path };
+                return Error::fields(ErrorCategory::LimitExceeded, vec![FieldError { field, message: limit.to_string() }]);
+            }
             // serde reports a missing or repeated field at its parent's path; name the field itself.
             for (prefix, problem) in [("missing field `", "is required"), ("duplicate field `", "is given more than once")] {
                 if let Some(name) = message.strip_prefix(prefix).and_then(|m| m.strip_suffix('`')) {

@@ -4,8 +4,11 @@ use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+use super::bounded;
 use super::numbers::{opt_dec, Dec, Int};
 use super::{CompactString, WireAddress};
+use crate::quoting::MAX_BATCH;
+use crate::shipment::{MAX_INVOICE_ITEMS, MAX_LINE_ITEMS, MAX_PIECES, MAX_TAX_IDS};
 
 /// Body of `POST .../batch-quote`. Shipments stay raw so that one malformed shipment
 /// fails alone (DECISIONS 2).
@@ -14,6 +17,7 @@ use super::{CompactString, WireAddress};
 pub struct BatchQuoteRequest {
     /// The shipments, at most 500.
     #[cfg_attr(feature = "typescript", ts(as = "Vec<QuoteShipment>"))]
+    #[serde(deserialize_with = "bounded::at_most::<_, _, MAX_BATCH>")]
     pub shipments: Vec<Box<RawValue>>,
 }
 
@@ -76,6 +80,7 @@ pub struct QuoteShipment {
     #[cfg_attr(feature = "typescript", ts(as = "String"))]
     pub currency: CompactString,
     /// The packages.
+    #[serde(deserialize_with = "bounded::at_most::<_, _, MAX_PIECES>")]
     pub pieces: Vec<Piece>,
     /// Who pays.
     #[serde(default)]
@@ -118,7 +123,7 @@ pub struct Piece {
     #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub declared_value: Option<Dec>,
     /// Line items (batch quote), order and duplicates kept.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::opt_at_most::<_, _, MAX_LINE_ITEMS>")]
     pub line_items: Option<Vec<LineItem>>,
 }
 
@@ -204,13 +209,13 @@ pub struct CommercialInvoice {
     #[serde(default)]
     pub package_marks: Option<String>,
     /// Invoice items.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::opt_at_most::<_, _, MAX_INVOICE_ITEMS>")]
     pub items: Option<Vec<InvoiceItem>>,
     /// Type of `senderVatTaxId`: `ein`, `dns` or `fgn` (default `ein`).
     #[serde(default, deserialize_with = "super::empty_as_none")]
     pub sender_tax_id_number_type: Option<String>,
     /// Tax ids for carrier C (at most two).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "bounded::opt_at_most::<_, _, MAX_TAX_IDS>")]
     pub dhl_tax_ids: Option<Vec<TaxId>>,
 }
 

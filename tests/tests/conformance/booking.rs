@@ -298,8 +298,6 @@ refused! {
     an_invalid_receiver_email_is_refused: with(book_body(), "/receiver/email", json!("bo at example")) => "receiver.email";
     multipiece_on_a_package_type_without_it_is_refused:
         with(on("ecommerce", "ecommerce_parcel_ground", "ecommerce_custom"), "/pieces", json!([piece("1"), piece("1")])) => "pieces";
-    more_than_99_pieces_are_refused:
-        with(on("postal", "postal_priority_mail", "postal_custom"), "/pieces", json!(vec![piece("1"); 100])) => "pieces";
     a_custom_package_needs_every_dimension: with(book_body(), "/pieces/0/length", Value::Null) => "pieces[0].length";
     a_negative_insurance_amount_is_refused: with(book_body(), "/pieces/0/insuranceAmount", json!("-5")) => "pieces[0].insuranceAmount";
     a_signature_option_of_another_carrier_is_refused: with(book_body(), "/signatureOptionCode", json!("postal_signature")) => "signatureOptionCode";
@@ -536,6 +534,15 @@ fn other_carriers_multipiece_have_no_pieces_in_the_answer() {
     let (h, id) = setup();
     let b = booked(&h, &id, &with(book_body(), "/pieces", json!([piece("1"), piece("2")])));
     assert!(b.get("pieces").is_none(), "{b}");
+}
+
+/// A limit of the body: the reader stops at the 100th piece (LIMIT_EXCEEDED, as every
+/// array past its limit).
+#[test]
+fn more_than_99_pieces_are_refused() {
+    let (h, id) = setup();
+    let body = with(on("postal", "postal_priority_mail", "postal_custom"), "/pieces", json!(vec![piece("1"); 100]));
+    book(&h, &id, &body).assert_error(400, "LIMIT_EXCEEDED", Some("pieces"));
 }
 
 // ---------------------------------------------------------------------------

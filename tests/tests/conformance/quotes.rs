@@ -74,8 +74,9 @@ fn a_request_that_is_not_a_batch_fails_whole() {
     let good = quote_shipment().to_string();
     h.raw("POST", &path, &format!("{{\"shipments\": [{good}, {{\"pieces\": tru}}]}}")).assert_error(400, "INVALID_REQUEST", None);
     h.raw("POST", &path, &format!("{{\"shipments\": [{good}]}} x")).assert_error(400, "INVALID_REQUEST", None);
+    // Past the 500th shipment nothing more is read: the limit is what is wrong.
     let many = vec![good.as_str(); 501].join(",");
-    h.raw("POST", &path, &format!("{{\"shipments\": [{many}, {{]}}")).assert_error(400, "INVALID_REQUEST", None);
+    h.raw("POST", &path, &format!("{{\"shipments\": [{many}, {{]}}")).assert_error(400, "LIMIT_EXCEEDED", Some("shipments"));
 }
 
 #[test]
