@@ -12,7 +12,8 @@ use crate::clock::{Clock, SystemClock};
 use crate::customers::{self, Customer};
 use crate::error::{Error, Result};
 use crate::rating::{self, CsvKind, ImportSummary, RateBook};
-use crate::{booking, ledger, store};
+use crate::store::{self, Settings, Synchronous};
+use crate::{booking, ledger};
 
 mod accounts;
 mod batches;
@@ -45,6 +46,7 @@ pub struct ShippingBuilder {
     clock: Option<Arc<dyn Clock>>,
     lazy_labels: bool,
     bytes: Option<Vec<u8>>,
+    settings: Settings,
 }
 
 impl std::fmt::Debug for ShippingBuilder {
@@ -77,8 +79,30 @@ impl ShippingBuilder {
 
     /// Start from `bytes`, a whole database as [`Shipping::export_database`] gives it:
     /// they replace what the database (in memory, or the file at `path`) held.
+    ///
+    /// The image is checked whole in memory before anything is replaced: it must be
+    /// intact, carry consign's mark at a schema this build reads, and hold exactly
+    /// consign's tables and indexes (no triggers or views of its own). [`Self::open`]
+    /// refuses it otherwise, and the file at `path` keeps what it held.
     pub fn bytes(mut self, bytes: Vec<u8>) -> Self {
         self.bytes = Some(bytes);
+        self
+    }
+
+    /// How a file database waits for the disk on commit: [`Synchronous::Full`] (the
+    /// default) makes every acknowledged operation survive a power loss, at an fsync per
+    /// write; [`Synchronous::Normal`] writes faster but may lose the last acknowledged
+    /// operations on a power loss (never the database's consistency). No effect in memory.
+    pub fn synchronous(mut self, synchronous: Synchronous) -> Self {
+        self.settings.synchronous = synchronous;
+        self
+    }
+
+    /// How long an operation waits for a lock held by another connection to the same
+    /// file (another process, or another `Shipping`) before it answers `BUSY` (HTTP 503,
+    /// to be retried). Default: 5 seconds.
+    pub fn busy_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.settings.busy_timeout = timeout;
         self
     }
 
@@ -86,19 +110,28 @@ impl ShippingBuilder {
     /// and rate book on first open.
     ///
     /// # Errors
-    /// `INTERNAL` when the file cannot be opened, was written by a newer schema, or holds
-    /// a catalog that does not load.
+    /// `INTERNAL` when the file cannot be opened, is another application's SQLite
+    /// database (it is left as it was), was written by a newer schema, or holds a catalog
+    /// that does not load; `INVALID_REQUEST` on `bytes` when the image is refused;
+    /// `BUSY` when another connection holds the file locked past the busy timeout.
     pub fn open(self) -> Result<Shipping> {
-        let mut conn = match &self.path {
-            Some(path) => Connection::open(path),
-            None => Connection::open_in_memory(),
-        }
-        .map_err(|e| Error::internal(format!("could not open the database: {e}")))?;
-        if let Some(bytes) = &self.bytes {
-            store::restore(&mut conn, bytes, self.path.is_none())?;
-        }
+        let unopened = |e: rusqlite::Error| Error::internal(format!("could not open the database: {e}"));
+        // An image is checked whole before it replaces anything; in memory, the checked
+        // copy is the database.
+        let image = self.bytes.as_deref().map(store::check_image).transpose()?;
+        let conn = match (&self.path, image) {
+            (None, Some(image)) => image,
+            (None, None) => Connection::open_in_memory().map_err(unopened)?,
+            (Some(path), image) => {
+                let mut conn = Connection::open(path).map_err(unopened)?;
+                if let Some(image) = image {
+                    store::restore(&mut conn, &image)?;
+                }
+                conn
+            }
+        };
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
-        Shipping::from_connection(conn, clock, !self.lazy_labels)
+        Shipping::from_connection(conn, clock, !self.lazy_labels, self.settings)
     }
 }
 
@@ -124,8 +157,8 @@ impl Shipping {
         Self::builder().open()
     }
 
-    fn from_connection(mut conn: Connection, clock: Arc<dyn Clock>, labels_at_booking: bool) -> Result<Shipping> {
-        store::configure(&conn)?;
+    fn from_connection(mut conn: Connection, clock: Arc<dyn Clock>, labels_at_booking: bool, settings: Settings) -> Result<Shipping> {
+        store::configure_with(&conn, settings)?;
         store::migrate(&mut conn)?;
         let catalog = {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -248,10 +281,16 @@ impl Shipping {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Runs `f` on the connection, for reads.
+    /// Runs `f` in one read transaction, so that all its statements see the same state
+    /// of the database (a balance and its entries agree) whatever other connections to
+    /// the file commit meanwhile.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         let conn = self.lock();
-        f(&conn)
+        // DEFERRED: the snapshot is taken at the first SELECT and no write lock is taken.
+        let tx = conn.unchecked_transaction()?;
+        let value = f(&tx)?;
+        tx.commit()?;
+        Ok(value)
     }
 
     /// Runs `f` in one IMMEDIATE transaction, committed only if `f` succeeds.
