@@ -370,3 +370,24 @@ fn load_rate_book(conn: &Connection) -> Result<Arc<RateBook>> {
     }
     RateBook::load(conn).map(Arc::new).map_err(|e| Error::internal(format!("the stored rate book does not load: {e}")))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_databases_sync_fully_unless_told_otherwise_and_reads_are_one_transaction() {
+        let dir = std::env::temp_dir().join(format!("consign-synchronous-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let synchronous = |s: &Shipping| s.read(|c| Ok(c.pragma_query_value(None, "synchronous", |r| r.get::<_, i64>(0))?)).unwrap();
+        // SQLite's numbers: 1 NORMAL, 2 FULL.
+        let full = Shipping::open(dir.join("full.db")).unwrap();
+        assert_eq!(synchronous(&full), 2);
+        let normal = Shipping::builder().path(dir.join("normal.db")).synchronous(Synchronous::Normal).open().unwrap();
+        assert_eq!(synchronous(&normal), 1);
+        assert!(!full.read(|c| Ok(c.is_autocommit())).unwrap(), "a read runs inside a transaction");
+        assert!(full.lock().is_autocommit(), "and ends it");
+        drop((full, normal));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
