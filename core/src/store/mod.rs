@@ -92,10 +92,11 @@ impl Default for Settings {
     }
 }
 
-/// Sets the connection up with the default [`Settings`].
+/// Sets the connection up with the default [`Settings`] (for the tests of other modules).
 ///
 /// # Errors
 /// As [`configure_with`].
+#[cfg(test)]
 pub(crate) fn configure(conn: &Connection) -> Result<()> {
     configure_with(conn, Settings::default())
 }
