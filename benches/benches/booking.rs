@@ -20,8 +20,7 @@ fn address(name: &str, city: &str, state: &str, zip: &str, phone: &str) -> Value
 /// A service on a fresh file database with one customer who can always pay.
 fn setup(lazy_labels: bool, synchronous: Synchronous) -> (tempdir::Dir, Shipping, String) {
     let dir = tempdir::Dir::new("booking");
-    let shipping =
-        Shipping::builder().path(dir.path().join("bench.db")).lazy_labels(lazy_labels).synchronous(synchronous).open().unwrap();
+    let shipping = Shipping::builder().path(dir.path().join("bench.db")).lazy_labels(lazy_labels).synchronous(synchronous).open().unwrap();
     let ann = address("Ann Lee", "Philadelphia", "PA", "19106", "2155550142");
     let body = json!({"profileCode": "Default", "email": "bench@example.com", "password": "bench-password",
         "mailingAddress": ann, "billingAddress": ann,

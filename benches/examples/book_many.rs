@@ -13,8 +13,7 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("consign-book-many-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     // NORMAL, as the booking target is stated for (FULL adds an fsync, not instructions).
-    let shipping =
-        Shipping::builder().path(dir.join("book.db")).lazy_labels(lazy).synchronous(Synchronous::Normal).open().expect("opens");
+    let shipping = Shipping::builder().path(dir.join("book.db")).lazy_labels(lazy).synchronous(Synchronous::Normal).open().expect("opens");
     let addr = |name: &str, city: &str, state: &str, zip: &str| json!({"name": name, "company": "", "address1": "1 A St", "address2": "", "city": city, "state": state, "zip": zip, "country": "US", "phone": "2155550142"});
     let customer = json!({"profileCode": "Default", "email": "p@example.com", "password": "profile-pass",
         "mailingAddress": addr("Ann Lee", "Philadelphia", "PA", "19106"), "billingAddress": addr("Ann Lee", "Philadelphia", "PA", "19106"),

@@ -30,7 +30,8 @@ fn main() {
             "pieces": [{"weight": "2", "length": "10", "width": "8", "height": "6", "insuranceAmount": null, "declaredValue": null}]});
         let r = shipping.handle("POST", &format!("/restapi/v1/customers/{id}/shipments"), &body.to_string());
         assert_eq!(r.status, 201, "{}", r.body);
-        book_number = serde_json::from_str::<serde_json::Value>(&r.body).expect("json")["bookNumber"].as_str().expect("bookNumber").to_string();
+        book_number =
+            serde_json::from_str::<serde_json::Value>(&r.body).expect("json")["bookNumber"].as_str().expect("bookNumber").to_string();
     }
     let path = match what.as_str() {
         "shipment" => format!("/restapi/v1/customers/{id}/shipments/{book_number}"),

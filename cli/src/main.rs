@@ -124,8 +124,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             if flag != "--older-than-days" {
                 return Err(USAGE.into());
             }
-            let days: u32 =
-                days.parse().map_err(|_| format!("--older-than-days: expected a whole number of days, found {days:?}"))?;
+            let days: u32 = days.parse().map_err(|_| format!("--older-than-days: expected a whole number of days, found {days:?}"))?;
             let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
             let removed = shipping.purge_expired_quotes(days).map_err(|e| describe(&e))?;
             println!("removed {removed} quotes expired {days} days or more");

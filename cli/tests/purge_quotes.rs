@@ -1,5 +1,7 @@
 //! `consign purge-quotes` against a database file.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
+
 use std::process::{Command, Output};
 
 fn consign(args: &[&str]) -> Output {

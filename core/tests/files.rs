@@ -1,6 +1,8 @@
 //! Database files shared with others: images that must not replace data before they are
 //! checked, other applications' files, and locks held by another connection.
 
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
+
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -287,7 +287,14 @@ mod tests {
     fn purging_removes_quotes_expired_long_enough_and_keeps_those_of_batches() {
         let clock = Arc::new(FixedClock::at("2026-11-21T15:00:00Z").unwrap());
         let (s, id) = service_at(clock.clone());
-        let rows = |s: &Shipping| s.read(|c| Ok(c.query_row("SELECT count(*), sum(quote_count) FROM quoted_shipments", [], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?)))?)).unwrap();
+        let rows = |s: &Shipping| {
+            s.read(|c| {
+                Ok(c.query_row("SELECT count(*), sum(quote_count) FROM quoted_shipments", [], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
+                })?)
+            })
+            .unwrap()
+        };
 
         let old = quote_ids(&s, &id);
         // one old quote goes into a batch before it expires
@@ -299,7 +306,11 @@ mod tests {
         clock.advance(chrono::Duration::days(10));
         let younger = quote_ids(&s, &id);
         let (all_rows, all_quotes) = rows(&s);
-        let batched_quotes = s.read(|c| Ok(c.query_row("SELECT quote_count FROM quoted_shipments WHERE first_quote_id = ?1", [old[1]], |r| r.get::<_, i64>(0))?)).unwrap();
+        let batched_quotes = s
+            .read(|c| {
+                Ok(c.query_row("SELECT quote_count FROM quoted_shipments WHERE first_quote_id = ?1", [old[1]], |r| r.get::<_, i64>(0))?)
+            })
+            .unwrap();
 
         // The old quotes expired 5 days ago (30 days after they were made), the younger
         // ones have 25 days to go: nothing has been expired for 7 days.

@@ -278,10 +278,8 @@ pub(crate) fn check_image(bytes: &[u8]) -> Result<Connection> {
     conn.deserialize_read_exact(rusqlite::MAIN_DB, image.as_slice(), image.len(), false)
         .map_err(|e| refuse(format!("expected an SQLite database image, found one SQLite cannot read: {e}")))?;
     let damaged = |e: rusqlite::Error| refuse(format!("the database image is damaged: {e}"));
-    let problems: Vec<String> = conn
-        .prepare("PRAGMA integrity_check(10)")
-        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
-        .map_err(damaged)?;
+    let problems: Vec<String> =
+        conn.prepare("PRAGMA integrity_check(10)").and_then(|mut s| s.query_map([], |r| r.get(0))?.collect()).map_err(damaged)?;
     if problems != ["ok"] {
         return Err(refuse(format!("the database image is damaged: {}", problems.join("; "))));
     }
@@ -325,8 +323,7 @@ fn schema_differences(conn: &Connection, version: i64) -> Result<Option<String>>
     let expected = schema_objects(&expected)?;
     let found = schema_objects(conn)?;
     let extra: Vec<String> = found.iter().filter(|o| !expected.contains(o)).map(|(kind, name, ..)| format!("{kind} {name}")).collect();
-    let missing: Vec<String> =
-        expected.iter().filter(|o| !found.contains(o)).map(|(kind, name, ..)| format!("{kind} {name}")).collect();
+    let missing: Vec<String> = expected.iter().filter(|o| !found.contains(o)).map(|(kind, name, ..)| format!("{kind} {name}")).collect();
     Ok(match (extra.is_empty(), missing.is_empty()) {
         (true, true) => None,
         (false, true) => Some(format!("it has {} that consign does not", extra.join(", "))),
@@ -338,7 +335,8 @@ fn schema_differences(conn: &Connection, version: i64) -> Result<Option<String>>
 /// Every schema object of `conn`, sorted, its SQL in [`normalise`]d form.
 fn schema_objects(conn: &Connection) -> Result<Vec<SchemaObject>> {
     let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name")?;
-    let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, normalise(r.get::<_, Option<String>>(3)?.as_deref().unwrap_or("")))))?;
+    let rows =
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, normalise(r.get::<_, Option<String>>(3)?.as_deref().unwrap_or("")))))?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
@@ -639,7 +637,11 @@ mod tests {
         let newer = image_with(&format!("PRAGMA user_version = {}", SCHEMA_VERSION + 1));
         assert!(refused(&newer).contains(&format!("written by a newer consign (schema {})", SCHEMA_VERSION + 1)));
         let trigger = image_with("CREATE TRIGGER steal AFTER INSERT ON id_sequences BEGIN DELETE FROM catalog; END;");
-        assert!(refused(&trigger).contains("does not have consign's schema 2: it has trigger steal that consign does not"), "{}", refused(&trigger));
+        assert!(
+            refused(&trigger).contains("does not have consign's schema 2: it has trigger steal that consign does not"),
+            "{}",
+            refused(&trigger)
+        );
         let view = image_with("CREATE VIEW v AS SELECT 1");
         assert!(refused(&view).contains("it has view v that consign does not"));
         let changed = image_with("DROP INDEX shipments_by_quote; CREATE INDEX shipments_by_quote ON shipments(quote_id)");
