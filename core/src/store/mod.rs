@@ -158,6 +158,9 @@ fn identify(conn: &Connection) -> Result<Kind> {
     let objects: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
     Ok(match (id, version) {
         (APPLICATION_ID, v) if v >= 2 => Kind::Consign(v),
+        (APPLICATION_ID, v) => {
+            Kind::Foreign(format!("it carries consign's application id but schema version {v}, which consign never wrote with it"))
+        }
         (0, 0) if objects == 0 => Kind::Empty,
         (0, 0) => Kind::Foreign("it holds tables but no schema version".into()),
         (0, 1) => match schema_differences(conn, 1)? {
@@ -680,7 +683,12 @@ mod tests {
         assert!(!dir.0.join("theirs.db-wal").exists());
 
         // Another application's file with a schema version of its own, and one with its own mark.
-        for pragma in ["PRAGMA user_version = 1", "PRAGMA user_version = 3", "PRAGMA application_id = 42"] {
+        for pragma in [
+            "PRAGMA user_version = 1",
+            "PRAGMA user_version = 3",
+            "PRAGMA application_id = 42",
+            "PRAGMA application_id = 1129531214; PRAGMA user_version = 0",
+        ] {
             let conn = Connection::open(&path).unwrap();
             conn.execute_batch(pragma).unwrap();
             let before = std::fs::read(&path).unwrap();
