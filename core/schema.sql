@@ -9,6 +9,10 @@
 -- between databases without rewriting keys. Global tables (id_sequences, catalog, the
 -- rate_* tables) hold no customer's data.
 
+-- consign's mark in the file header, the ASCII bytes "CSGN" (store::APPLICATION_ID):
+-- consign refuses SQLite files that carry another.
+PRAGMA application_id = 1129531214;
+
 CREATE TABLE id_sequences (
     name TEXT PRIMARY KEY,
     last INTEGER NOT NULL

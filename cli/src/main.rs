@@ -4,6 +4,8 @@
 //!   default catalog and prints readable tables.
 //! - `consign call METHOD PATH [BODY | @FILE] [--db FILE]` runs one request of the
 //!   interface against a database file and prints the JSON answer.
+//! - `consign purge-quotes --older-than-days N [--db FILE]` removes the quotes expired N
+//!   days or more and prints how many.
 
 mod demo;
 mod demo_deliver;
@@ -17,6 +19,7 @@ const USAGE: &str = "usage:
   consign call METHOD PATH [BODY | @FILE] [--db FILE]   one request against a database (default: consign.db)
   consign import KIND FILE [--db FILE]                  replace rate data or the catalog from a file
   consign export KIND [--db FILE]                       print rate data or the catalog
+  consign purge-quotes --older-than-days N [--db FILE]  remove the quotes expired N days or more (kept by batches excepted)
     KIND: carriers, exchange-rates, zones, rates, surcharges (CSV, docs/rate-cards.md) or catalog (JSON)";
 
 fn main() -> ExitCode {
@@ -113,6 +116,18 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             let text = if kind == "catalog" { shipping.export_catalog() } else { shipping.export_rates(csv_kind(kind)?) }
                 .map_err(|e| describe(&e))?;
             let _ = write!(std::io::stdout().lock(), "{text}");
+            Ok(ExitCode::SUCCESS)
+        }
+        "purge-quotes" => {
+            let db = take_db(&mut args, "consign.db")?;
+            let [flag, days] = args.as_slice() else { return Err(USAGE.into()) };
+            if flag != "--older-than-days" {
+                return Err(USAGE.into());
+            }
+            let days: u32 = days.parse().map_err(|_| format!("--older-than-days: expected a whole number of days, found {days:?}"))?;
+            let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
+            let removed = shipping.purge_expired_quotes(days).map_err(|e| describe(&e))?;
+            println!("removed {removed} quotes expired {days} days or more");
             Ok(ExitCode::SUCCESS)
         }
         "-h" | "--help" | "help" => {

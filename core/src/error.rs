@@ -32,6 +32,9 @@ pub enum ErrorCategory {
     QuoteExpired,
     /// A named service does not serve the route (a quote result; 400 if ever answered alone).
     ServiceNotAvailable,
+    /// The database stayed locked by another connection (another process or `Shipping`
+    /// on the same file) past the busy timeout (503). Nothing was done: retry later.
+    Busy,
     /// A bug; never caused by input (500).
     Internal,
 }
@@ -49,6 +52,7 @@ impl ErrorCategory {
             Self::Conflict => "CONFLICT",
             Self::QuoteExpired => "QUOTE_EXPIRED",
             Self::ServiceNotAvailable => "SERVICE_NOT_AVAILABLE",
+            Self::Busy => "BUSY",
             Self::Internal => "INTERNAL",
         }
     }
@@ -63,6 +67,7 @@ impl ErrorCategory {
             Self::MethodNotAllowed => 405,
             Self::Conflict | Self::QuoteExpired => 409,
             Self::Internal => 500,
+            Self::Busy => 503,
         }
     }
 }
@@ -86,6 +91,7 @@ pub(crate) fn category_from_code(code: &str) -> ErrorCategory {
         Conflict,
         QuoteExpired,
         ServiceNotAvailable,
+        Busy,
         Internal,
     ]
     .into_iter()
@@ -240,9 +246,18 @@ pub(crate) fn join_path(prefix: &str, field: &str) -> String {
     }
 }
 
+/// A storage failure is `INTERNAL`, except a lock another connection held past the
+/// busy timeout: that is `BUSY`, which clients retry.
 impl From<rusqlite::Error> for Error {
     fn from(e: rusqlite::Error) -> Self {
-        Error::internal(format!("storage failed: {e}")).with_source(e)
+        use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+        match e.sqlite_error_code() {
+            Some(DatabaseBusy | DatabaseLocked) => {
+                Error::new(ErrorCategory::Busy, "The database is locked by another connection; nothing was done. Retry the request.")
+                    .with_source(e)
+            }
+            _ => Error::internal(format!("storage failed: {e}")).with_source(e),
+        }
     }
 }
 
@@ -313,5 +328,15 @@ mod tests {
         // the source is not part of the body nor of equality
         assert_eq!(e.to_json(), Error::internal(e.message()).to_json());
         assert_eq!(e, Error::internal(e.message()));
+    }
+
+    #[test]
+    fn a_lock_held_past_the_timeout_is_busy() {
+        for code in [rusqlite::ffi::SQLITE_BUSY, rusqlite::ffi::SQLITE_LOCKED] {
+            let e = Error::from(rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None));
+            assert_eq!((e.category(), e.status(), e.category().code()), (ErrorCategory::Busy, 503, "BUSY"));
+            assert!(std::error::Error::source(&e).is_some());
+        }
+        assert_eq!(category_from_code("BUSY"), ErrorCategory::Busy);
     }
 }

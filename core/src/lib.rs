@@ -84,6 +84,6 @@ pub use router::{Response, MAX_BODY};
 pub use search::MAX_RESULTS;
 pub use secrets::Secret;
 pub use shipping::{Shipping, ShippingBuilder};
-pub use store::SCHEMA_VERSION;
+pub use store::{Synchronous, APPLICATION_ID, SCHEMA_VERSION};
 pub use tracking::{EVENT_STATUSES, MAX_FEED_EVENTS};
 pub use tracking_number::TrackingKind;

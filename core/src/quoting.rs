@@ -680,6 +680,29 @@ pub(crate) fn check_batch_size(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// Removes the stored quotes (of every customer) that expired at or before `cutoff`
+/// (unix seconds), except those a batch holds, and returns how many quotes it removed.
+///
+/// A booking keeps its own copy of what it was booked at, so its quote can go. A batch
+/// shows its quotes and books from them, so a quoted shipment stays while any of its
+/// quotes is in a batch (an open batch's expired quotes cannot be booked anyway; they
+/// go once the batch is deleted). One pass over the table: the purge is a maintenance
+/// task, and an index on `expires_at` would cost every quote stored.
+pub(crate) fn purge_expired(tx: &Transaction, cutoff: i64) -> Result<u64> {
+    let mut delete = tx.prepare(
+        "DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND rowid NOT IN (
+             SELECT kept FROM (
+                 SELECT (SELECT q.rowid FROM quoted_shipments q
+                         WHERE q.customer_id = b.customer_id AND q.first_quote_id <= b.quote_id
+                         ORDER BY q.first_quote_id DESC LIMIT 1) AS kept
+                 FROM batch_quotes b)
+             WHERE kept IS NOT NULL)
+         RETURNING quote_count",
+    )?;
+    let counts = delete.query_map([cutoff], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(counts.into_iter().map(|n| u64::try_from(n).unwrap_or(0)).sum())
+}
+
 /// A stored quote with the shipment it was made for.
 #[derive(Debug, Clone)]
 pub struct StoredQuote {

@@ -13,7 +13,8 @@ use crate::customers::{self, Customer};
 use crate::error::{Error, Result};
 use crate::rating::{self, CsvKind, ImportSummary, RateBook};
 use crate::secrets::Sealer;
-use crate::{booking, ledger, store};
+use crate::store::{self, Settings, Synchronous};
+use crate::{booking, ledger};
 
 mod accounts;
 mod batches;
@@ -48,6 +49,7 @@ pub struct ShippingBuilder {
     clock: Option<Arc<dyn Clock>>,
     lazy_labels: bool,
     bytes: Option<Vec<u8>>,
+    settings: Settings,
     secret_key: Option<[u8; 32]>,
 }
 
@@ -81,8 +83,30 @@ impl ShippingBuilder {
 
     /// Start from `bytes`, a whole database as [`Shipping::export_database`] gives it:
     /// they replace what the database (in memory, or the file at `path`) held.
+    ///
+    /// The image is checked whole in memory before anything is replaced: it must be
+    /// intact, carry consign's mark at a schema this build reads, and hold exactly
+    /// consign's tables and indexes (no triggers or views of its own). [`Self::open`]
+    /// refuses it otherwise, and the file at `path` keeps what it held.
     pub fn bytes(mut self, bytes: Vec<u8>) -> Self {
         self.bytes = Some(bytes);
+        self
+    }
+
+    /// How a file database waits for the disk on commit: [`Synchronous::Full`] (the
+    /// default) makes every acknowledged operation survive a power loss, at an fsync per
+    /// write; [`Synchronous::Normal`] writes faster but may lose the last acknowledged
+    /// operations on a power loss (never the database's consistency). No effect in memory.
+    pub fn synchronous(mut self, synchronous: Synchronous) -> Self {
+        self.settings.synchronous = synchronous;
+        self
+    }
+
+    /// How long an operation waits for a lock held by another connection to the same
+    /// file (another process, or another `Shipping`) before it answers `BUSY` (HTTP 503,
+    /// to be retried). Default: 5 seconds.
+    pub fn busy_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.settings.busy_timeout = timeout;
         self
     }
 
@@ -101,20 +125,29 @@ impl ShippingBuilder {
     /// and rate book on first open.
     ///
     /// # Errors
-    /// `INTERNAL` when the file cannot be opened, was written by a newer schema, or holds
-    /// a catalog that does not load.
+    /// `INTERNAL` when the file cannot be opened, is another application's SQLite
+    /// database (it is left as it was), was written by a newer schema, or holds a catalog
+    /// that does not load; `INVALID_REQUEST` on `bytes` when the image is refused;
+    /// `BUSY` when another connection holds the file locked past the busy timeout.
     pub fn open(self) -> Result<Shipping> {
-        let mut conn = match &self.path {
-            Some(path) => Connection::open(path),
-            None => Connection::open_in_memory(),
-        }
-        .map_err(|e| Error::internal(format!("could not open the database: {e}")))?;
-        if let Some(bytes) = &self.bytes {
-            store::restore(&mut conn, bytes, self.path.is_none())?;
-        }
+        let unopened = |e: rusqlite::Error| Error::internal(format!("could not open the database: {e}"));
+        // An image is checked whole before it replaces anything; in memory, the checked
+        // copy is the database.
+        let image = self.bytes.as_deref().map(store::check_image).transpose()?;
+        let conn = match (&self.path, image) {
+            (None, Some(image)) => image,
+            (None, None) => Connection::open_in_memory().map_err(unopened)?,
+            (Some(path), image) => {
+                let mut conn = Connection::open(path).map_err(unopened)?;
+                if let Some(image) = image {
+                    store::restore(&mut conn, &image)?;
+                }
+                conn
+            }
+        };
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let sealer = self.secret_key.as_ref().map(Sealer::new);
-        Shipping::from_connection(conn, clock, !self.lazy_labels, sealer)
+        Shipping::from_connection(conn, clock, !self.lazy_labels, self.settings, sealer)
     }
 }
 
@@ -140,8 +173,14 @@ impl Shipping {
         Self::builder().open()
     }
 
-    fn from_connection(mut conn: Connection, clock: Arc<dyn Clock>, labels_at_booking: bool, sealer: Option<Sealer>) -> Result<Shipping> {
-        store::configure(&conn)?;
+    fn from_connection(
+        mut conn: Connection,
+        clock: Arc<dyn Clock>,
+        labels_at_booking: bool,
+        settings: Settings,
+        sealer: Option<Sealer>,
+    ) -> Result<Shipping> {
+        store::configure_with(&conn, settings)?;
         store::migrate(&mut conn)?;
         let catalog = {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
@@ -269,10 +308,20 @@ impl Shipping {
         self.conn.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// Runs `f` on the connection, for reads.
+    /// Runs `f` in one read transaction, so that all its statements see the same state
+    /// of the database (a balance and its entries agree) whatever other connections to
+    /// the file commit meanwhile.
     pub(crate) fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         let conn = self.lock();
-        f(&conn)
+        // DEFERRED: the snapshot is taken at the first SELECT and no write lock is taken.
+        // Cached statements rather than rusqlite's `Transaction`, which parses BEGIN and
+        // COMMIT on every call: that was 4% of reading a shipment.
+        conn.prepare_cached("BEGIN DEFERRED")?.execute([])?;
+        let read = ReadTransaction(&conn);
+        let value = f(&conn)?;
+        conn.prepare_cached("COMMIT")?.execute([])?;
+        drop(read);
+        Ok(value)
     }
 
     /// Runs `f` in one IMMEDIATE transaction, committed only if `f` succeeds.
@@ -335,6 +384,19 @@ impl Shipping {
     }
 }
 
+/// Ends the read transaction of [`Shipping::read`] when the read fails or panics, so that
+/// the connection is left without one.
+struct ReadTransaction<'c>(&'c Connection);
+
+impl Drop for ReadTransaction<'_> {
+    fn drop(&mut self) {
+        if !self.0.is_autocommit() {
+            // A read has nothing to undo; a failure to end it shows at the next BEGIN.
+            let _ = self.0.execute_batch("ROLLBACK");
+        }
+    }
+}
+
 /// The sequence counting rate imports: absent means the rates are the embedded default.
 const RATE_REVISION: &str = "rate_revision";
 
@@ -351,4 +413,25 @@ fn load_rate_book(conn: &Connection) -> Result<Arc<RateBook>> {
             .map_err(|e| Error::internal(format!("the embedded rate book does not load: {e}")));
     }
     RateBook::load(conn).map(Arc::new).map_err(|e| Error::internal(format!("the stored rate book does not load: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_databases_sync_fully_unless_told_otherwise_and_reads_are_one_transaction() {
+        let dir = std::env::temp_dir().join(format!("consign-synchronous-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let synchronous = |s: &Shipping| s.read(|c| Ok(c.pragma_query_value(None, "synchronous", |r| r.get::<_, i64>(0))?)).unwrap();
+        // SQLite's numbers: 1 NORMAL, 2 FULL.
+        let full = Shipping::open(dir.join("full.db")).unwrap();
+        assert_eq!(synchronous(&full), 2);
+        let normal = Shipping::builder().path(dir.join("normal.db")).synchronous(Synchronous::Normal).open().unwrap();
+        assert_eq!(synchronous(&normal), 1);
+        assert!(!full.read(|c| Ok(c.is_autocommit())).unwrap(), "a read runs inside a transaction");
+        assert!(full.lock().is_autocommit(), "and ends it");
+        drop((full, normal));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -111,6 +111,24 @@ impl Shipping {
             quoting::find(conn, customer_id, quote_id)?.ok_or_else(|| Error::not_found("quote", &quote_id.to_string()))
         })
     }
+
+    /// Removes the quotes, of every customer, that expired `days` days or more before
+    /// the clock's now, in one write transaction, and returns how many it removed.
+    /// Quotes are kept 30 days and never removed otherwise: a long-running application
+    /// calls this now and then (once a day, say) to keep the file from growing. `0`
+    /// removes every expired quote.
+    ///
+    /// A quote held by a batch stays (the batch shows it) until the batch is deleted;
+    /// a booked quote goes, since its shipment keeps a copy of what it was booked at.
+    /// Booking a removed quote by `quoteId` answers `NOT_FOUND` instead of
+    /// `QUOTE_EXPIRED`.
+    ///
+    /// # Errors
+    /// Only on a storage failure, or `BUSY`.
+    pub fn purge_expired_quotes(&self, days: u32) -> Result<u64> {
+        let cutoff = self.clock.now().timestamp() - i64::from(days) * 86_400;
+        self.write(|tx| quoting::purge_expired(tx, cutoff))
+    }
 }
 
 /// Body of `POST .../batch-quote`, borrowing each shipment's JSON from the body (as
@@ -131,7 +149,10 @@ mod tests {
     use crate::FixedClock;
 
     fn service() -> (Shipping, String) {
-        let clock = Arc::new(FixedClock::at("2026-11-21T15:00:00Z").unwrap());
+        service_at(Arc::new(FixedClock::at("2026-11-21T15:00:00Z").unwrap()))
+    }
+
+    fn service_at(clock: Arc<FixedClock>) -> (Shipping, String) {
         let shipping = Shipping::builder().clock(clock).open().unwrap();
         let address = json!({"name": "Ann Lee", "company": "Lee Ceramics", "address1": "200 Market St", "address2": "",
             "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US", "phone": "(215) 555-0142"});
@@ -248,5 +269,75 @@ mod tests {
         assert_eq!(stored(&a), stored(&b));
         // (a fifth fail validation, a fifth name a service that has no quotes for them)
         assert_eq!(stored(&a).len(), 300 - 2 * (300 / 5) - 1);
+    }
+
+    /// The ids of the quotes of one request of `shipments()`, shipped the day after the
+    /// clock's today (each shipment's first quote).
+    fn quote_ids(s: &Shipping, id: &str) -> Vec<i64> {
+        let date = (s.clock().today() + chrono::Duration::days(1)).to_string();
+        let mut shipments = shipments();
+        shipments.iter_mut().for_each(|s| s["shipmentDate"] = json!(date));
+        let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/batch-quote"), &json!({ "shipments": shipments }).to_string());
+        let parsed: Value = serde_json::from_str(&r.body).unwrap();
+        let quotes = parsed["results"].as_array().unwrap().iter().filter_map(|r| r["quotes"].as_array()).filter(|q| !q.is_empty());
+        quotes.map(|q| q[0]["quoteId"].as_i64().unwrap()).collect()
+    }
+
+    #[test]
+    fn purging_removes_quotes_expired_long_enough_and_keeps_those_of_batches() {
+        let clock = Arc::new(FixedClock::at("2026-11-21T15:00:00Z").unwrap());
+        let (s, id) = service_at(clock.clone());
+        let rows = |s: &Shipping| {
+            s.read(|c| {
+                Ok(c.query_row("SELECT count(*), sum(quote_count) FROM quoted_shipments", [], |r| {
+                    Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
+                })?)
+            })
+            .unwrap()
+        };
+
+        let old = quote_ids(&s, &id);
+        // one old quote goes into a batch before it expires
+        let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/batch"), "");
+        let batch = serde_json::from_str::<Value>(&r.body).unwrap()["batchId"].as_str().unwrap().to_string();
+        let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/batch/{batch}/quotes"), &json!({"quoteIds": [old[1]]}).to_string());
+        assert_eq!(r.status, 200, "{}", r.body);
+        let old_quotes = rows(&s).1.unwrap();
+        clock.advance(chrono::Duration::days(10));
+        let younger = quote_ids(&s, &id);
+        let (all_rows, all_quotes) = rows(&s);
+        let batched_quotes = s
+            .read(|c| {
+                Ok(c.query_row("SELECT quote_count FROM quoted_shipments WHERE first_quote_id = ?1", [old[1]], |r| r.get::<_, i64>(0))?)
+            })
+            .unwrap();
+
+        // The old quotes expired 5 days ago (30 days after they were made), the younger
+        // ones have 25 days to go: nothing has been expired for 7 days.
+        clock.advance(chrono::Duration::days(25));
+        assert_eq!(s.purge_expired_quotes(7).unwrap(), 0);
+        assert_eq!(rows(&s), (all_rows, all_quotes));
+
+        // Expired for 5 days: the old ones go, but the row of the batched one stays.
+        let removed = s.purge_expired_quotes(5).unwrap();
+        let (left_rows, left_quotes) = rows(&s);
+        assert_eq!(left_rows, younger.len() as i64 + 1);
+        assert_eq!(removed as i64, old_quotes - batched_quotes);
+        assert_eq!(left_quotes.unwrap(), all_quotes.unwrap() - removed as i64);
+        assert_eq!(s.stored_quote(&id, old[0]).unwrap_err().category(), ErrorCategory::NotFound);
+        for q in younger.iter().chain([&old[1]]) {
+            s.stored_quote(&id, *q).unwrap();
+        }
+        let r = s.handle("GET", &format!("/restapi/v1/customers/{id}/batch/{batch}"), "");
+        assert_eq!(r.status, 200, "the batch still shows its quote: {}", r.body);
+
+        // Once the batch is deleted, its quote goes too.
+        let r = s.handle("DELETE", &format!("/restapi/v1/customers/{id}/batch/{batch}"), "");
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(s.purge_expired_quotes(5).unwrap(), batched_quotes as u64);
+        assert_eq!(s.purge_expired_quotes(0).unwrap(), 0, "the younger ones have not expired");
+        clock.advance(chrono::Duration::days(5));
+        assert_eq!(s.purge_expired_quotes(0).unwrap() as i64, left_quotes.unwrap() - batched_quotes);
+        assert_eq!(rows(&s), (0, None));
     }
 }

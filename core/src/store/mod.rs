@@ -6,11 +6,19 @@
 //! the numbered files of `core/migrations/` after its version, also in one transaction;
 //! a database written by a newer schema is refused rather than misread.
 //!
+//! A consign file carries [`APPLICATION_ID`] in its header (from schema 2 on). A file
+//! that is neither empty nor consign's is refused before anything is written to it, and
+//! a database image ([`check_image`]) is checked whole in memory (integrity, version,
+//! mark, and exactly the tables and indexes of its version) before it replaces anything.
+//!
 //! An upgrade is SQL only, frozen with its file: it never calls into the code of the
 //! day, so that changing search or rating cannot change what an old upgrade does. The
 //! default data of a new database (the catalog, the rate book) is not part of the
 //! schema; it is written on first open ([`seed_rate_book`]).
 
+use std::time::Duration;
+
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
 
 use crate::error::{Error, ErrorCategory, Result};
@@ -18,25 +26,90 @@ use crate::error::{Error, ErrorCategory, Result};
 /// The current schema in full, what a new database is created with.
 const SCHEMA: &str = include_str!("../../schema.sql");
 
-/// Schema 1, frozen: where the upgrades start. Only the tests read it, to build the
-/// schema an old database has.
-#[cfg(test)]
+/// Schema 1, frozen: where the upgrades start. An image or a file of an older schema is
+/// compared with the schema this and the upgrades give at its version.
 const BASELINE: &str = include_str!("../../migrations/0001_baseline.sql");
 
 /// The upgrades in order: `UPGRADES[i]` brings a database of version `i + 1` to
 /// `i + 2`, and is the file `core/migrations/{i + 2:04}_*.sql`. Add one with every change
 /// to `core/schema.sql`; never edit one that has shipped.
-const UPGRADES: &[&str] = &[];
+const UPGRADES: &[&str] = &[include_str!("../../migrations/0002_application_id.sql")];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = 1 + UPGRADES.len() as i64;
 
+/// The `PRAGMA application_id` of a consign database (schema 2 on): the ASCII bytes
+/// `CSGN` read as a big-endian integer, as the SQLite header stores it at offset 68.
+/// `file(1)` and other tools tell consign files from other SQLite files by it, and
+/// consign refuses SQLite files that carry another.
+pub const APPLICATION_ID: i32 = i32::from_be_bytes(*b"CSGN");
+
 /// Prepared statements kept per connection: every statement the operations run.
 const STATEMENT_CACHE: usize = 256;
 
-/// Sets the connection up: WAL for files, foreign keys on, a busy timeout.
+/// How file databases wait for their writes to reach the disk (`PRAGMA synchronous`).
+/// In-memory databases have no disk and ignore it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Synchronous {
+    /// The default: every commit waits until the write-ahead log is on the disk, so an
+    /// acknowledged operation (a booking and its charge) survives a power loss. Costs an
+    /// fsync per write operation.
+    #[default]
+    Full,
+    /// Commits do not wait for the disk; the log is synced at checkpoints. The database
+    /// is never corrupted, but a power loss (not a crash of the process) may lose the
+    /// last acknowledged operations: a booking the caller was told about, with its
+    /// charge, can be missing after the restart. For callers that can redo or reconcile
+    /// recent work, and want the write throughput.
+    Normal,
+}
+
+impl Synchronous {
+    fn pragma(self) -> &'static str {
+        match self {
+            Self::Full => "FULL",
+            Self::Normal => "NORMAL",
+        }
+    }
+}
+
+/// How a connection is set up: [`configure`] uses the defaults.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Settings {
+    /// How long a statement waits for another connection's lock before `BUSY`.
+    pub(crate) busy_timeout: Duration,
+    /// `PRAGMA synchronous` of a file database.
+    pub(crate) synchronous: Synchronous,
+}
+
+/// The wait for a lock held by another connection before an operation answers `BUSY`.
+pub(crate) const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings { busy_timeout: DEFAULT_BUSY_TIMEOUT, synchronous: Synchronous::default() }
+    }
+}
+
+/// Sets the connection up with the default [`Settings`] (for the tests of other modules).
+///
+/// # Errors
+/// As [`configure_with`].
+#[cfg(test)]
 pub(crate) fn configure(conn: &Connection) -> Result<()> {
-    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    configure_with(conn, Settings::default())
+}
+
+/// Sets the connection up: defensive, schema untrusted, foreign keys on, a busy
+/// timeout; then, once the file is known to be empty or consign's, WAL for files.
+///
+/// # Errors
+/// `INTERNAL` when the file is another application's SQLite database (nothing is
+/// written to it then), or on a storage failure.
+pub(crate) fn configure_with(conn: &Connection, settings: Settings) -> Result<()> {
+    distrust(conn)?;
+    conn.busy_timeout(settings.busy_timeout)?;
     // rusqlite keeps 16 prepared statements by default; a booking alone runs more than
     // that, and re-preparing the evicted ones cost a tenth of a booking.
     conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
@@ -44,40 +117,94 @@ pub(crate) fn configure(conn: &Connection) -> Result<()> {
     // whose plan might change with a value (`customer_id = ?` as a filter, say) to be
     // re-prepared when its bindings are cleared, which rusqlite's cache does on every
     // return: a cached statement was compiled again on each use.
-    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     conn.pragma_update(None, "foreign_keys", "ON")?;
+    // Switching to WAL rewrites the header: another application's file must be refused
+    // before, and left as it was.
+    refuse_foreign(conn)?;
     // In-memory databases answer "memory" here; that is fine.
     let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
-    // With WAL, NORMAL keeps the database consistent on power loss and only risks the
-    // last transactions; that is the usual trade for an embedded store.
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.pragma_update(None, "synchronous", settings.synchronous.pragma())?;
     Ok(())
+}
+
+/// Takes no orders from the database's own content: no writes to the schema through
+/// `writable_schema` and no other ways of corrupting the file by SQL (defensive mode),
+/// and no functions with side effects run from triggers, views or column defaults of the
+/// schema (`trusted_schema=OFF`). The schema of a file or an image is data, possibly
+/// someone else's.
+fn distrust(conn: &Connection) -> Result<()> {
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
+    Ok(())
+}
+
+/// What a database is, from its header and its schema.
+#[derive(Debug, PartialEq, Eq)]
+enum Kind {
+    /// No schema objects and no marks: a new database.
+    Empty,
+    /// consign's, at this schema version (newer ones included).
+    Consign(i64),
+    /// Anything else: what makes it so.
+    Foreign(String),
+}
+
+/// Tells an empty database, consign's and another application's apart: consign's
+/// carries [`APPLICATION_ID`], or (schema 1, before the mark) exactly the baseline schema.
+fn identify(conn: &Connection) -> Result<Kind> {
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+    let id: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0))?;
+    let objects: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+    Ok(match (id, version) {
+        (APPLICATION_ID, v) if v >= 2 => Kind::Consign(v),
+        (APPLICATION_ID, v) => {
+            Kind::Foreign(format!("it carries consign's application id but schema version {v}, which consign never wrote with it"))
+        }
+        (0, 0) if objects == 0 => Kind::Empty,
+        (0, 0) => Kind::Foreign("it holds tables but no schema version".into()),
+        (0, 1) => match schema_differences(conn, 1)? {
+            None => Kind::Consign(1),
+            Some(difference) => Kind::Foreign(format!("its schema version is 1 but its schema is not consign's ({difference})")),
+        },
+        (0, v) => Kind::Foreign(format!("it has schema version {v} but not consign's application id")),
+        (id, _) => Kind::Foreign(format!("it carries the application id {id:#010x}, not consign's {APPLICATION_ID:#010x}")),
+    })
+}
+
+/// Refuses a file that is neither empty nor consign's.
+fn refuse_foreign(conn: &Connection) -> Result<()> {
+    match identify(conn)? {
+        Kind::Empty | Kind::Consign(_) => Ok(()),
+        Kind::Foreign(why) => Err(Error::internal(format!(
+            "the database is not a consign database: {why}. consign opens only its own files or empty ones, and left it as it was."
+        ))),
+    }
 }
 
 /// Creates the schema of a new database, or brings an older one up to
 /// [`SCHEMA_VERSION`], in one IMMEDIATE transaction.
 ///
 /// # Errors
-/// `INTERNAL` when the file was written by a newer schema, holds tables without a
-/// schema version (not a consign database), or an upgrade fails.
+/// `INTERNAL` when the file was written by a newer schema, is not a consign database,
+/// or an upgrade fails.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-    let version: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
-    if version > SCHEMA_VERSION {
-        return Err(Error::new(
+    let version = match identify(&tx)? {
+        Kind::Foreign(why) => return Err(Error::internal(format!("the database is not a consign database: {why}"))),
+        Kind::Consign(version) if version > SCHEMA_VERSION => return Err(Error::new(
             ErrorCategory::Internal,
             format!("The database was written by a newer consign (schema {version}); this build reads schemas up to {SCHEMA_VERSION}. Upgrade consign to open it."),
-        ));
-    }
-    if version == 0 {
-        let objects: i64 = tx.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
-        if objects > 0 {
-            return Err(Error::internal("the database holds tables but no schema version: it was not written by consign"));
+        )),
+        Kind::Consign(version) => {
+            upgrade(&tx, version, SCHEMA_VERSION)?;
+            version
         }
-        tx.execute_batch(SCHEMA).map_err(|e| Error::internal(format!("could not create the schema: {e}")))?;
-    } else {
-        upgrade(&tx, version, SCHEMA_VERSION)?;
-    }
+        Kind::Empty => {
+            tx.execute_batch(SCHEMA).map_err(|e| Error::internal(format!("could not create the schema: {e}")))?;
+            0
+        }
+    };
     if version < SCHEMA_VERSION {
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
@@ -107,8 +234,8 @@ pub(crate) fn seed_rate_book(tx: &Transaction) -> Result<()> {
 }
 
 /// A database as consign wrote it at schema `version`: the frozen baseline and the
-/// upgrades after it, as an old database has them. Upgrade tests start from here.
-#[cfg(test)]
+/// upgrades after it, as an old database has them. Images and files of older schemas are
+/// compared with it, and upgrade tests start from here.
 pub(crate) fn create_at(conn: &Connection, version: i64) -> Result<()> {
     conn.execute_batch(BASELINE)?;
     let tx = conn.unchecked_transaction()?;
@@ -133,24 +260,133 @@ fn unwal(bytes: &mut [u8]) {
     }
 }
 
-/// Replaces the content of `conn`'s main database with the file image `bytes`.
-/// An in-memory database takes the image as it is (SQLite refuses to back up into
-/// memory across page sizes); a file receives it through the backup API.
-pub(crate) fn restore(conn: &mut Connection, bytes: &[u8], in_memory: bool) -> Result<()> {
+/// The database image `bytes` in an in-memory connection of its own, once it is known to
+/// be a whole consign database that this build can open: intact (`integrity_check`),
+/// carrying consign's mark at a schema version not newer than [`SCHEMA_VERSION`], and
+/// holding exactly the tables, indexes and triggers of that version, nothing else (no
+/// trigger or view of someone else's runs in consign's writes). Nothing is replaced
+/// before this passes.
+///
+/// # Errors
+/// `INVALID_REQUEST` on `bytes` saying what is wrong with the image.
+pub(crate) fn check_image(bytes: &[u8]) -> Result<Connection> {
+    let refuse = |why: String| Error::invalid("bytes", why);
     if !bytes.starts_with(b"SQLite format 3\0") {
-        return Err(Error::invalid("bytes", format!("expected an SQLite database image, found {} bytes of something else", bytes.len())));
+        return Err(refuse(format!("expected an SQLite database image, found {} bytes of something else", bytes.len())));
     }
     let mut image = bytes.to_vec();
     unwal(&mut image);
-    let load = |conn: &mut Connection| conn.deserialize_read_exact(rusqlite::MAIN_DB, image.as_slice(), image.len(), false);
-    if in_memory {
-        load(conn)?;
-    } else {
-        let mut source = Connection::open_in_memory()?;
-        load(&mut source)?;
-        rusqlite::backup::Backup::new(&source, conn)?.run_to_completion(256, std::time::Duration::ZERO, None)?;
+    let mut conn = Connection::open_in_memory()?;
+    distrust(&conn)?;
+    conn.deserialize_read_exact(rusqlite::MAIN_DB, image.as_slice(), image.len(), false)
+        .map_err(|e| refuse(format!("expected an SQLite database image, found one SQLite cannot read: {e}")))?;
+    let damaged = |e: rusqlite::Error| refuse(format!("the database image is damaged: {e}"));
+    let problems: Vec<String> =
+        conn.prepare("PRAGMA integrity_check(10)").and_then(|mut s| s.query_map([], |r| r.get(0))?.collect()).map_err(damaged)?;
+    if problems != ["ok"] {
+        return Err(refuse(format!("the database image is damaged: {}", problems.join("; "))));
     }
+    match identify(&conn).map_err(|e| refuse(format!("the database image is damaged: {}", e.message())))? {
+        Kind::Empty => return Err(refuse("the database image holds no consign database (it is empty)".into())),
+        Kind::Foreign(why) => return Err(refuse(format!("the database image is not a consign database: {why}"))),
+        Kind::Consign(version) if version > SCHEMA_VERSION => {
+            return Err(refuse(format!(
+                "the database image was written by a newer consign (schema {version}); this build reads schemas up to {SCHEMA_VERSION}"
+            )))
+        }
+        Kind::Consign(version) => {
+            if let Some(difference) = schema_differences(&conn, version)? {
+                return Err(refuse(format!("the database image does not have consign's schema {version}: {difference}")));
+            }
+        }
+    }
+    Ok(conn)
+}
+
+/// Replaces the content of `conn`'s main database, a file, with `image` (as
+/// [`check_image`] gives it) through the backup API. The file must be empty or consign's.
+///
+/// # Errors
+/// `INTERNAL` when the file is another application's database, or on a storage failure.
+pub(crate) fn restore(conn: &mut Connection, image: &Connection) -> Result<()> {
+    refuse_foreign(conn)?;
+    rusqlite::backup::Backup::new(image, conn)?.run_to_completion(256, Duration::ZERO, None)?;
     Ok(())
+}
+
+/// One schema object: type, name, table, and its SQL without comments and layout.
+type SchemaObject = (String, String, String, String);
+
+/// How `conn`'s schema differs from the one consign gives a database at `version`
+/// (the frozen baseline and the upgrades after it), or `None` when it is the same.
+fn schema_differences(conn: &Connection, version: i64) -> Result<Option<String>> {
+    let expected = Connection::open_in_memory()?;
+    distrust(&expected)?;
+    create_at(&expected, version)?;
+    let expected = schema_objects(&expected)?;
+    let found = schema_objects(conn)?;
+    let extra: Vec<String> = found.iter().filter(|o| !expected.contains(o)).map(|(kind, name, ..)| format!("{kind} {name}")).collect();
+    let missing: Vec<String> = expected.iter().filter(|o| !found.contains(o)).map(|(kind, name, ..)| format!("{kind} {name}")).collect();
+    Ok(match (extra.is_empty(), missing.is_empty()) {
+        (true, true) => None,
+        (false, true) => Some(format!("it has {} that consign does not", extra.join(", "))),
+        (true, false) => Some(format!("it lacks {}", missing.join(", "))),
+        (false, false) => Some(format!("it has {} that consign does not, and lacks {}", extra.join(", "), missing.join(", "))),
+    })
+}
+
+/// Every schema object of `conn`, sorted, its SQL in [`normalise`]d form.
+fn schema_objects(conn: &Connection) -> Result<Vec<SchemaObject>> {
+    let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name")?;
+    let rows =
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, normalise(r.get::<_, Option<String>>(3)?.as_deref().unwrap_or("")))))?;
+    Ok(rows.collect::<rusqlite::Result<_>>()?)
+}
+
+/// The SQL of a schema object without what does not change its meaning: comments, the
+/// layout of white space, and the double quotes `ALTER TABLE ... RENAME` puts around a
+/// new name. A new database's objects keep the comments of `core/schema.sql`, an upgraded
+/// one's those of the migrations. Text inside single quotes is kept as it is, so that a
+/// `--` in a string literal cannot hide what follows it.
+fn normalise(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    let mut space = false;
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => {
+                if space && !out.is_empty() && !out.ends_with('(') {
+                    out.push(' ');
+                }
+                space = false;
+                out.push(c);
+                // to the closing quote; a doubled quote inside stays inside
+                while let Some(c) = chars.next() {
+                    out.push(c);
+                    if c == '\'' && chars.peek() != Some(&'\'') {
+                        break;
+                    }
+                    if c == '\'' {
+                        out.extend(chars.next());
+                    }
+                }
+            }
+            '-' if chars.peek() == Some(&'-') => {
+                chars.by_ref().take_while(|&c| c != '\n').for_each(drop);
+                space = true;
+            }
+            '"' => {}
+            c if c.is_whitespace() => space = true,
+            c => {
+                if space && !out.is_empty() && !out.ends_with('(') && c != ')' && c != ',' {
+                    out.push(' ');
+                }
+                space = false;
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// The next number of the sequence `name` (1, 2, ...), for readable unique ids.
@@ -203,6 +439,7 @@ mod tests {
     #[test]
     fn a_newer_schema_is_refused() {
         let mut conn = Connection::open_in_memory().unwrap();
+        conn.pragma_update(None, "application_id", APPLICATION_ID).unwrap();
         conn.pragma_update(None, "user_version", SCHEMA_VERSION + 1).unwrap();
         let e = migrate(&mut conn).unwrap_err();
         assert!(e.message().contains("newer consign"), "{}", e.message());
@@ -213,20 +450,33 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         conn.execute_batch("CREATE TABLE notes (text TEXT)").unwrap();
         let e = migrate(&mut conn).unwrap_err();
-        assert!(e.message().contains("not written by consign"), "{}", e.message());
+        assert!(e.message().contains("not a consign database: it holds tables but no schema version"), "{}", e.message());
     }
 
-    /// Each schema object as (type, name, table, SQL with comments and layout removed).
-    fn schema_of(conn: &Connection) -> Vec<(String, String, String, String)> {
-        let normalised = |sql: Option<String>| {
-            let code: Vec<&str> = sql.as_deref().unwrap_or("").lines().map(|l| l.split("--").next().unwrap_or("")).collect();
-            // ALTER TABLE ... RENAME quotes the new name; the layout of the text is no part of the schema.
-            let words = code.join(" ").replace('"', "").split_whitespace().collect::<Vec<_>>().join(" ");
-            words.replace("( ", "(").replace(" )", ")").replace(" ,", ",")
-        };
-        let mut stmt = conn.prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name").unwrap();
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, normalised(r.get(3)?)))).unwrap();
-        rows.collect::<rusqlite::Result<_>>().unwrap()
+    #[test]
+    fn new_and_upgraded_databases_carry_the_application_id() {
+        let id = |c: &Connection| c.query_row("PRAGMA application_id", [], |r| r.get::<_, i32>(0)).unwrap();
+        let mut fresh = Connection::open_in_memory().unwrap();
+        migrate(&mut fresh).unwrap();
+        assert_eq!(id(&fresh), APPLICATION_ID);
+        let mut old = Connection::open_in_memory().unwrap();
+        create_at(&old, 1).unwrap();
+        assert_eq!(id(&old), 0, "schema 1 had no mark");
+        migrate(&mut old).unwrap();
+        assert_eq!(id(&old), APPLICATION_ID);
+        assert_eq!(APPLICATION_ID.to_be_bytes(), *b"CSGN");
+    }
+
+    #[test]
+    fn normalising_keeps_string_literals_and_drops_comments_and_layout() {
+        assert_eq!(normalise("CREATE TABLE t (\n  a TEXT, -- note\n  b \"x\" )"), "CREATE TABLE t (a TEXT, b x)");
+        // a `--` inside a literal is no comment: what follows it stays part of the text
+        assert_eq!(normalise("CHECK (a != '--') , b"), "CHECK (a != '--'), b");
+        assert_eq!(normalise("DEFAULT 'it''s -- here'"), "DEFAULT 'it''s -- here'");
+    }
+
+    fn schema_of(conn: &Connection) -> Vec<SchemaObject> {
+        schema_objects(conn).unwrap()
     }
 
     /// A database upgraded from the frozen baseline through every file of
@@ -250,9 +500,9 @@ mod tests {
     /// `ALTER TABLE customers ADD COLUMN nickname TEXT;`, is added to `UPGRADES`.
     #[test]
     fn upgrades_end_at_the_current_schema() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        migrate(&mut conn).unwrap();
-        let fresh = schema_of(&conn);
+        let mut fresh_conn = Connection::open_in_memory().unwrap();
+        migrate(&mut fresh_conn).unwrap();
+        let fresh = schema_of(&fresh_conn);
         let conn = Connection::open_in_memory().unwrap();
         create_at(&conn, SCHEMA_VERSION).unwrap();
         let upgraded = schema_of(&conn);
@@ -264,6 +514,9 @@ mod tests {
              only in a new database: {only_fresh:#?}\nonly in an upgraded one: {only_upgraded:#?}"
         );
         assert!(fresh.len() > 40, "every table, index, trigger and FTS table is compared: {} objects", fresh.len());
+        // The application id lives in the header, not in sqlite_schema.
+        let id = |c: &Connection| c.query_row("PRAGMA application_id", [], |r| r.get::<_, i32>(0)).unwrap();
+        assert_eq!((id(&fresh_conn), id(&conn)), (APPLICATION_ID, APPLICATION_ID), "new and upgraded databases carry the mark");
     }
 
     #[test]
@@ -305,32 +558,168 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A temporary directory of this test process, removed on drop.
+    struct TempDir(std::path::PathBuf);
+    impl TempDir {
+        fn new(name: &str) -> TempDir {
+            let dir = std::env::temp_dir().join(format!("consign-store-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+    }
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    /// A consign database image whose sequence `x` is at 41.
+    fn image() -> Vec<u8> {
+        let mut conn = Connection::open_in_memory().unwrap();
+        configure(&conn).unwrap();
+        migrate(&mut conn).unwrap();
+        conn.execute("INSERT INTO id_sequences (name, last) VALUES ('x', 41)", []).unwrap();
+        serialize(&mut conn).unwrap()
+    }
+
+    /// `image()` changed by `sql`, run without consign's safeguards (as a hand-made file).
+    fn image_with(sql: &str) -> Vec<u8> {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.deserialize_read_exact(rusqlite::MAIN_DB, image().as_slice(), image().len(), false).unwrap();
+        conn.execute_batch(sql).unwrap();
+        serialize(&mut conn).unwrap()
+    }
+
+    fn last_x(c: &Connection) -> i64 {
+        c.query_row("SELECT last FROM id_sequences WHERE name = 'x'", [], |r| r.get(0)).unwrap()
+    }
+
     #[test]
     fn an_image_restores_into_memory_and_into_a_file() {
         // The source is a file in WAL mode, as the native library writes them.
-        let dir = std::env::temp_dir().join(format!("consign-restore-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let mut conn = Connection::open(dir.join("source.db")).unwrap();
+        let dir = TempDir::new("restore");
+        let mut conn = Connection::open(dir.0.join("source.db")).unwrap();
         configure(&conn).unwrap();
         migrate(&mut conn).unwrap();
         conn.execute("INSERT INTO id_sequences (name, last) VALUES ('x', 41)", []).unwrap();
         let image = serialize(&mut conn).unwrap();
         assert!(image.starts_with(b"SQLite format 3\0"));
         assert_eq!(&image[18..20], &[1, 1], "marked as a rollback-journal image");
-        let last = |c: &Connection| c.query_row("SELECT last FROM id_sequences WHERE name = 'x'", [], |r| r.get::<_, i64>(0)).unwrap();
 
-        let mut memory = Connection::open_in_memory().unwrap();
-        restore(&mut memory, &image, true).unwrap();
-        assert_eq!(last(&memory), 41);
+        let memory = check_image(&image).unwrap();
+        assert_eq!(last_x(&memory), 41);
 
-        let mut file = Connection::open(dir.join("restored.db")).unwrap();
-        restore(&mut file, &image, false).unwrap();
-        assert_eq!(last(&file), 41);
-        drop((file, conn));
-        std::fs::remove_dir_all(&dir).unwrap();
+        let mut file = Connection::open(dir.0.join("restored.db")).unwrap();
+        restore(&mut file, &memory).unwrap();
+        assert_eq!(last_x(&file), 41);
 
-        let e = restore(&mut memory, b"not a database", true).unwrap_err();
+        let e = check_image(b"not a database").unwrap_err();
         assert_eq!(e.category(), ErrorCategory::InvalidRequest);
+        assert_eq!(e.details()[0].field, "bytes");
+    }
+
+    #[test]
+    fn an_image_of_schema_one_is_accepted_and_upgraded() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        create_at(&conn, 1).unwrap();
+        let old = serialize(&mut conn).unwrap();
+        let mut checked = check_image(&old).unwrap();
+        migrate(&mut checked).unwrap();
+        let v: i64 = checked.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(v, SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn images_that_are_not_whole_consign_databases_are_refused() {
+        let refused = |bytes: &[u8]| {
+            let e = check_image(bytes).map(drop).unwrap_err();
+            assert_eq!((e.category(), e.details()[0].field.as_str()), (ErrorCategory::InvalidRequest, "bytes"), "{}", e.message());
+            e.message().to_string()
+        };
+        let newer = image_with(&format!("PRAGMA user_version = {}", SCHEMA_VERSION + 1));
+        assert!(refused(&newer).contains(&format!("written by a newer consign (schema {})", SCHEMA_VERSION + 1)));
+        let trigger = image_with("CREATE TRIGGER steal AFTER INSERT ON id_sequences BEGIN DELETE FROM catalog; END;");
+        assert!(
+            refused(&trigger).contains("does not have consign's schema 2: it has trigger steal that consign does not"),
+            "{}",
+            refused(&trigger)
+        );
+        let view = image_with("CREATE VIEW v AS SELECT 1");
+        assert!(refused(&view).contains("it has view v that consign does not"));
+        let changed = image_with("DROP INDEX shipments_by_quote; CREATE INDEX shipments_by_quote ON shipments(quote_id)");
+        assert!(refused(&changed).contains("it has index shipments_by_quote that consign does not, and lacks index shipments_by_quote"));
+        let unmarked = image_with("PRAGMA application_id = 0");
+        assert!(refused(&unmarked).contains("not a consign database: it has schema version 2 but not consign's application id"));
+        let foreign = image_with("PRAGMA application_id = 7");
+        assert!(refused(&foreign).contains("application id 0x00000007"));
+        let mut empty = Connection::open_in_memory().unwrap();
+        assert!(refused(&serialize(&mut empty).unwrap()).contains("empty"));
+
+        // A damaged image: a page of the middle overwritten. SQLite either cannot read the
+        // schema or finds the damage in its integrity check.
+        let mut corrupt = image();
+        let page = 4096 * 5;
+        corrupt[page..page + 4096].iter_mut().enumerate().for_each(|(i, b)| *b = (i * 7 % 251) as u8);
+        assert!(refused(&corrupt).contains("damaged"), "{}", refused(&corrupt));
+        let truncated = &image()[..4096 * 3];
+        assert!(refused(truncated).contains("damaged"), "{}", refused(truncated));
+    }
+
+    #[test]
+    fn another_applications_file_is_refused_and_left_as_it_was() {
+        let dir = TempDir::new("foreign");
+        let path = dir.0.join("theirs.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch("CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine');").unwrap();
+        }
+        let before = std::fs::read(&path).unwrap();
+        let conn = Connection::open(&path).unwrap();
+        let e = configure(&conn).unwrap_err();
+        assert!(e.message().contains("not a consign database: it holds tables but no schema version"), "{}", e.message());
+        drop(conn);
+        assert_eq!(std::fs::read(&path).unwrap(), before, "not switched to WAL, nothing added");
+        assert!(!dir.0.join("theirs.db-wal").exists());
+
+        // Another application's file with a schema version of its own, and one with its own mark.
+        for pragma in [
+            "PRAGMA user_version = 1",
+            "PRAGMA user_version = 3",
+            "PRAGMA application_id = 42",
+            "PRAGMA application_id = 1129531214; PRAGMA user_version = 0",
+        ] {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(pragma).unwrap();
+            let before = std::fs::read(&path).unwrap();
+            assert!(configure(&conn).is_err(), "{pragma}");
+            drop(conn);
+            assert_eq!(std::fs::read(&path).unwrap(), before, "{pragma}: left as it was");
+        }
+    }
+
+    #[test]
+    fn an_image_is_not_restored_over_another_applications_file() {
+        let dir = TempDir::new("restore-foreign");
+        let path = dir.0.join("theirs.db");
+        let mut conn = Connection::open(&path).unwrap();
+        conn.execute_batch("CREATE TABLE notes (text TEXT)").unwrap();
+        let checked = check_image(&image()).unwrap();
+        assert!(restore(&mut conn, &checked).is_err());
+        let tables: i64 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0)).unwrap();
+        assert_eq!(tables, 1);
+    }
+
+    #[test]
+    fn the_schema_cannot_be_written_through_sql() {
+        let conn = Connection::open_in_memory().unwrap();
+        configure(&conn).unwrap();
+        // Defensive mode: writable_schema is refused even when asked for.
+        conn.execute_batch("PRAGMA writable_schema = ON").unwrap();
+        let e = conn.execute("INSERT INTO sqlite_schema VALUES ('table', 'x', 'x', 0, 'CREATE TABLE x (a)')", []);
+        assert!(e.is_err());
+        let trusted: i64 = conn.query_row("PRAGMA trusted_schema", [], |r| r.get(0)).unwrap();
+        assert_eq!(trusted, 0);
     }
 
     #[test]

@@ -1,0 +1,46 @@
+//! Reads N times through `handle` on a file database: the prepay balance with its
+//! entries, or one shipment. A driver for `valgrind --tool=callgrind`, not a benchmark.
+//!
+//! `cargo run --release -p consign-benches --example read_many -- 1000 prepay|shipment`
+
+use consign::Shipping;
+use serde_json::json;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let n: usize = args.next().and_then(|a| a.parse().ok()).unwrap_or(1000);
+    let what = args.next().unwrap_or_else(|| "prepay".into());
+    let dir = std::env::temp_dir().join(format!("consign-read-many-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let shipping = Shipping::builder().path(dir.join("read.db")).lazy_labels(true).open().expect("opens");
+    let addr = |name: &str, city: &str, state: &str, zip: &str| json!({"name": name, "company": "", "address1": "1 A St", "address2": "", "city": city, "state": state, "zip": zip, "country": "US", "phone": "2155550142"});
+    let customer = json!({"profileCode": "Default", "email": "p@example.com", "password": "profile-pass",
+        "mailingAddress": addr("Ann Lee", "Philadelphia", "PA", "19106"), "billingAddress": addr("Ann Lee", "Philadelphia", "PA", "19106"),
+        "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 1000}});
+    let r = shipping.handle("POST", "/restapi/v1/customers", &customer.to_string());
+    let id = serde_json::from_str::<serde_json::Value>(&r.body).expect("json")["customerId"].as_str().expect("id").to_string();
+    let date = shipping.clock().today() + chrono::Duration::days(1);
+    // A few bookings, so that the prepay answer has entries and there is a shipment.
+    let mut book_number = String::new();
+    for i in 0..5 {
+        let body = json!({"carrierCode": "postal", "serviceCode": "postal_priority_mail", "packageTypeCode": "postal_custom",
+            "shipmentDate": date.to_string(), "shipmentReference": format!("INV-{i}"), "approvePrepayRecharge": true,
+            "sender": addr("Ann Lee", "Philadelphia", "PA", "19106"), "receiver": addr("Bo Kim", "Los Angeles", "CA", "90012"),
+            "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
+            "pieces": [{"weight": "2", "length": "10", "width": "8", "height": "6", "insuranceAmount": null, "declaredValue": null}]});
+        let r = shipping.handle("POST", &format!("/restapi/v1/customers/{id}/shipments"), &body.to_string());
+        assert_eq!(r.status, 201, "{}", r.body);
+        book_number =
+            serde_json::from_str::<serde_json::Value>(&r.body).expect("json")["bookNumber"].as_str().expect("bookNumber").to_string();
+    }
+    let path = match what.as_str() {
+        "shipment" => format!("/restapi/v1/customers/{id}/shipments/{book_number}"),
+        _ => format!("/restapi/v1/customers/{id}/prepay"),
+    };
+    for _ in 0..n {
+        let r = shipping.handle("GET", &path, "");
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    drop(shipping);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -1,0 +1,59 @@
+//! `consign purge-quotes` against a database file.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
+
+use std::process::{Command, Output};
+
+fn consign(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_consign")).args(args).output().unwrap()
+}
+
+fn stdout(out: &Output) -> String {
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn purge_quotes_removes_the_quotes_expired_long_enough_and_prints_how_many() {
+    let dir = std::env::temp_dir().join(format!("consign-cli-purge-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("shop.db");
+    let db = path.to_str().unwrap();
+
+    let address = r#"{"name": "Ann Lee", "company": "", "address1": "200 Market St", "address2": "", "city": "Philadelphia",
+        "state": "PA", "zip": "19106", "country": "US", "phone": "2155550142"}"#;
+    let customer = format!(
+        r#"{{"profileCode": "Default", "email": "ann@example.com", "password": "glaze-and-fire", "mailingAddress": {address},
+            "billingAddress": {address}, "prepaySettings": {{"minimumBalance": 0, "rechargeAmount": 100}}}}"#
+    );
+    let created = stdout(&consign(&["call", "POST", "/restapi/v1/customers", &customer, "--db", db]));
+    let id = created.split("\"customerId\": \"").nth(1).and_then(|s| s.split('"').next()).unwrap().to_string();
+    let tomorrow = (chrono::Utc::now().date_naive() + chrono::Duration::days(1)).to_string();
+    let quote = format!(
+        r#"{{"shipments": [{{"shipmentDate": "{tomorrow}", "shipmentReference": "A", "sender": {address},
+            "receiver": {{"city": "Los Angeles", "state": "CA", "zip": "90012", "country": "US"}},
+            "weightUnit": "lb", "dimUnit": "in", "currency": "USD", "pieces": [{{"weight": "2", "length": "10", "width": "8", "height": "6"}}]}}]}}"#
+    );
+    stdout(&consign(&["call", "POST", &format!("/restapi/v1/customers/{id}/batch-quote"), &quote, "--db", db]));
+    stdout(&consign(&["call", "POST", &format!("/restapi/v1/customers/{id}/batch-quote"), &quote, "--db", db]));
+    let quotes: i64 = {
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        // the first request's quotes expired 10 days ago
+        conn.execute("UPDATE quoted_shipments SET expires_at = strftime('%s', 'now') - 10 * 86400 WHERE rowid = (SELECT min(rowid) FROM quoted_shipments)", []).unwrap();
+        conn.query_row("SELECT quote_count FROM quoted_shipments ORDER BY rowid LIMIT 1", [], |r| r.get(0)).unwrap()
+    };
+    assert!(quotes > 0);
+
+    let purge = |days: &str| stdout(&consign(&["purge-quotes", "--older-than-days", days, "--db", db]));
+    assert_eq!(purge("11"), "removed 0 quotes expired 11 days or more\n");
+    assert_eq!(purge("10"), format!("removed {quotes} quotes expired 10 days or more\n"));
+    assert_eq!(purge("0"), "removed 0 quotes expired 0 days or more\n", "the second request's quotes have not expired");
+
+    let out = consign(&["purge-quotes", "--older-than-days", "soon", "--db", db]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--older-than-days: expected a whole number of days, found \"soon\""));
+    let out = consign(&["purge-quotes", "--db", db]);
+    assert_eq!(out.status.code(), Some(2), "the number of days is required");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
