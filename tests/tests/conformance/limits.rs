@@ -22,36 +22,10 @@ fn a_body_over_the_limit_is_refused_before_it_is_read() {
     assert!(a.body["error"].as_str().unwrap().contains(&consign::MAX_BODY.to_string()), "{}", a.body);
 }
 
-/// 500 international shipments of 10 pieces with 10 line items each and a 100-item
-/// commercial invoice, every text at its carrier's longest: the largest request the
-/// body limit is set for (`docs/DECISIONS.md`, "Limits").
-fn largest_legitimate_batch() -> String {
-    let address = |country: &str, zip: &str, state: &str, phone: &str| {
-        json!({"name": "N".repeat(35), "company": "C".repeat(35), "address1": "A".repeat(35), "address2": "B".repeat(35),
-            "city": "Y".repeat(30), "state": state, "zip": zip, "country": country, "phone": phone,
-            "email": format!("{}@example.com", "e".repeat(40))})
-    };
-    let line = json!({"sku": "S".repeat(20), "productName": "P".repeat(60), "quantity": 12});
-    let piece = json!({"weight": "1.2", "length": "30.5", "width": "20.25", "height": "10.75", "insuranceAmount": "1250.00",
-        "declaredValue": "12.50", "lineItems": vec![line; 10]});
-    let item = json!({"description": "D".repeat(60), "quantity": 1, "unitValue": "1.25", "weight": "0.1", "htsNumber": "6912.00.4810",
-        "countryOfOrigin": "US"});
-    let invoice = json!({"sendElectronically": true, "ftrNumber": null, "itnNumber": "X20261121123456", "aesNumber": null,
-        "termsOfTrade": "DAP", "receiverTaxId": "GB123456789", "senderVatTaxId": "12-3456789", "packageMarks": "M".repeat(35),
-        "items": vec![item; 100], "senderTaxIdNumberType": "ein",
-        "dhlTaxIds": [{"number": "GB123456789000", "type": "EOR", "issuerCountry": "GB"}, {"number": "GB123456789", "type": "VAT", "issuerCountry": "GB"}]});
-    let shipment = json!({"carrierCode": "intlexpress", "serviceCode": "intlexpress_express_worldwide", "packageTypeCode": "intlexpress_custom",
-        "shipmentDate": days_ahead(2), "shipmentReference": "R".repeat(100), "contentDescription": "T".repeat(100),
-        "sender": address("US", "19106", "PA", "(215) 555-0142"), "receiver": address("GB", "SW1A 1AA", "", "+44 20 7946 0958"), "residential": false,
-        "signatureOptionCode": null, "saturdayDelivery": false, "weightUnit": "kg", "dimUnit": "cm", "currency": "USD",
-        "pieces": vec![piece; 10], "billing": {"party": "sender"}, "commercialInvoice": invoice});
-    json!({"shipments": vec![shipment; 500]}).to_string()
-}
-
 #[test]
 fn the_largest_legitimate_batch_fits_the_body_limit_and_is_quoted() {
     let (h, id) = setup();
-    let body = largest_legitimate_batch();
+    let body = largest_legitimate_batch(&days_ahead(2));
     assert!(body.len() <= consign::MAX_BODY, "{} bytes", body.len());
     assert!(body.len() > consign::MAX_BODY * 9 / 10, "the limit is not far above what is needed: {} bytes", body.len());
     let a = h.raw("POST", &Harness::path(&id, "/batch-quote"), &body);
