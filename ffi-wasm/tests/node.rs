@@ -8,7 +8,7 @@
 mod flow;
 
 use consign_wasm::Shipping;
-use js_sys::{Function, Reflect, JSON};
+use js_sys::{Function, JsString, Reflect, JSON};
 use serde_json::{json, Value};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test;
@@ -81,8 +81,22 @@ fn handle_answers_status_and_json_text() {
     assert_eq!(to_json(&field(&r, "status")), json!(404));
     let body: Value = serde_json::from_str(&field(&r, "body").as_string().unwrap()).unwrap();
     assert_eq!(body["errorCategory"], "NOT_FOUND");
-    let r = shipping.handle("PATCH", "/restapi/v1/customers", Some(String::new()));
+    let r = shipping.handle("PATCH", "/restapi/v1/customers", Some(JsString::from("")));
     assert_eq!(to_json(&field(&r, "status")), json!(405));
+}
+
+/// A body over the limit is refused by its length, before it is copied into the module.
+#[wasm_bindgen_test]
+fn a_body_over_the_limit_is_refused_before_it_is_copied() {
+    let shipping = Shipping::new(None).unwrap();
+    let count = i32::try_from(consign::MAX_BODY + 1).unwrap();
+    let body = JsString::from(" ").repeat(count);
+    let r = shipping.handle("POST", "/restapi/v1/customers", Some(body.clone()));
+    assert_eq!(to_json(&field(&r, "status")), json!(400));
+    let answer: Value = serde_json::from_str(&field(&r, "body").as_string().unwrap()).unwrap();
+    assert_eq!(answer["errorCategory"], "LIMIT_EXCEEDED");
+    let e = shipping.create_customer(body.into()).unwrap_err();
+    assert_eq!(to_json(&field(&e, "errorCategory")), json!("LIMIT_EXCEEDED"));
 }
 
 #[wasm_bindgen_test]
