@@ -178,7 +178,10 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
 
 /// The (method, pattern) pairs of the table, in its order: what an OpenAPI document of
 /// the interface must list.
-#[cfg_attr(not(test), expect(dead_code, reason = "the OpenAPI check and `consign serve` read the table through this"))]
+#[cfg_attr(
+    not(any(test, feature = "fuzzing")),
+    expect(dead_code, reason = "the OpenAPI check and `consign serve` read the table through this")
+)]
 pub(crate) fn routes() -> impl Iterator<Item = (Method, &'static str)> {
     ROUTES.iter().map(|r| (r.method, r.pattern))
 }
@@ -220,7 +223,7 @@ impl<'p> Params<'p> {
 /// Percent-decodes the path parameter `name`, refusing what is not a well-formed escape
 /// of UTF-8 text (`percent-encoding` alone would keep a stray `%` and report only the
 /// UTF-8).
-fn decode_param<'p>(name: &str, raw: &'p str) -> Result<Cow<'p, str>> {
+pub(crate) fn decode_param<'p>(name: &str, raw: &'p str) -> Result<Cow<'p, str>> {
     let malformed = || Error::invalid(name, format!("expected UTF-8 text with %XX escapes (two hex digits each), found {raw:?}"));
     let stray_percent =
         raw.match_indices('%').any(|(i, _)| !raw.as_bytes().get(i + 1..i + 3).is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit)));
@@ -232,7 +235,7 @@ fn decode_param<'p>(name: &str, raw: &'p str) -> Result<Cow<'p, str>> {
 
 /// The query string of a request (after `?`, without it), read on demand.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Query<'q>(&'q str);
+pub(crate) struct Query<'q>(pub(crate) &'q str);
 
 impl<'q> Query<'q> {
     /// The decoded value of the first `name` (`""` for `name` without `=`); `None` when

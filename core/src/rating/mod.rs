@@ -35,7 +35,7 @@ use rust_decimal::Decimal;
 mod book;
 mod csv;
 mod fixed;
-mod rows;
+pub(crate) mod rows;
 mod store;
 mod zones;
 
