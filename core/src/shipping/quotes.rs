@@ -81,6 +81,10 @@ impl Shipping {
     /// Single-shipment quote (DECISIONS 9), `POST .../quote`: one quote when carrier,
     /// service and package type are all named, else the quotes and quote errors.
     ///
+    /// The shipment may be the reduced body public clients send: addresses of a country
+    /// and a postal code (a US state left out is the state of the ZIP's prefix), no
+    /// `shipmentDate` (today), no `shipmentReference`, no `currency` (USD).
+    ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer; the shipment's error (with field paths) when
     /// it cannot be quoted at all; when all three are named, the reason that one service
