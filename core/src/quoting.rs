@@ -490,7 +490,7 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
             }
         }
         if named_package.is_none() && !quoted_any {
-            if let Some((code, reason)) = first_refusal.take() {
+            if let Some((code, reason)) = first_refusal {
                 out.errors.push(quote_error(service, code, ErrorCategory::InvalidRequest, reason.to_string()));
             }
         }
