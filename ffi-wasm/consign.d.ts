@@ -499,13 +499,15 @@ export type QuoteShipment = {
    */
   packageTypeCode?: string | null,
   /**
-   * `YYYY-MM-DD`, today or later.
+   * `YYYY-MM-DD`, today or later. Required in a batch quote; the single quote
+   * quotes for today without it.
    */
-  shipmentDate: string,
+  shipmentDate?: string | null,
   /**
-   * Customer-provided reference.
+   * Customer-provided reference. Required in a batch quote; optional in the single
+   * quote.
    */
-  shipmentReference: string,
+  shipmentReference?: string | null,
   /**
    * What the shipment holds.
    */
@@ -547,9 +549,10 @@ export type QuoteShipment = {
    */
   dimUnit: string | null,
   /**
-   * `USD`, `GBP`, `CAD` or `EUR`.
+   * `USD`, `GBP`, `CAD` or `EUR`. Required in a batch quote; the single quote
+   * quotes in USD without it.
    */
-  currency: string,
+  currency?: string | null,
   /**
    * The packages.
    */
@@ -1274,7 +1277,13 @@ export type ShipmentView = {
    */
   totalShippingCost: number,
   /**
-   * Extension: internal order number, as booked.
+   * Extension: the id of the order this shipment fulfils (`fulfillment.orderId`,
+   * where clients look for it), or null.
+   */
+  orderId: string | null,
+  /**
+   * Extension: internal order number: as booked, else the number of the order the
+   * shipment fulfils.
    */
   orderNumber: string,
 };
@@ -1828,7 +1837,9 @@ export type ManifestResponse = {
 
 /**
  * Body of `PUT .../integrations/:integrationId/orders/:orderId` (4.2), and the order as
- * `GET` shows it. "Required" with a nullable type means the key must be present.
+ * `GET` shows it. The spec marks the nullable keys required; clients leave out those
+ * whose value is null, so a missing nullable key reads as null (DECISIONS 1). The keys
+ * whose value may not be null stay required.
  */
 export type Order = {
   /**
@@ -1840,17 +1851,17 @@ export type Order = {
    */
   orderDate: string,
   /**
-   * Invoice number; key required.
+   * Invoice number, or null.
    */
-  orderNumber: string | null,
+  orderNumber?: string | null,
   /**
    * `pending`, `fulfilled` or `partial`.
    */
   fulfillmentStatus: string,
   /**
-   * Shipping service name; key required.
+   * Shipping service name, or null.
    */
-  shippingService: string | null,
+  shippingService?: string | null,
   /**
    * Label reference; defaults to the order number, else the order id.
    */
@@ -1864,25 +1875,25 @@ export type Order = {
    */
   contentDescription?: string | null,
   /**
-   * What the buyer paid for shipping; key required.
+   * What the buyer paid for shipping, or null.
    */
-  shippingTotal: Decimal | null,
+  shippingTotal?: Decimal | null,
   /**
-   * `lb`, `kg` or null; key required.
+   * `lb`, `kg` or null.
    */
-  weightUnit: string | null,
+  weightUnit?: string | null,
   /**
-   * `in`, `cm` or null; key required.
+   * `in`, `cm` or null.
    */
-  dimUnit: string | null,
+  dimUnit?: string | null,
   /**
-   * `YYYY-MM-DD` or null; key required.
+   * `YYYY-MM-DD` or null.
    */
-  dueByDate: string | null,
+  dueByDate?: string | null,
   /**
-   * Order group or null; key required.
+   * Order group or null.
    */
-  orderGroup: string | null,
+  orderGroup?: string | null,
   /**
    * Ship from: name, address1, city, state, zip, country required.
    */
@@ -1896,13 +1907,13 @@ export type Order = {
    */
   receiver: Address,
   /**
-   * Order lines, or null; key required.
+   * Order lines, or null.
    */
-  items: Array<OrderItem> | null,
+  items?: Array<OrderItem> | null,
   /**
-   * Precalculated packages, or null; key required.
+   * Precalculated packages, or null.
    */
-  packages: Array<OrderPackage> | null,
+  packages?: Array<OrderPackage> | null,
 };
 
 /**

@@ -20,6 +20,10 @@ pub(crate) enum AddressUse {
     ReturnTo,
     /// Batch quote sender/receiver: country, and state and zip for US and CA.
     Quote,
+    /// Single quote sender/receiver (DECISIONS 9): country, and zip for US and CA; a US
+    /// state left out is the state of the ZIP's prefix, a Canadian one stays empty (it
+    /// decides nothing a quote answers).
+    ReducedQuote,
     /// Order sender/receiver (4.2): name, address1, city, state, zip, country.
     #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     Order,
@@ -100,7 +104,7 @@ pub(crate) fn validate_owned(p: &mut Problems, path: &str, wire: WireAddress, us
         }
         v
     };
-    let needs_name = usage != ReturnTo && usage != Quote;
+    let needs_name = !matches!(usage, ReturnTo | Quote | ReducedQuote);
     let name = text(p, "name", wire.name, needs_name, true);
     let company = text(p, "company", wire.company, all_required || matches!(usage, Manifest), false);
     let address1 = text(p, "address1", wire.address1, needs_name, true);
@@ -124,10 +128,13 @@ pub(crate) fn validate_owned(p: &mut Problems, path: &str, wire: WireAddress, us
 
     let state_given = wire.state.is_some();
     let mut state = wire.state.map(trimmed).unwrap_or_default();
+    let derive_state = usage == ReducedQuote && state.is_empty();
     if let us @ ("US" | "CA") = country.as_str() {
         let us = us == "US";
         if state.is_empty() {
-            if usage != ReturnTo || state_given {
+            if derive_state {
+                // worked out from the ZIP below
+            } else if usage != ReturnTo || state_given {
                 let what = if us { "US state" } else { "Canadian province" };
                 p.push(field("state"), format!("is required: a two-letter {what} code"));
             }
@@ -148,6 +155,14 @@ pub(crate) fn validate_owned(p: &mut Problems, path: &str, wire: WireAddress, us
         }
         z => validate_zip(p, path, z.flatten(), &country, &state, usage),
     };
+    if derive_state && country == "US" {
+        if let Some(zip) = zip.as_deref().filter(|z| is_us_zip(z)) {
+            match refdata::zip3_state(zip) {
+                Some(code) => state = code.into(),
+                None => p.push(field("state"), format!("is required: ZIP code {zip} is in no ZIP3 prefix in use, so it names no state")),
+            }
+        }
+    }
 
     let phone = match wire.phone.map(trimmed).filter(|v| !v.is_empty()) {
         None => {
@@ -209,7 +224,7 @@ fn validate_zip(
             AddressUse::ReturnTo => false,
             // The booking payload allows null, but only where the country has no postal codes.
             AddressUse::Booking => !NO_POSTAL_CODE.contains(&country) && !country.is_empty(),
-            AddressUse::Quote => matches!(country, "US" | "CA"),
+            AddressUse::Quote | AddressUse::ReducedQuote => matches!(country, "US" | "CA"),
             _ => !NO_POSTAL_CODE.contains(&country),
         };
         if required {

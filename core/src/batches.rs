@@ -7,7 +7,7 @@
 //! batch becomes `booked` when every quote of it is; booking it again books only what
 //! is left.
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction};
 
 use crate::booking;
@@ -166,16 +166,17 @@ pub(crate) fn delete(tx: &Transaction, customer_id: &str, batch_id: &str) -> Res
 }
 
 /// The booking request for a quoted shipment: the shipment as quoted, the quote's
-/// carrier, service and package type, and the quote id (which fixes the price).
-fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest) -> Result<wire::BookShipmentRequest> {
+/// carrier, service and package type, and the quote id (which fixes the price). A single
+/// quote without a date or currency was made for the day it was booked and in USD.
+fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest, today: NaiveDate) -> Result<wire::BookShipmentRequest> {
     let s = stored.shipment()?;
     let q = &stored.quote;
     Ok(wire::BookShipmentRequest {
         carrier_code: q.carrier_code.clone(),
         service_code: q.service_code.clone(),
         package_type_code: q.package_type_code.clone(),
-        shipment_date: s.shipment_date.into(),
-        shipment_reference: Some(s.shipment_reference.into()),
+        shipment_date: s.shipment_date.filter(|d| !d.trim().is_empty()).map_or_else(|| today.to_string(), String::from),
+        shipment_reference: s.shipment_reference.map(String::from),
         content_description: s.content_description.map(String::from),
         sender: s.sender,
         receiver: s.receiver,
@@ -186,7 +187,10 @@ fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest) 
         saturday_delivery: s.saturday_delivery,
         weight_unit: s.weight_unit.into(),
         dim_unit: s.dim_unit.map(|d| d.map(String::from)),
-        currency: s.currency.into(),
+        currency: s
+            .currency
+            .filter(|c| !c.trim().is_empty())
+            .map_or_else(|| crate::rating::Currency::Usd.as_str().to_string(), String::from),
         label_image_format: req.label_image_format.clone(),
         pieces: s
             .pieces
@@ -240,7 +244,7 @@ pub(crate) fn book(tx: &Transaction, ctx: &booking::Context, req: &wire::BatchBo
         tx.execute_batch("SAVEPOINT batch_quote")?;
         let outcome = quoting::find(tx, customer_id, quote_id)?
             .ok_or_else(|| Error::not_found("quote", &quote_id.to_string()))
-            .and_then(|stored| booking_request(&stored, req))
+            .and_then(|stored| booking_request(&stored, req, ctx.today))
             .and_then(|booking_req| booking::book(tx, ctx, &booking_req));
         match outcome {
             Ok(r) => {

@@ -89,7 +89,7 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
     }
     let date = shipment::shipment_date(&mut p, "shipmentDate", &req.shipment_date, ctx.today);
     let (weight_unit, dim_unit, currency) =
-        shipment::units(&mut p, &req.weight_unit, req.dim_unit.as_ref().map(Option::as_deref), &req.currency);
+        shipment::units(&mut p, &req.weight_unit, req.dim_unit.as_ref().map(Option::as_deref), Some(&req.currency));
     if let Some(c) = &req.customs_currency {
         shipment::enumerated::<Currency>(&mut p, "customsCurrency", c, "USD, GBP, CAD, EUR");
     }
@@ -223,7 +223,8 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
         sender,
         receiver,
         residential: req.residential.unwrap_or(false),
-        signature: req.signature_option_code.as_deref().map(wire::CompactString::from),
+        // the carrier's own code, however the request named the option
+        signature: req.signature_option_code.as_deref().map(|code| carrier.signature_option(code).map_or(code, |o| o.code.as_str()).into()),
         saturday: req.saturday_delivery.unwrap_or(false),
         am_delivery: req.postal_express_am_delivery.unwrap_or(false),
         dangerous_goods: req.dangerous_goods_code.as_deref().map(wire::CompactString::from),
@@ -359,12 +360,20 @@ fn bookable_quote(conn: &Connection, ctx: &Context, id: i64) -> Result<quoting::
 /// The shipment quote `stored` priced, read back through the rules of a quote so that
 /// it is normalised as the booking's shipment was. Its date and provider account are
 /// not priced and were checked when it was quoted, so they are not checked again.
-fn quoted_shipment(ctx: &Context, stored: &quoting::StoredQuote) -> Result<ValidShipment> {
+///
+/// A single quote may leave out the states of its addresses. No rate reads a state (the
+/// zone is the ZIP's), and the booking checks that its service serves the booked state,
+/// so a state the quote did not send is taken as the `booked` one.
+fn quoted_shipment(ctx: &Context, stored: &quoting::StoredQuote, booked: &ValidShipment) -> Result<ValidShipment> {
     let id = stored.quote.quote_id;
     let quoted = stored.shipment()?;
+    let unsent = |a: &wire::WireAddress| a.state.as_deref().is_none_or(|s| s.trim().is_empty());
+    let (sender_unsent, receiver_unsent) = (unsent(&quoted.sender), unsent(&quoted.receiver));
     let accounts: Vec<String> = quoted.provider_account_id.iter().map(ToString::to_string).collect();
     let no_cards = Vec::new();
     let quoting = quoting::Context {
+        // the lenient form: it reads what either quote stored
+        form: quoting::Form::Single,
         catalog: ctx.catalog,
         rates: ctx.rates,
         profile: ctx.profile,
@@ -372,9 +381,16 @@ fn quoted_shipment(ctx: &Context, stored: &quoting::StoredQuote) -> Result<Valid
         provider_accounts: &accounts,
         cards: &no_cards,
     };
-    quoting::validate(&quoting, quoted).map_err(|e| {
+    let mut valid = quoting::validate(&quoting, quoted).map_err(|e| {
         Error::invalid("quoteId", format!("quote {id} no longer passes the rules of a quote ({}); quote the shipment again", e.message()))
-    })
+    })?;
+    if sender_unsent {
+        valid.sender.state.clone_from(&booked.sender.state);
+    }
+    if receiver_unsent {
+        valid.receiver.state.clone_from(&booked.receiver.state);
+    }
+    Ok(valid)
 }
 
 /// What differs between the shipment a quote priced and the one being booked in the
@@ -382,10 +398,10 @@ fn quoted_shipment(ctx: &Context, stored: &quoting::StoredQuote) -> Result<Valid
 /// as the rating reads them ([`quoting::rate_input`]), so that no priced input can be
 /// left out, and their declared values besides: a quote locks the price of the
 /// shipment it was made for, exactly as it was quoted, not of another.
-fn differs_from_quote(quoted: &ValidShipment, booked: &ValidShipment, pt: &PackageType) -> Option<String> {
+fn differs_from_quote(quoted: &ValidShipment, booked: &ValidShipment, carrier: &Carrier, pt: &PackageType) -> Option<String> {
     let (mut quoted_pieces, mut booked_pieces) = (Vec::new(), Vec::new());
-    let q = quoting::rate_input(quoted, pt, Decimal::ZERO, &mut quoted_pieces);
-    let b = quoting::rate_input(booked, pt, Decimal::ZERO, &mut booked_pieces);
+    let q = quoting::rate_input(quoted, carrier, pt, Decimal::ZERO, &mut quoted_pieces);
+    let b = quoting::rate_input(booked, carrier, pt, Decimal::ZERO, &mut booked_pieces);
     let same_place = |a: &rating::Place, b: &rating::Place| (a.country, a.state, a.zip) == (b.country, b.state, b.zip);
     let differs = |field: &str| Some(format!("{field} differs from the quoted shipment's"));
     if !same_place(&q.sender, &b.sender) {
@@ -445,15 +461,15 @@ fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Resul
                 ),
             ));
         }
-        let quoted = quoted_shipment(ctx, &stored)?;
-        if let Some(difference) = differs_from_quote(&quoted, &v.shipment, v.package) {
+        let quoted = quoted_shipment(ctx, &stored, &v.shipment)?;
+        if let Some(difference) = differs_from_quote(&quoted, &v.shipment, v.carrier, v.package) {
             return Err(Error::invalid("quoteId", format!("quote {id} priced another shipment: {difference}; quote this one again")));
         }
         return Ok(Priced { total: q.total_amount, zone: q.zone.clone(), quote_id: Some(id) });
     }
     let mut buf: Vec<PieceInput> = Vec::new();
     let card = ctx.rates.card(&v.carrier.code, &v.service.code, &v.package.code);
-    let quote = quoting::rate_one(ctx.rates, card, &v.shipment, v.service, v.package, ctx.profile.markup_percent, &mut buf)
+    let quote = quoting::rate_one(ctx.rates, card, &v.shipment, v.carrier, v.service, v.package, ctx.profile.markup_percent, &mut buf)
         .map_err(|(category, reason)| Error::fields(category, vec![FieldError { field: "serviceCode".into(), message: reason }]))?;
     Ok(Priced { total: quote.rate.total, zone: quote.rate.zone.as_str().to_string(), quote_id: None })
 }
@@ -548,7 +564,14 @@ pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequ
     let first_tracking = tracking_numbers.first().cloned().unwrap_or_default();
     let piece_costs = split_cost(priced.total, &v.shipment.pieces);
 
-    let view = view_of(&book_number, &tracking_numbers, &v, req, priced.total);
+    // The number of the order fulfilled shows where clients look for it, when the
+    // booking names none (an unknown order is refused below, by `orders::fulfil`).
+    let order_number = match (&req.order_number, &req.fulfillment) {
+        (Some(number), _) => number.clone(),
+        (None, Some(f)) => crate::orders::order_number(tx, &ctx.customer.id, f)?.unwrap_or_default(),
+        (None, None) => String::new(),
+    };
+    let view = view_of(&book_number, &tracking_numbers, &v, req, priced.total, order_number);
     let search = crate::search::entry(tx, &ctx.customer.id, seq, &view)?;
     // The first tracking event is kept on the shipment row: it commits with the booking.
     let booked = crate::tracking::booked_event(&v.shipment.sender, ctx.now);
@@ -724,6 +747,7 @@ fn view_of(
     v: &Valid,
     req: &wire::BookShipmentRequest,
     total: Decimal,
+    order_number: String,
 ) -> wire::ShipmentView {
     let s = &v.shipment;
     let num = |d: Decimal| d.normalize().to_string();
@@ -764,7 +788,8 @@ fn view_of(
             .collect(),
         fulfillment: req.fulfillment.clone(),
         total_shipping_cost: total,
-        order_number: req.order_number.clone().unwrap_or_default(),
+        order_id: req.fulfillment.as_ref().map(|f| f.order_id.clone()),
+        order_number,
     }
 }
 
@@ -791,22 +816,35 @@ pub(crate) struct StoredShipment {
     pub carrier_code: String,
     pub service_code: String,
     pub zone: String,
+    /// The label format chosen at booking (`PDF`, `ZPL`, `EPL2`).
+    pub label_format: String,
     pub charged_cents: i64,
     pub voided: bool,
     pub view: wire::ShipmentView,
+}
+
+/// A shipment's stored view. Views stored before the view had `orderId` get it from
+/// their fulfilment, as a booking now stores it.
+pub(crate) fn parse_view(text: &str) -> serde_json::Result<wire::ShipmentView> {
+    let mut view: wire::ShipmentView = serde_json::from_str(text)?;
+    if view.order_id.is_none() {
+        view.order_id = view.fulfillment.as_ref().map(|f| f.order_id.clone());
+    }
+    Ok(view)
 }
 
 impl StoredShipment {
     fn from_row(r: &rusqlite::Row) -> rusqlite::Result<StoredShipment> {
         let view: String = r.get("view")?;
         let voided: bool = r.get("voided")?;
-        let mut view: wire::ShipmentView = serde_json::from_str(&view)
-            .map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?;
+        let mut view =
+            parse_view(&view).map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?;
         view.voided = voided;
         Ok(StoredShipment {
             carrier_code: r.get("carrier_code")?,
             service_code: r.get("service_code")?,
             zone: r.get("zone")?,
+            label_format: r.get("label_format")?,
             charged_cents: r.get("charged_cents")?,
             voided,
             view,
@@ -866,19 +904,21 @@ pub(crate) fn void(
 }
 
 /// Retrieve label: the stored labels in the booked format, or rendered now in another
-/// format the carrier prints.
+/// format the carrier prints. `format_code` is matched in any case (`pdf`); `None` is
+/// the format chosen at booking.
 pub(crate) fn label(
     conn: &Connection,
     catalog: &Catalog,
     customer_id: &str,
     book_number: &str,
-    format_code: &str,
+    format_code: Option<&str>,
 ) -> Result<wire::LabelResponse> {
     let s = find(conn, customer_id, book_number)?;
     if s.voided {
         return Err(Error::conflict(format!("Shipment {book_number} is voided; its label must not be printed.")));
     }
-    let format = LabelFormat::from_code(format_code)
+    let format_code = format_code.unwrap_or(&s.label_format);
+    let format = LabelFormat::from_code(&format_code.to_ascii_uppercase())
         .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
     let stored: Vec<Vec<u8>> = {
         let mut stmt = conn

@@ -60,7 +60,7 @@ pub(crate) fn check_lines(field: &str, count: usize) -> Result<()> {
 /// Checks an order against every rule of 4.2; returns it with `shipperReference`
 /// defaulted.
 fn validate(order_id: &str, req: &wire::Order) -> Result<wire::Order> {
-    check_lines("items", req.items.as_ref().and_then(Option::as_ref).map_or(0, Vec::len))?;
+    check_lines("items", req.items.as_ref().map_or(0, Vec::len))?;
     let mut p = Problems::new();
     if req.order_id != order_id {
         p.push("orderId", format!("must equal the order id of the path, {order_id:?}; found {:?}", req.order_id));
@@ -74,6 +74,7 @@ fn validate(order_id: &str, req: &wire::Order) -> Result<wire::Order> {
     if !FULFILLMENT_STATUSES.contains(&req.fulfillment_status.as_str()) {
         p.push("fulfillmentStatus", format!("expected one of pending, fulfilled, partial, found {:?}", req.fulfillment_status));
     }
+    // (a nullable key left out is null: the wire type reads it so)
     for (field, value) in [
         ("orderNumber", &req.order_number),
         ("shippingService", &req.shipping_service),
@@ -81,14 +82,6 @@ fn validate(order_id: &str, req: &wire::Order) -> Result<wire::Order> {
         ("dimUnit", &req.dim_unit),
         ("dueByDate", &req.due_by_date),
         ("orderGroup", &req.order_group),
-    ] {
-        match value {
-            None => p.push(field, "is required (null when it does not apply)"),
-            Some(Some(v)) if v.chars().count() > 100 => p.push(field, "must be at most 100 characters"),
-            Some(_) => {}
-        }
-    }
-    for (field, value) in [
         ("shipperReference", &req.shipper_reference),
         ("shipperReference2", &req.shipper_reference2),
         ("contentDescription", &req.content_description),
@@ -97,26 +90,22 @@ fn validate(order_id: &str, req: &wire::Order) -> Result<wire::Order> {
             p.push(field, "must be at most 100 characters");
         }
     }
-    match &req.shipping_total {
-        None => p.push("shippingTotal", "is required (null when it does not apply)"),
-        Some(Some(v)) => {
-            shipment::amount(&mut p, "shippingTotal", v.0);
-        }
-        Some(None) => {}
+    if let Some(v) = req.shipping_total {
+        shipment::amount(&mut p, "shippingTotal", v.0);
     }
-    let weight_unit = req.weight_unit.clone().flatten();
-    if let Some(u) = &weight_unit {
+    let weight_unit = &req.weight_unit;
+    if let Some(u) = weight_unit {
         if !matches!(u.as_str(), "lb" | "kg") {
             p.push("weightUnit", format!("expected lb, kg or null, found {u:?}"));
         }
     }
-    let dim_unit = req.dim_unit.clone().flatten();
-    if let Some(u) = &dim_unit {
+    let dim_unit = &req.dim_unit;
+    if let Some(u) = dim_unit {
         if !matches!(u.as_str(), "in" | "cm") {
             p.push("dimUnit", format!("expected in, cm or null, found {u:?}"));
         }
     }
-    if let Some(Some(d)) = &req.due_by_date {
+    if let Some(d) = &req.due_by_date {
         if !is_date(d) {
             p.push("dueByDate", format!("expected a date as YYYY-MM-DD or null, found {d:?}"));
         }
@@ -129,62 +118,56 @@ fn validate(order_id: &str, req: &wire::Order) -> Result<wire::Order> {
     let domestic = !sender.country.is_empty() && sender.country == receiver.country;
 
     let mut weights = false;
-    match &req.items {
-        None => p.push("items", "is required (null when the order has no item information)"),
-        Some(items) => {
-            for (i, item) in items.iter().flatten().enumerate() {
-                let at = |f: &str| format!("items[{i}].{f}");
-                non_negative(&mut p, &at("price"), item.price.map(|d| d.0));
-                if let Some(q) = item.quantity {
-                    if q.0 < 1 {
-                        p.push(at("quantity"), format!("must be at least 1, found {}", q.0));
-                    }
+    if let Some(items) = &req.items {
+        for (i, item) in items.iter().enumerate() {
+            let at = |f: &str| format!("items[{i}].{f}");
+            non_negative(&mut p, &at("price"), item.price.map(|d| d.0));
+            if let Some(q) = item.quantity {
+                if q.0 < 1 {
+                    p.push(at("quantity"), format!("must be at least 1, found {}", q.0));
                 }
-                non_negative(&mut p, &at("weight"), item.weight.map(|d| d.0));
-                weights |= item.weight.is_some();
-                if let Some(c) = &item.country_of_origin {
-                    if c.len() != 2 || crate::refdata::country(&c.to_ascii_uppercase()).is_none() {
-                        p.push(at("countryOfOrigin"), format!("expected an ISO 3166-1 two-letter country code or null, found {c:?}"));
-                    }
+            }
+            non_negative(&mut p, &at("weight"), item.weight.map(|d| d.0));
+            weights |= item.weight.is_some();
+            if let Some(c) = &item.country_of_origin {
+                if c.len() != 2 || crate::refdata::country(&c.to_ascii_uppercase()).is_none() {
+                    p.push(at("countryOfOrigin"), format!("expected an ISO 3166-1 two-letter country code or null, found {c:?}"));
                 }
             }
         }
     }
     let mut dims = false;
-    match &req.packages {
-        None => p.push("packages", "is required (null when no packages are precalculated)"),
-        Some(packages) => {
-            for (i, pkg) in packages.iter().flatten().enumerate() {
-                let at = |f: &str| format!("packages[{i}].{f}");
-                for (name, value) in [("weight", pkg.weight), ("length", pkg.length), ("width", pkg.width), ("height", pkg.height)] {
-                    non_negative(&mut p, &at(name), value.map(|d| d.0));
-                }
-                weights |= pkg.weight.is_some();
-                dims |= pkg.length.is_some() || pkg.width.is_some() || pkg.height.is_some();
-                if let Some(v) = pkg.insurance_amount {
-                    shipment::amount(&mut p, &at("insuranceAmount"), v.0);
-                }
-                if let Some(v) = pkg.declared_value {
-                    if domestic {
-                        p.push(at("declaredValue"), "must be null for a domestic order (sender and receiver in one country)");
-                    } else {
-                        shipment::amount(&mut p, &at("declaredValue"), v.0);
-                    }
+    if let Some(packages) = &req.packages {
+        for (i, pkg) in packages.iter().enumerate() {
+            let at = |f: &str| format!("packages[{i}].{f}");
+            for (name, value) in [("weight", pkg.weight), ("length", pkg.length), ("width", pkg.width), ("height", pkg.height)] {
+                non_negative(&mut p, &at(name), value.map(|d| d.0));
+            }
+            weights |= pkg.weight.is_some();
+            dims |= pkg.length.is_some() || pkg.width.is_some() || pkg.height.is_some();
+            if let Some(v) = pkg.insurance_amount {
+                shipment::amount(&mut p, &at("insuranceAmount"), v.0);
+            }
+            if let Some(v) = pkg.declared_value {
+                if domestic {
+                    p.push(at("declaredValue"), "must be null for a domestic order (sender and receiver in one country)");
+                } else {
+                    shipment::amount(&mut p, &at("declaredValue"), v.0);
                 }
             }
         }
     }
-    if weights && weight_unit.is_none() && matches!(req.weight_unit, Some(None)) {
+    if weights && weight_unit.is_none() {
         p.push("weightUnit", "must be lb or kg when items or packages have weights");
     }
-    if dims && dim_unit.is_none() && matches!(req.dim_unit, Some(None)) {
+    if dims && dim_unit.is_none() {
         p.push("dimUnit", "must be in or cm when packages have dimensions");
     }
     p.finish()?;
 
     let mut order = req.clone();
     if order.shipper_reference.is_none() {
-        order.shipper_reference = Some(req.order_number.clone().flatten().unwrap_or_else(|| req.order_id.clone()));
+        order.shipper_reference = Some(req.order_number.clone().unwrap_or_else(|| req.order_id.clone()));
     }
     Ok(order)
 }
@@ -223,6 +206,12 @@ fn load(conn: &Connection, customer_id: &str, integration_id: &str, order_id: &s
         Ok(order)
     })
     .transpose()
+}
+
+/// The order number of the order `f` fulfils; `None` when it has none or does not
+/// exist.
+pub(crate) fn order_number(conn: &Connection, customer_id: &str, f: &wire::Fulfillment) -> Result<Option<String>> {
+    Ok(load(conn, customer_id, &f.integration_id, &f.order_id)?.and_then(|order| order.order_number))
 }
 
 /// Get order: the order as put, with its current status.
@@ -310,7 +299,7 @@ fn shipped(conn: &Connection, customer_id: &str, integration_id: &str, order_id:
 /// Recomputes the status of an order from its non-voided shipments.
 fn recompute(tx: &Transaction, customer_id: &str, integration_id: &str, order_id: &str) -> Result<()> {
     let Some(order) = load(tx, customer_id, integration_id, order_id)? else { return Ok(()) };
-    let lines = order.items.flatten().unwrap_or_default();
+    let lines = order.items.unwrap_or_default();
     let index = LineIndex::of(&lines);
     let fulfilments = shipped(tx, customer_id, integration_id, order_id)?;
     let mut counts = vec![0i64; lines.len()];
@@ -352,7 +341,7 @@ pub(crate) fn fulfil(tx: &Transaction, customer_id: &str, book_number: &str, f: 
             }],
         )
     })?;
-    let lines = order.items.flatten().unwrap_or_default();
+    let lines = order.items.unwrap_or_default();
     let index = LineIndex::of(&lines);
     let mut counts = vec![0i64; lines.len()];
     for earlier in shipped(tx, customer_id, &f.integration_id, &f.order_id)? {

@@ -57,8 +57,25 @@ pub(crate) struct ValidShipment {
     pub pieces: Vec<ValidPiece>,
 }
 
+/// Which request a shipment to quote came in; they differ in what a client must send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Form {
+    /// A shipment of a batch quote (4.1): `shipmentDate`, `shipmentReference` and
+    /// `currency` are required, as the spec's table says, and so is the state of a US or
+    /// Canadian address.
+    Batch,
+    /// The single-shipment quote (DECISIONS 9), a reduced booking body as the public
+    /// clients send it: without `shipmentDate` it quotes for today, without `currency` in
+    /// USD; the reference may be left out; an address needs only its country and, for the
+    /// US and Canada, its ZIP or postal code (a US state left out is the state of the
+    /// ZIP's prefix).
+    Single,
+}
+
 /// What quoting needs beyond the shipment: the data in force and the customer's view.
 pub(crate) struct Context<'a> {
+    /// The request the shipments came in.
+    pub form: Form,
     pub catalog: &'a Catalog,
     pub rates: &'a RateBook,
     pub profile: &'a Profile,
@@ -88,13 +105,37 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
     shipment::check_limits(&s.pieces, s.commercial_invoice.as_ref())?;
     let mut p = Problems::new();
     let catalog = ctx.catalog;
-    let sender = address::validate_owned(&mut p, "sender", std::mem::take(&mut s.sender), AddressUse::Quote);
-    let receiver = address::validate_owned(&mut p, "receiver", std::mem::take(&mut s.receiver), AddressUse::Quote);
-    let date = shipment::shipment_date(&mut p, "shipmentDate", &s.shipment_date, ctx.today);
-    if s.shipment_reference.chars().count() > 100 {
-        p.push("shipmentReference", "must be at most 100 characters");
+    let single = ctx.form == Form::Single;
+    let usage = if single { AddressUse::ReducedQuote } else { AddressUse::Quote };
+    let sender = address::validate_owned(&mut p, "sender", std::mem::take(&mut s.sender), usage);
+    let receiver = address::validate_owned(&mut p, "receiver", std::mem::take(&mut s.receiver), usage);
+    // What the single quote may leave out (or send empty, DECISIONS 1) is absent there.
+    fn given(v: &Option<CompactString>, single: bool) -> Option<&str> {
+        v.as_deref().filter(|t| !(single && t.trim().is_empty()))
     }
-    let (weight_unit, dim_unit, currency) = shipment::units(&mut p, &s.weight_unit, s.dim_unit.as_ref().map(Option::as_deref), &s.currency);
+    let date = match given(&s.shipment_date, single) {
+        Some(text) => shipment::shipment_date(&mut p, "shipmentDate", text, ctx.today),
+        None if single => Some(ctx.today),
+        None => {
+            p.push("shipmentDate", "is required");
+            None
+        }
+    };
+    match &s.shipment_reference {
+        Some(r) if r.chars().count() > 100 => p.push("shipmentReference", "must be at most 100 characters"),
+        None if !single => p.push("shipmentReference", "is required"),
+        _ => {}
+    }
+    let currency_text = match given(&s.currency, single) {
+        Some(text) => Some(text),
+        None if single => Some(Currency::Usd.as_str()),
+        None => {
+            p.push("currency", "is required");
+            None
+        }
+    };
+    let (weight_unit, dim_unit, currency) =
+        shipment::units(&mut p, &s.weight_unit, s.dim_unit.as_ref().map(Option::as_deref), currency_text);
     let domestic = !sender.country.is_empty() && sender.country == receiver.country;
     let pieces = shipment::pieces(&mut p, &s.pieces, domestic, dim_unit, matches!(s.dim_unit, Some(None)));
 
@@ -120,7 +161,7 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
         }
     }
     if let Some(code) = &s.signature_option_code {
-        if !catalog.document().carriers.iter().any(|c| c.signature_options.iter().any(|o| o.code == *code)) {
+        if !catalog.document().carriers.iter().any(|c| c.signature_option(code).is_some()) {
             p.push("signatureOptionCode", format!("{code:?} is not a signature option of any carrier; list services shows them"));
         }
     }
@@ -255,14 +296,15 @@ pub(crate) fn service_refusal(today: NaiveDate, s: &ValidShipment, service: &Ser
             ));
         }
     }
-    if carrier.requires_sender_full_name && s.sender.name.split_whitespace().count() < 2 {
+    // A quote may leave the name out (the booking cannot): only a name sent is checked.
+    if carrier.requires_sender_full_name && !s.sender.name.is_empty() && s.sender.name.split_whitespace().count() < 2 {
         return Some((
             "sender.name",
             format!("{} requires the sender name to include both first and last name, found {:?}", carrier.label, s.sender.name),
         ));
     }
     if let Some(sig) = &s.signature {
-        if !carrier.signature_options.iter().any(|o| o.code == *sig) {
+        if carrier.signature_option(sig).is_none() {
             return Some(("signatureOptionCode", format!("signature option {sig:?} is not offered by {}", carrier.label)));
         }
     }
@@ -378,6 +420,9 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
     let mut out = Priced { quotes: Vec::with_capacity(room), ..Priced::default() };
     let mut served = false;
     let mut heaviest = Heaviest::default();
+    // The first service that served the route but had no package type to quote or
+    // refuse: why it has nothing is told only when nothing else is (see [`unquoted`]).
+    let mut silent: Option<(usize, &Service)> = None;
     for (i, (service, cards)) in services.iter().zip(ctx.cards).enumerate().skip(first).take(count) {
         if !catalog.offers(ctx.profile, service) {
             continue;
@@ -418,6 +463,7 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
             continue;
         }
         let has_dims = s.pieces.iter().all(|piece| piece.dims.is_some());
+        let errors_before = out.errors.len();
         let mut first_refusal: Option<(&str, Refusal)> = None;
         let mut quoted_any = false;
         for (j, (sp, card)) in service.package_types.iter().zip(cards).enumerate() {
@@ -435,7 +481,7 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
                 }
                 continue;
             }
-            match rate_one(ctx.rates, *card, s, service, pt, markup, buf) {
+            match rate_one(ctx.rates, *card, s, carrier, service, pt, markup, buf) {
                 Ok(quote) => {
                     quoted_any = true;
                     out.quotes.push(quote);
@@ -448,6 +494,16 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
                 out.errors.push(quote_error(service, code, ErrorCategory::InvalidRequest, reason.to_string()));
             }
         }
+        if !quoted_any && silent.is_none() && out.errors.len() == errors_before {
+            silent = Some((i, service));
+        }
+    }
+    // A success with neither quotes nor quote errors would not say why a service was
+    // not quoted (a named one, for instance a custom-only service for pieces without
+    // dimensions): the first service that served the route says it.
+    if let (true, true, Some((i, service))) = (out.quotes.is_empty(), out.errors.is_empty(), silent) {
+        let (code, reason) = unquoted(catalog, i, service, s);
+        out.errors.push(quote_error(service, code, ErrorCategory::InvalidRequest, reason));
     }
     if !served && s.service.is_none() {
         let what = s.carrier.as_deref().map_or(String::new(), |c| format!(" of carrier {c}"));
@@ -459,10 +515,39 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
     Ok(out)
 }
 
+/// Why `service` (the `index`-th of the catalog), which serves the route of `s`, had no
+/// package type to quote or refuse: the package type code to name and the reason.
+fn unquoted<'c>(catalog: &'c Catalog, index: usize, service: &'c Service, s: &ValidShipment) -> (&'c str, String) {
+    let offered: Vec<&PackageType> = (0..service.package_types.len()).filter_map(|j| catalog.offered_package(index, j)).collect();
+    if let Some(code) = s.package_type.as_deref() {
+        let code = service.package_types.iter().find(|sp| sp.package_type == code).map_or("", |sp| sp.package_type.as_str());
+        return (code, format!("{} lists package type {code:?}, but its carrier has no such package type in the catalog", service.label));
+    }
+    let has_dims = s.pieces.iter().all(|piece| piece.dims.is_some());
+    match offered.iter().find(|pt| pt.is_custom()) {
+        Some(custom) if !has_dims => (&custom.code, Refusal::NeedsDims { label: &custom.label }.to_string()),
+        _ if offered.is_empty() => ("", format!("{} offers no package type", service.label)),
+        _ => {
+            let codes: Vec<&str> = offered.iter().map(|pt| pt.code.as_str()).collect();
+            (
+                "",
+                format!(
+                    "{} has no custom packaging for pieces with dimensions; name one of its package types ({}) in packageTypeCode",
+                    service.label,
+                    codes.join(", ")
+                ),
+            )
+        }
+    }
+}
+
+/// Rates `s` in package type `pt` of `service` (of `carrier`) on `card`.
+#[expect(clippy::too_many_arguments, reason = "each is an input of the rate; the quote loop has them apart")]
 pub(crate) fn rate_one<'c>(
     rates: &RateBook,
     card: Option<CardId>,
     s: &ValidShipment,
+    carrier: &Carrier,
     service: &'c Service,
     pt: &'c PackageType,
     markup: Decimal,
@@ -471,7 +556,7 @@ pub(crate) fn rate_one<'c>(
     let card = card.ok_or_else(|| {
         (ErrorCategory::ServiceNotAvailable, format!("no rate card prices {} in {}; import one", service.label, pt.label))
     })?;
-    let input = rate_input(s, pt, markup, buf);
+    let input = rate_input(s, carrier, pt, markup, buf);
     let rate = rates.rate(card, &input).map_err(|e| {
         let category = match e {
             RateError::RouteNotPriced { .. } | RateError::ZoneNotPriced(_) | RateError::UnknownCard => ErrorCategory::ServiceNotAvailable,
@@ -485,7 +570,13 @@ pub(crate) fn rate_one<'c>(
 /// Everything the price of `s` in package type `pt` depends on besides the rate card:
 /// what a quote priced, and what a booking by its `quoteId` must match. Preset package
 /// types are priced at their own dimensions, whatever the pieces say.
-pub(crate) fn rate_input<'a>(s: &'a ValidShipment, pt: &PackageType, markup: Decimal, buf: &'a mut Vec<PieceInput>) -> RateInput<'a> {
+pub(crate) fn rate_input<'a>(
+    s: &'a ValidShipment,
+    carrier: &'a Carrier,
+    pt: &PackageType,
+    markup: Decimal,
+    buf: &'a mut Vec<PieceInput>,
+) -> RateInput<'a> {
     let (dims, dim_unit) = if pt.is_preset() {
         (pt.preset_dims(), pt.dim_unit.as_deref().and_then(|u| u.parse().ok()).unwrap_or(DimUnit::In))
     } else {
@@ -504,7 +595,8 @@ pub(crate) fn rate_input<'a>(s: &'a ValidShipment, pt: &PackageType, markup: Dec
         weight_unit: s.weight_unit,
         dim_unit,
         pieces: buf,
-        signature_option: s.signature.as_deref(),
+        // the carrier's own code of the option, however it was named
+        signature_option: s.signature.as_deref().map(|sig| carrier.signature_option(sig).map_or(sig, |o| o.code.as_str())),
         saturday_delivery: s.saturday,
         am_delivery: s.am_delivery,
         dangerous_goods: s.dangerous_goods.is_some(),

@@ -155,6 +155,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments", shipments),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber", shipment),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber", void_shipment),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label", booked_label),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-information", tracking_information),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events", record_tracking_events),
@@ -429,6 +430,11 @@ fn void_shipment(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Respo
 /// Retrieve label (DECISIONS 9).
 fn label(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
     json(200, &s.label(p.get("customerId")?, p.get("bookNumber")?, p.get("labelImageFormat")?)?)
+}
+
+/// Retrieve label in the format chosen at booking (DECISIONS 9, as clients call it).
+fn booked_label(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.booked_label(p.get("customerId")?, p.get("bookNumber")?)?)
 }
 
 /// Track shipment (4.6).

@@ -376,8 +376,8 @@ pub(crate) fn search(conn: &Connection, customer_id: &str, raw_keyword: &str) ->
     for book in books {
         let row: Option<(String, bool)> = stmt.query_row([&book, customer_id], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
         if let Some((view, voided)) = row {
-            let mut view: wire::ShipmentView =
-                serde_json::from_str(&view).map_err(|e| Error::internal(format!("shipment {book} is unreadable: {e}")).with_source(e))?;
+            let mut view = crate::booking::parse_view(&view)
+                .map_err(|e| Error::internal(format!("shipment {book} is unreadable: {e}")).with_source(e))?;
             view.voided = voided;
             shipments.push(view);
         }

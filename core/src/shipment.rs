@@ -88,12 +88,13 @@ pub(crate) fn enumerated<T: FromStr>(p: &mut Problems, field: &str, text: &str, 
     parsed
 }
 
-/// Weight unit, dimension unit (null allowed) and currency of a shipment.
+/// Weight unit, dimension unit (null allowed) and currency of a shipment; a currency of
+/// `None` was found missing by the caller, who reported it.
 pub(crate) fn units(
     p: &mut Problems,
     weight_unit: &str,
     dim_unit: Option<Option<&str>>,
-    currency: &str,
+    currency: Option<&str>,
 ) -> (Option<WeightUnit>, Option<DimUnit>, Option<Currency>) {
     let w = enumerated::<WeightUnit>(p, "weightUnit", weight_unit, "lb, oz, kg, g");
     let d = match dim_unit {
@@ -104,7 +105,7 @@ pub(crate) fn units(
         Some(None) => None,
         Some(Some(text)) => enumerated::<DimUnit>(p, "dimUnit", text, "in, cm or null"),
     };
-    let c = enumerated::<Currency>(p, "currency", currency, "USD, GBP, CAD, EUR");
+    let c = currency.and_then(|c| enumerated::<Currency>(p, "currency", c, "USD, GBP, CAD, EUR"));
     (w, d, c)
 }
 

@@ -74,6 +74,30 @@ pub struct SignatureOption {
     pub code: String,
     /// Name for people.
     pub label: String,
+    /// The carrier-neutral code of the public documentation of the interface that also
+    /// names this option: `direct` (a signature), `indirect` (a neighbour's will do) or
+    /// `adult`. A carrier has at most one option of each.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generic: Option<String>,
+}
+
+/// The carrier-neutral signature option codes a catalog may give its options.
+pub const GENERIC_SIGNATURE_OPTIONS: [&str; 3] = ["direct", "indirect", "adult"];
+
+impl SignatureOption {
+    /// True if `code` names this option: its code or its generic code, in any case
+    /// (clients send `DIRECT` as the documentation shows it).
+    pub fn is_named(&self, code: &str) -> bool {
+        let code = code.trim();
+        self.code.eq_ignore_ascii_case(code) || self.generic.as_deref().is_some_and(|g| g.eq_ignore_ascii_case(code))
+    }
+}
+
+impl Carrier {
+    /// The carrier's signature option that `code` names (see [`SignatureOption::is_named`]).
+    pub fn signature_option(&self, code: &str) -> Option<&SignatureOption> {
+        self.signature_options.iter().find(|o| o.is_named(code))
+    }
 }
 
 /// A package type of a carrier.
@@ -269,6 +293,25 @@ impl Catalog {
             for unit in [&c.weight_unit] {
                 if unit != "lb" && unit != "kg" {
                     p.push(format!("carriers[{i}].weightUnit"), "expected lb or kg");
+                }
+            }
+            // Each code a client may send must name one option.
+            for (j, o) in c.signature_options.iter().enumerate() {
+                if let Some(g) = &o.generic {
+                    if !GENERIC_SIGNATURE_OPTIONS.contains(&g.as_str()) {
+                        p.push(
+                            format!("carriers[{i}].signatureOptions[{j}].generic"),
+                            format!("expected one of {}, found {g:?}", GENERIC_SIGNATURE_OPTIONS.join(", ")),
+                        );
+                    }
+                }
+                let names = [Some(o.code.as_str()), o.generic.as_deref()];
+                let earlier = &c.signature_options[..j];
+                if names.into_iter().flatten().any(|name| earlier.iter().any(|e| e.is_named(name))) {
+                    p.push(
+                        format!("carriers[{i}].signatureOptions[{j}]"),
+                        "its code or generic code names an earlier option of the carrier too",
+                    );
                 }
             }
             for (j, pt) in c.package_types.iter().enumerate() {

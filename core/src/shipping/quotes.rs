@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 use super::Shipping;
 use crate::error::{Error, ErrorCategory, Result};
-use crate::quoting::{self, Context};
+use crate::quoting::{self, Context, Form};
 use crate::{accounts, wire};
 
 impl Shipping {
@@ -18,7 +18,13 @@ impl Shipping {
     /// shipments. Everything about one shipment is in its result instead.
     pub fn batch_quote(&self, customer_id: &str, shipments: &[wire::QuoteShipment]) -> Result<wire::BatchQuoteResponse> {
         quoting::check_batch_size(shipments.len())?;
-        self.quote_shipments(customer_id, shipments, |s| Ok((Cow::Borrowed(s), None)), |outcomes| Ok(quoting::answer(outcomes)))
+        self.quote_shipments(
+            customer_id,
+            Form::Batch,
+            shipments,
+            |s| Ok((Cow::Borrowed(s), None)),
+            |outcomes| Ok(quoting::answer(outcomes)),
+        )
     }
 
     /// Batch quote from the request body as sent, answered with the JSON of
@@ -30,18 +36,20 @@ impl Shipping {
         quoting::check_batch_size(req.shipments.len())?;
         self.quote_shipments(
             customer_id,
+            Form::Batch,
             &req.shipments,
             |raw| wire::parse_body(raw.get()).map(|s| (Cow::Owned(s), Some(raw.get()))),
             |outcomes| quoting::answer_json(&outcomes),
         )
     }
 
-    /// Quotes the shipments that `read` makes of `items` for the customer: reads the
-    /// customer, prices every shipment outside any transaction, numbers and stores the
-    /// quotes in one, and makes the answer of them with `answer`.
+    /// Quotes the shipments that `read` makes of `items`, sent in `form`, for the
+    /// customer: reads the customer, prices every shipment outside any transaction,
+    /// numbers and stores the quotes in one, and makes the answer of them with `answer`.
     fn quote_shipments<'a, T, A>(
         &self,
         customer_id: &str,
+        form: Form,
         items: &'a [T],
         read: impl Fn(&'a T) -> quoting::Requested<'a>,
         answer: impl FnOnce(Vec<quoting::Outcome<'a, '_>>) -> Result<A>,
@@ -53,6 +61,7 @@ impl Shipping {
         let rates = self.rate_book();
         let cards = quoting::card_table(&catalog, &rates);
         let ctx = Context {
+            form,
             catalog: &catalog,
             rates: &rates,
             profile: Self::profile(&catalog, &customer)?,
@@ -72,6 +81,10 @@ impl Shipping {
     /// Single-shipment quote (DECISIONS 9), `POST .../quote`: one quote when carrier,
     /// service and package type are all named, else the quotes and quote errors.
     ///
+    /// The shipment may be the reduced body public clients send: addresses of a country
+    /// and a postal code (a US state left out is the state of the ZIP's prefix), no
+    /// `shipmentDate` (today), no `shipmentReference`, no `currency` (USD).
+    ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer; the shipment's error (with field paths) when
     /// it cannot be quoted at all; when all three are named, the reason that one service
@@ -80,6 +93,7 @@ impl Shipping {
         let all_named = shipment.carrier_code.is_some() && shipment.service_code.is_some() && shipment.package_type_code.is_some();
         self.quote_shipments(
             customer_id,
+            Form::Single,
             std::slice::from_ref(shipment),
             |s| Ok((Cow::Borrowed(s), None)),
             |outcomes| {

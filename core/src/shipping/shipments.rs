@@ -5,6 +5,9 @@ use super::Shipping;
 use crate::error::{Error, Result};
 use crate::{booking, search, tracking, wire};
 
+/// Most shipments one page of list shipments shows (DECISIONS 9).
+const MAX_LISTED: i64 = 100;
+
 impl Shipping {
     /// Book shipment (4.5), `POST .../shipments`: one transaction for the shipment, its
     /// ledger entries, its first tracking event and its idempotency record.
@@ -39,25 +42,36 @@ impl Shipping {
     }
 
     /// List shipments, `GET .../shipments?minBookNumber=&limit=`: by book number from
-    /// `min_book_number` (inclusive), at most `limit` (1 to 100).
+    /// `min_book_number` (inclusive), at most `limit`, and at most 100 whatever `limit`
+    /// asks (clients ask for more and page on).
     ///
     /// # Errors
-    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a limit outside 1-100.
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a limit below 1.
     pub fn shipments(&self, customer_id: &str, min_book_number: &str, limit: i64) -> Result<wire::ShipmentsResponse> {
-        if !(1..=100).contains(&limit) {
+        if limit < 1 {
             return Err(Error::invalid("limit", format!("expected a whole number from 1 to 100, found {limit}")));
         }
-        self.read_for(customer_id, |conn| booking::list(conn, customer_id, min_book_number, limit))
+        self.read_for(customer_id, |conn| booking::list(conn, customer_id, min_book_number, limit.min(MAX_LISTED)))
     }
 
-    /// Retrieve label, `GET .../shipments/:bookNumber/label/:labelImageFormat`.
+    /// Retrieve label, `GET .../shipments/:bookNumber/label/:labelImageFormat`: the
+    /// format (`PDF`, `ZPL`, `EPL2`) in any case.
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment; `INVALID_REQUEST` for a format
-    /// the carrier does not print.
+    /// the carrier does not print; `CONFLICT` for a voided shipment.
     pub fn label(&self, customer_id: &str, book_number: &str, format: &str) -> Result<wire::LabelResponse> {
         let catalog = self.catalog();
-        self.read_for(customer_id, |conn| booking::label(conn, &catalog, customer_id, book_number, format))
+        self.read_for(customer_id, |conn| booking::label(conn, &catalog, customer_id, book_number, Some(format)))
+    }
+
+    /// Retrieve label in the format chosen at booking, `GET .../shipments/:bookNumber/label`.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment; `CONFLICT` for a voided shipment.
+    pub fn booked_label(&self, customer_id: &str, book_number: &str) -> Result<wire::LabelResponse> {
+        let catalog = self.catalog();
+        self.read_for(customer_id, |conn| booking::label(conn, &catalog, customer_id, book_number, None))
     }
 
     /// Search shipments (4.3), `POST .../searchShipments`: the customer's shipments whose

@@ -219,7 +219,9 @@ pub struct ManifestResponse {
 }
 
 /// Body of `PUT .../integrations/:integrationId/orders/:orderId` (4.2), and the order as
-/// `GET` shows it. "Required" with a nullable type means the key must be present.
+/// `GET` shows it. The spec marks the nullable keys required; clients leave out those
+/// whose value is null, so a missing nullable key reads as null (DECISIONS 1). The keys
+/// whose value may not be null stay required.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS), ts(optional_fields = nullable))]
 #[serde(rename_all = "camelCase")]
@@ -228,16 +230,14 @@ pub struct Order {
     pub order_id: String,
     /// `YYYY-MM-DD` (a full RFC 3339 time is accepted).
     pub order_date: String,
-    /// Invoice number; key required.
-    #[serde(default, deserialize_with = "super::present")]
-    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
-    pub order_number: Option<Option<String>>,
+    /// Invoice number, or null.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub order_number: Option<String>,
     /// `pending`, `fulfilled` or `partial`.
     pub fulfillment_status: String,
-    /// Shipping service name; key required.
-    #[serde(default, deserialize_with = "super::present")]
-    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
-    pub shipping_service: Option<Option<String>>,
+    /// Shipping service name, or null.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub shipping_service: Option<String>,
     /// Label reference; defaults to the order number, else the order id.
     #[serde(default, deserialize_with = "super::empty_as_none")]
     pub shipper_reference: Option<String>,
@@ -247,26 +247,22 @@ pub struct Order {
     /// What the order holds.
     #[serde(default, deserialize_with = "super::empty_as_none")]
     pub content_description: Option<String>,
-    /// What the buyer paid for shipping; key required.
-    #[serde(default, deserialize_with = "super::numbers::present_dec")]
-    #[cfg_attr(feature = "typescript", ts(type = "Decimal | null"))]
-    pub shipping_total: Option<Option<Dec>>,
-    /// `lb`, `kg` or null; key required.
-    #[serde(default, deserialize_with = "super::present")]
-    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
-    pub weight_unit: Option<Option<String>>,
-    /// `in`, `cm` or null; key required.
-    #[serde(default, deserialize_with = "super::present")]
-    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
-    pub dim_unit: Option<Option<String>>,
-    /// `YYYY-MM-DD` or null; key required.
-    #[serde(default, deserialize_with = "super::present")]
-    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
-    pub due_by_date: Option<Option<String>>,
-    /// Order group or null; key required.
-    #[serde(default, deserialize_with = "super::present")]
-    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
-    pub order_group: Option<Option<String>>,
+    /// What the buyer paid for shipping, or null.
+    #[serde(default, deserialize_with = "super::numbers::opt_dec")]
+    #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
+    pub shipping_total: Option<Dec>,
+    /// `lb`, `kg` or null.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub weight_unit: Option<String>,
+    /// `in`, `cm` or null.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub dim_unit: Option<String>,
+    /// `YYYY-MM-DD` or null.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub due_by_date: Option<String>,
+    /// Order group or null.
+    #[serde(default, deserialize_with = "super::empty_as_none")]
+    pub order_group: Option<String>,
     /// Ship from: name, address1, city, state, zip, country required.
     pub sender: WireAddress,
     /// Where returns go; every field optional.
@@ -274,14 +270,12 @@ pub struct Order {
     pub return_to: Option<WireAddress>,
     /// Ship to: name, address1, city, state, zip, country required.
     pub receiver: WireAddress,
-    /// Order lines, or null; key required.
-    #[serde(default, deserialize_with = "bounded::present_at_most::<_, _, MAX_ORDER_LINES>")]
-    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<OrderItem>>", optional = false))]
-    pub items: Option<Option<Vec<OrderItem>>>,
-    /// Precalculated packages, or null; key required.
-    #[serde(default, deserialize_with = "bounded::present_at_most::<_, _, MAX_ORDER_LINES>")]
-    #[cfg_attr(feature = "typescript", ts(as = "Option<Vec<OrderPackage>>", optional = false))]
-    pub packages: Option<Option<Vec<OrderPackage>>>,
+    /// Order lines, or null.
+    #[serde(default, deserialize_with = "bounded::opt_at_most::<_, _, MAX_ORDER_LINES>")]
+    pub items: Option<Vec<OrderItem>>,
+    /// Precalculated packages, or null.
+    #[serde(default, deserialize_with = "bounded::opt_at_most::<_, _, MAX_ORDER_LINES>")]
+    pub packages: Option<Vec<OrderPackage>>,
 }
 
 /// An order line (4.2 `items[n]`); every field optional.

@@ -262,7 +262,12 @@ pub struct ShipmentView {
     /// What the shipment cost.
     #[cfg_attr(feature = "typescript", ts(type = "number"))]
     pub total_shipping_cost: Decimal,
-    /// Extension: internal order number, as booked.
+    /// Extension: the id of the order this shipment fulfils (`fulfillment.orderId`,
+    /// where clients look for it), or null.
+    #[serde(default)]
+    pub order_id: Option<String>,
+    /// Extension: internal order number: as booked, else the number of the order the
+    /// shipment fulfils.
     pub order_number: String,
 }
 

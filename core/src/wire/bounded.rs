@@ -91,14 +91,6 @@ pub(crate) fn opt_at_most<'de, D: Deserializer<'de>, T: Deserialize<'de>, const 
     d.deserialize_option(Optional::<T, N>(PhantomData))
 }
 
-/// As [`opt_at_most`], for "key required, value may be null": `Some(None)` for null
-/// (with `#[serde(default)]`, `None` when the key is absent).
-pub(crate) fn present_at_most<'de, D: Deserializer<'de>, T: Deserialize<'de>, const N: usize>(
-    d: D,
-) -> Result<Option<Option<Vec<T>>>, D::Error> {
-    opt_at_most::<D, T, N>(d).map(Some)
-}
-
 #[cfg(test)]
 mod tests {
     use serde::Deserialize;

@@ -38,12 +38,16 @@ pub struct QuoteShipment {
     #[serde(default, deserialize_with = "super::empty_as_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub package_type_code: Option<CompactString>,
-    /// `YYYY-MM-DD`, today or later.
-    #[cfg_attr(feature = "typescript", ts(as = "String"))]
-    pub shipment_date: CompactString,
-    /// Customer-provided reference.
-    #[cfg_attr(feature = "typescript", ts(as = "String"))]
-    pub shipment_reference: CompactString,
+    /// `YYYY-MM-DD`, today or later. Required in a batch quote; the single quote
+    /// quotes for today without it.
+    #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
+    pub shipment_date: Option<CompactString>,
+    /// Customer-provided reference. Required in a batch quote; optional in the single
+    /// quote.
+    #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
+    pub shipment_reference: Option<CompactString>,
     /// What the shipment holds.
     #[serde(default)]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
@@ -76,9 +80,11 @@ pub struct QuoteShipment {
     #[serde(default, deserialize_with = "super::present")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
     pub dim_unit: Option<Option<CompactString>>,
-    /// `USD`, `GBP`, `CAD` or `EUR`.
-    #[cfg_attr(feature = "typescript", ts(as = "String"))]
-    pub currency: CompactString,
+    /// `USD`, `GBP`, `CAD` or `EUR`. Required in a batch quote; the single quote
+    /// quotes in USD without it.
+    #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
+    pub currency: Option<CompactString>,
     /// The packages.
     #[serde(deserialize_with = "bounded::at_most::<_, _, MAX_PIECES>")]
     pub pieces: Vec<Piece>,

@@ -1191,9 +1191,16 @@ fn a_list_limit_of_0_is_refused() {
 }
 
 #[test]
-fn a_list_limit_of_101_is_refused() {
-    let (h, id) = setup();
-    list(&h, &id, "?limit=101").assert_error(400, "INVALID_REQUEST", Some("limit"));
+fn a_list_limit_above_100_is_clamped_to_100() {
+    let h = Harness::new();
+    let id = customer_with_prepay(&h, "ann@example.com", "0", "10000.00");
+    for _ in 0..101 {
+        h.book(&id, &book_body());
+    }
+    for limit in ["101", "250", "100000"] {
+        let a = list(&h, &id, &format!("?limit={limit}"));
+        assert_eq!(a.expect(200)["shipments"].as_array().map(Vec::len), Some(100), "limit={limit}");
+    }
 }
 
 #[test]
@@ -1208,4 +1215,54 @@ fn the_list_entries_carry_the_retrieve_fields() {
     let b = booked(&h, &id, &book_body());
     let listed = list(&h, &id, "").expect(200)["shipments"][0].clone();
     assert_eq!(listed, retrieve(&h, &id, b["bookNumber"].as_str().unwrap()).expect(200).clone());
+}
+
+// ---------------------------------------------------------------------------
+// What real clients send
+// ---------------------------------------------------------------------------
+
+#[test]
+fn the_label_without_a_format_is_the_format_chosen_at_booking() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let book = h.book(&id, &with(book_body(), "/labelImageFormat", json!("ZPL")));
+    let a = h.get(&Harness::path(&id, &format!("/shipments/{book}/label")));
+    assert_eq!(a.expect(200)["labelImageFormat"], "ZPL", "{}", a.body);
+    let zpl = label(&h, &id, &book, "ZPL");
+    assert_eq!(a.body["base64Images"], zpl.expect(200)["base64Images"]);
+    let pdf = h.book(&id, &book_body());
+    let a = h.get(&Harness::path(&id, &format!("/shipments/{pdf}/label")));
+    assert_eq!(a.expect(200)["labelImageFormat"], "PDF");
+}
+
+#[test]
+fn the_label_format_of_the_path_is_matched_in_any_case() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let book = h.book(&id, &book_body());
+    for format in ["pdf", "Pdf", "zpl"] {
+        let a = label(&h, &id, &book, format);
+        assert_eq!(a.expect(200)["labelImageFormat"], format.to_ascii_uppercase(), "{format}");
+    }
+    label(&h, &id, &book, "png").assert_error(400, "INVALID_REQUEST", Some("labelImageFormat"));
+}
+
+#[test]
+fn the_label_of_an_unknown_shipment_is_not_found_without_a_format_too() {
+    let (h, id) = setup();
+    h.get(&Harness::path(&id, "/shipments/1000009999/label")).assert_error(404, "NOT_FOUND", None);
+}
+
+#[test]
+fn documented_signature_codes_book_in_any_case_as_the_carrier_option() {
+    let h = Harness::new();
+    let id = customer_with_prepay(&h, "ann@example.com", "0", "1000.00");
+    for (code, expected) in [("DIRECT", "parcel_signature"), ("adult", "parcel_adult_signature"), ("Parcel_Signature", "parcel_signature")]
+    {
+        let book = h.book(&id, &with(book_body(), "/signatureOptionCode", json!(code)));
+        let s = h.get(&Harness::path(&id, &format!("/shipments/{book}"))).expect(200).clone();
+        assert_eq!(s["signatureOptionCode"], expected, "{code}");
+    }
+    let a = h.book_with(&id, &with(book_body(), "/signatureOptionCode", json!("indirect")));
+    a.assert_error(400, "INVALID_REQUEST", Some("signatureOptionCode"));
 }

@@ -77,21 +77,54 @@ fn the_order_id_must_match_the_path() {
     h.get(&order_path(&id, &integration, "SO-9")).assert_error_without_details(404, "NOT_FOUND");
 }
 
+/// The keys the spec marks required with a nullable value, which clients leave out
+/// when the value is null.
+const NULLABLE_KEYS: [&str; 9] =
+    ["orderNumber", "shippingService", "shippingTotal", "weightUnit", "dimUnit", "dueByDate", "orderGroup", "items", "packages"];
+
 #[test]
-fn required_keys_must_be_present_even_when_null_is_allowed() {
+fn a_missing_nullable_key_reads_as_null() {
+    let h = Harness::new();
+    let (id, integration) = setup(&h);
+    // (without items and packages, no weight or dimension needs a unit)
+    let plain = without(without(order_body("SO-2"), "/items"), "/packages");
+    for key in NULLABLE_KEYS {
+        put(&h, &id, &integration, "SO-2", &without(plain.clone(), &format!("/{key}"))).expect(201);
+        let o = h.get(&order_path(&id, &integration, "SO-2"));
+        assert_eq!(o.expect(200)[key], Value::Null, "{key}");
+    }
+    let bare = NULLABLE_KEYS.iter().fold(plain, |body, key| without(body, &format!("/{key}")));
+    put(&h, &id, &integration, "SO-2", &bare).expect(201);
+    let o = h.get(&order_path(&id, &integration, "SO-2"));
+    assert_eq!(o.expect(200)["shipperReference"], "SO-2", "without an order number, the reference is the order id");
+}
+
+#[test]
+fn a_missing_nullable_key_is_null_to_the_rules_too() {
+    let h = Harness::new();
+    let (id, integration) = setup(&h);
+    // the items and packages weigh something: a weight unit left out is a null one
+    put(&h, &id, &integration, "SO-1", &without(order_body("SO-1"), "/weightUnit")).assert_error(
+        400,
+        "INVALID_REQUEST",
+        Some("weightUnit"),
+    );
+    put(&h, &id, &integration, "SO-1", &without(order_body("SO-1"), "/dimUnit")).assert_error(400, "INVALID_REQUEST", Some("dimUnit"));
+}
+
+#[test]
+fn nullable_keys_may_be_null() {
+    let h = Harness::new();
+    let (id, integration) = setup(&h);
+    let nulls = NULLABLE_KEYS.iter().fold(order_body("SO-1"), |body, key| with(body, &format!("/{key}"), Value::Null));
+    put(&h, &id, &integration, "SO-1", &nulls).expect(201);
+}
+
+#[test]
+fn keys_whose_value_may_not_be_null_stay_required() {
     let h = Harness::new();
     let (id, integration) = setup(&h);
     let body = order_body("SO-1");
-    for key in ["orderNumber", "shippingService", "shippingTotal", "weightUnit", "dimUnit", "dueByDate", "orderGroup", "items", "packages"]
-    {
-        put(&h, &id, &integration, "SO-1", &without(body.clone(), &format!("/{key}"))).assert_error(400, "INVALID_REQUEST", Some(key));
-    }
-    let mut nulls = body.clone();
-    for key in ["orderNumber", "shippingService", "shippingTotal", "weightUnit", "dimUnit", "dueByDate", "orderGroup", "items", "packages"]
-    {
-        nulls = with(nulls, &format!("/{key}"), Value::Null);
-    }
-    put(&h, &id, &integration, "SO-1", &nulls).expect(201);
     for key in ["orderId", "orderDate", "fulfillmentStatus", "sender", "receiver"] {
         put(&h, &id, &integration, "SO-1", &without(body.clone(), &format!("/{key}"))).assert_error(400, "INVALID_REQUEST", Some(key));
         put(&h, &id, &integration, "SO-1", &with(body.clone(), &format!("/{key}"), Value::Null)).assert_error(
@@ -356,4 +389,29 @@ fn search_shows_the_fulfilment_of_a_shipment() {
         s["fulfillment"],
         json!({"orderId": "SO-1", "integrationId": integration, "items": [{"productId": "P-1", "sku": "MUG-BLUE", "lineId": "L1", "quantity": 2}]})
     );
+}
+
+#[test]
+fn retrieve_and_search_show_the_order_id_and_number_at_the_top() {
+    let h = Harness::new();
+    let (id, integration) = setup(&h);
+    // the booking names no order number: the order's shows
+    let book = h.book(&id, &without(ship(&integration, json!([])), "/orderNumber"));
+    let retrieved = h.get(&Harness::path(&id, &format!("/shipments/{book}"))).expect(200).clone();
+    assert_eq!((&retrieved["orderId"], &retrieved["orderNumber"]), (&json!("SO-1"), &json!("SO-5001")), "{retrieved}");
+    let found = h.search(&id, "SO-1").expect(200)["shipments"][0].clone();
+    assert_eq!((&found["orderId"], &found["orderNumber"]), (&json!("SO-1"), &json!("SO-5001")), "{found}");
+    // and the list of shipments is the same view
+    let listed = h.get(&Harness::path(&id, "/shipments")).expect(200)["shipments"][0].clone();
+    assert_eq!(listed["orderId"], "SO-1");
+}
+
+#[test]
+fn a_shipment_of_no_order_has_a_null_order_id() {
+    let h = Harness::new();
+    let (id, _) = setup(&h);
+    let book = h.book(&id, &book_body());
+    let retrieved = h.get(&Harness::path(&id, &format!("/shipments/{book}"))).expect(200).clone();
+    assert_eq!(retrieved["orderId"], Value::Null, "{retrieved}");
+    assert_eq!(retrieved["orderNumber"], "SO-5001", "the booking's own order number");
 }

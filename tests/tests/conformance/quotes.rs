@@ -545,3 +545,282 @@ fn the_single_quote_of_a_named_service_off_its_route_is_service_not_available() 
     );
     h.call("POST", &Harness::path(&id, "/quote"), &s).assert_error(400, "SERVICE_NOT_AVAILABLE", None);
 }
+
+// ---------------------------------------------------------------------------
+// The single quote as public clients send it (DECISIONS 9 and docs/DECISIONS.md,
+// "Quoting"): a reduced booking body.
+// ---------------------------------------------------------------------------
+
+/// What a public client sends to `POST .../quote`: addresses of a country and a ZIP (the
+/// receiver's city besides), no date, reference or currency, `""` for every code.
+fn reduced_quote() -> Value {
+    json!({
+        "carrierCode": "", "serviceCode": "", "packageTypeCode": "",
+        "sender": {"country": "US", "zip": "19106"},
+        "receiver": {"country": "US", "zip": "90012", "city": "Los Angeles"},
+        "residential": false, "weightUnit": "lb", "dimUnit": "in",
+        "pieces": [{"weight": "2", "length": "10", "width": "8", "height": "6"}]
+    })
+}
+
+fn single_quote(h: &Harness, id: &str, body: &Value) -> Answer {
+    h.call("POST", &Harness::path(id, "/quote"), body)
+}
+
+/// The (service, package type, total) of each quote of a single-quote answer, sorted.
+fn priced(answer: &Value) -> Vec<(String, String, String)> {
+    let mut rows: Vec<_> = answer["quotes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|q| (q["serviceCode"].to_string(), q["packageTypeCode"].to_string(), q["totalAmount"].to_string()))
+        .collect();
+    rows.sort();
+    rows
+}
+
+#[test]
+fn a_single_quote_needs_only_the_country_and_zip_of_each_address() {
+    let (h, id) = setup();
+    let a = single_quote(&h, &id, &reduced_quote());
+    let body = a.expect(200);
+    assert!(body["quotes"].as_array().is_some_and(|q| q.len() > 3), "{body}");
+    // the same prices as the full addresses get
+    let full = with(with(reduced_quote(), "/sender", us_address()), "/receiver", la_address());
+    assert_eq!(priced(body), priced(single_quote(&h, &id, &full).expect(200)));
+}
+
+#[test]
+fn a_single_quote_without_a_shipment_date_quotes_for_today() {
+    let (h, id) = setup();
+    let today = single_quote(&h, &id, &with(reduced_quote(), "/shipmentDate", json!(TODAY)));
+    let undated = single_quote(&h, &id, &reduced_quote());
+    assert_eq!(priced(undated.expect(200)), priced(today.expect(200)));
+    let empty = single_quote(&h, &id, &with(reduced_quote(), "/shipmentDate", json!("")));
+    assert_eq!(priced(empty.expect(200)), priced(&today.body), "an empty date is no date (DECISIONS 1)");
+}
+
+#[test]
+fn a_single_quote_without_a_currency_quotes_in_usd() {
+    let (h, id) = setup();
+    let a = single_quote(&h, &id, &reduced_quote());
+    let quotes = a.expect(200)["quotes"].as_array().cloned().unwrap_or_default();
+    assert!(!quotes.is_empty() && quotes.iter().all(|q| q["currency"] == "USD"), "{}", a.body);
+    let usd = single_quote(&h, &id, &with(reduced_quote(), "/currency", json!("USD")));
+    assert_eq!(priced(&a.body), priced(usd.expect(200)));
+}
+
+#[test]
+fn a_single_quote_without_a_reference_is_quoted() {
+    let (h, id) = setup();
+    let with_reference = single_quote(&h, &id, &with(reduced_quote(), "/shipmentReference", json!("INV-1")));
+    assert_eq!(priced(single_quote(&h, &id, &reduced_quote()).expect(200)), priced(with_reference.expect(200)));
+}
+
+#[test]
+fn empty_codes_in_a_single_quote_quote_every_carrier() {
+    let (h, id) = setup();
+    let a = single_quote(&h, &id, &reduced_quote());
+    let body = a.expect(200);
+    for carrier in ["parcel", "postal", "expressground"] {
+        assert!(!quotes_of(body, carrier).is_empty(), "{carrier}: {body}");
+    }
+}
+
+#[test]
+fn a_us_state_left_out_of_a_single_quote_is_the_state_of_the_zip() {
+    let (h, id) = setup();
+    // Anchorage: the three-day service does not deliver to Alaska
+    let alaska = with(reduced_quote(), "/receiver", json!({"country": "US", "zip": "99501"}));
+    let without_state = single_quote(&h, &id, &alaska);
+    let with_state = single_quote(&h, &id, &with(alaska, "/receiver/state", json!("AK")));
+    assert_eq!(priced(without_state.expect(200)), priced(with_state.expect(200)));
+    assert!(without_state.body["quotes"].as_array().unwrap().iter().all(|q| q["serviceCode"] != "parcel_3_day_select"));
+}
+
+#[test]
+fn a_us_zip_of_no_prefix_in_use_leaves_the_state_of_a_single_quote_unknown() {
+    let (h, id) = setup();
+    let nowhere = with(reduced_quote(), "/receiver/zip", json!("00001"));
+    single_quote(&h, &id, &nowhere).assert_error(400, "INVALID_REQUEST", Some("receiver.state"));
+}
+
+#[test]
+fn a_single_quote_still_needs_the_zip_of_a_us_address() {
+    let (h, id) = setup();
+    single_quote(&h, &id, &without(reduced_quote(), "/receiver/zip")).assert_error(400, "INVALID_REQUEST", Some("receiver.zip"));
+}
+
+#[test]
+fn the_batch_quote_keeps_its_required_keys() {
+    let (h, id) = setup();
+    for key in ["shipmentDate", "shipmentReference", "currency"] {
+        let r = h.quote_one(&id, without(quote_shipment(), &format!("/{key}")));
+        assert_shipment_error(&r, "INVALID_REQUEST", &format!("shipments[0].{key}"));
+    }
+    let r = h.quote_one(&id, without(quote_shipment(), "/receiver/state"));
+    assert_shipment_error(&r, "INVALID_REQUEST", "shipments[0].receiver.state");
+}
+
+#[test]
+fn carrier_d_checks_the_sender_name_only_when_one_is_sent() {
+    let (h, id) = setup();
+    let a = single_quote(&h, &id, &reduced_quote());
+    let body = a.expect(200);
+    assert!(!quotes_of(body, "expressground").is_empty(), "{body}");
+    assert!(quote_errors_of(body, "expressground").is_empty(), "{body}");
+    let named = single_quote(&h, &id, &with(reduced_quote(), "/sender/name", json!("Cher")));
+    assert!(!quote_errors_of(named.expect(200), "expressground").is_empty(), "{}", named.body);
+}
+
+#[test]
+fn a_reduced_single_quote_books_with_the_full_addresses_at_its_price() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let named = [("/carrierCode", "parcel"), ("/serviceCode", "parcel_ground"), ("/packageTypeCode", "parcel_custom")];
+    let body = named.iter().fold(reduced_quote(), |b, (k, v)| with(b, k, json!(v)));
+    let quote = single_quote(&h, &id, &body).expect(200).clone();
+    let booking = book_body_for("parcel", "parcel_ground", "parcel_custom");
+    let booking = with(with(booking, "/shipmentDate", json!(TODAY)), "/quoteId", quote["quoteId"].clone());
+    let booking = with(with(booking, "/sender", us_address()), "/receiver", la_address());
+    let booked = h.book_with(&id, &booking);
+    assert_eq!(booked.expect(201)["totalShippingCost"], quote["totalAmount"], "{}", booked.body);
+}
+
+// ---------------------------------------------------------------------------
+// A named service that cannot be quoted says why.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn a_named_custom_only_service_without_dimensions_says_why() {
+    let (h, id) = setup();
+    let mut s = with(quote_shipment(), "/serviceCode", json!("parcel_ground"));
+    s = with(s, "/dimUnit", Value::Null);
+    s = with(s, "/pieces/0", json!({"weight": "2"}));
+    let r = h.quote_one(&id, s.clone());
+    assert_eq!(r["status"], "success", "{r}");
+    let errors = r["quoteErrors"].as_array().cloned().unwrap_or_default();
+    assert_eq!(errors.len(), 1, "{r}");
+    assert_eq!(errors[0]["serviceCode"], "parcel_ground");
+    assert_eq!(errors[0]["packageTypeCode"], "parcel_custom");
+    assert_eq!(errors[0]["errorCategory"], "INVALID_REQUEST");
+    assert!(errors[0]["error"].as_str().unwrap().contains("length, width and height"), "{r}");
+    // the single quote says the same
+    let a = single_quote(&h, &id, &s);
+    assert_eq!(a.expect(200)["quoteErrors"], r["quoteErrors"]);
+}
+
+mod named_services {
+    //! For a named service and package type, a success answer has at least one quote or
+    //! one quote error.
+
+    use consign_conformance::*;
+    use proptest::prelude::*;
+    use serde_json::{json, Value};
+
+    /// Every (service, package type) the default catalog offers, with the package types of
+    /// other services mixed in.
+    fn named() -> Vec<(String, String)> {
+        let h = Harness::new();
+        let id = h.create_customer("ann@example.com");
+        let services = h.services(&id);
+        let packages: Vec<String> = services
+            .iter()
+            .flat_map(|s| s["packageTypes"].as_array().cloned().unwrap_or_default())
+            .filter_map(|p| p["packageTypeCode"].as_str().map(String::from))
+            .collect();
+        let mut pairs = Vec::new();
+        for (i, s) in services.iter().enumerate() {
+            let code = s["serviceCode"].as_str().unwrap_or_default().to_string();
+            for p in s["packageTypes"].as_array().into_iter().flatten() {
+                pairs.push((code.clone(), p["packageTypeCode"].as_str().unwrap_or_default().to_string()));
+            }
+            pairs.push((code.clone(), packages[(i * 7) % packages.len()].clone()));
+            pairs.push((code, String::new()));
+        }
+        pairs
+    }
+
+    fn receiver(country: &str) -> Value {
+        match country {
+            "US" => la_address(),
+            "CA" => ca_address(),
+            _ => gb_address(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
+
+        #[test]
+        fn a_named_service_is_quoted_or_says_why(
+            pair in prop::sample::select(named()),
+            to in prop::sample::select(vec!["US", "CA", "GB"]),
+            dims in any::<bool>(),
+            pieces in 1usize..3,
+            weight in 1u32..2000,
+        ) {
+            let h = Harness::new();
+            let id = h.create_customer("ann@example.com");
+            let (service, package) = pair;
+            let weight = format!("{}.{}", weight / 10, weight % 10);
+            let piece = if dims {
+                json!({"weight": weight, "length": "12", "width": "10", "height": "8", "insuranceAmount": null, "declaredValue": null})
+            } else {
+                json!({"weight": weight, "insuranceAmount": null, "declaredValue": null})
+            };
+            let declared = if to == "US" { Value::Null } else { json!("50") };
+            let piece = with(piece, "/declaredValue", declared);
+            let mut s = with(quote_shipment(), "/serviceCode", json!(service));
+            s = with(s, "/packageTypeCode", json!(package));
+            s = with(s, "/receiver", receiver(to));
+            s = with(s, "/dimUnit", if dims { json!("in") } else { Value::Null });
+            s = with(s, "/pieces", Value::Array(vec![piece; pieces]));
+            let r = h.quote_one(&id, s);
+            if r["status"] == "success" {
+                let quotes = r["quotes"].as_array().map_or(0, Vec::len);
+                let errors = r["quoteErrors"].as_array().map_or(0, Vec::len);
+                prop_assert!(quotes + errors > 0, "{} / {:?}: {}", service, package, r);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Signature options: the documented generic codes, in any case.
+// ---------------------------------------------------------------------------
+
+#[test]
+fn documented_signature_codes_are_quoted_in_any_case_as_each_carrier_option() {
+    let (h, id) = setup();
+    let total = |r: &Value, service: &str| {
+        r["quotes"].as_array().unwrap().iter().find(|q| q["serviceCode"] == service).map(|q| q["totalAmount"].clone())
+    };
+    let generic = h.quote_one(&id, with(quote_shipment(), "/signatureOptionCode", json!("DIRECT")));
+    let lower = h.quote_one(&id, with(quote_shipment(), "/signatureOptionCode", json!("direct")));
+    let parcel = h.quote_one(&id, with(quote_shipment(), "/signatureOptionCode", json!("parcel_signature")));
+    let postal = h.quote_one(&id, with(quote_shipment(), "/signatureOptionCode", json!("postal_signature_confirmation")));
+    let totals = |r: &Value| r["quotes"].as_array().unwrap().iter().map(|q| q["totalAmount"].clone()).collect::<Vec<_>>();
+    assert_eq!(totals(&generic), totals(&lower));
+    assert!(total(&generic, "parcel_ground").is_some(), "{generic}");
+    assert_eq!(total(&generic, "parcel_ground"), total(&parcel, "parcel_ground"));
+    assert_eq!(total(&generic, "postal_priority_mail"), total(&postal, "postal_priority_mail"));
+    // a carrier's own code in capitals names it too
+    let upper = h.quote_one(&id, with(quote_shipment(), "/signatureOptionCode", json!("PARCEL_SIGNATURE")));
+    assert_eq!(total(&upper, "parcel_ground"), total(&parcel, "parcel_ground"));
+}
+
+#[test]
+fn a_generic_signature_code_a_carrier_lacks_is_that_carriers_quote_error() {
+    let (h, id) = setup();
+    let r = h.quote_one(&id, with(quote_shipment(), "/signatureOptionCode", json!("indirect")));
+    assert!(!quotes_of(&r, "expressground").is_empty(), "carrier D has an indirect signature: {r}");
+    assert!(quotes_of(&r, "parcel").is_empty() && !quote_errors_of(&r, "parcel").is_empty(), "{r}");
+}
+
+#[test]
+fn a_signature_code_no_carrier_has_fails_the_shipment() {
+    let (h, id) = setup();
+    let r = h.quote_one(&id, with(quote_shipment(), "/signatureOptionCode", json!("notarized")));
+    assert_shipment_error(&r, "INVALID_REQUEST", "shipments[0].signatureOptionCode");
+}
