@@ -50,7 +50,7 @@ use tower_http::cors::CorsLayer;
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
 /// How a server is set up.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Config {
     /// The database file (created if missing).
     pub db: PathBuf,
@@ -63,6 +63,21 @@ pub struct Config {
     pub pool: usize,
     /// Write a log line per request to stderr.
     pub log: bool,
+    /// The clock of the services (the system clock when `None`): tests serve at a fixed
+    /// instant.
+    pub clock: Option<Arc<dyn consign::Clock>>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("db", &self.db)
+            .field("listen", &self.listen)
+            .field("cors_origin", &self.cors_origin)
+            .field("pool", &self.pool)
+            .field("log", &self.log)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Config {
@@ -76,6 +91,7 @@ impl Config {
             cors_origin: None,
             pool: (2 * cores).max(4),
             log: true,
+            clock: None,
         }
     }
 }
@@ -216,7 +232,14 @@ struct App {
 
 /// The routes, the layers and the pool of `config`.
 fn app(config: &Config) -> std::io::Result<Router> {
-    let open = || Shipping::open(&config.db).map_err(|e| std::io::Error::other(format!("{}: {}", config.db.display(), e.message())));
+    let open = || {
+        let builder = Shipping::builder().path(&config.db);
+        let builder = match &config.clock {
+            Some(clock) => builder.clock(Arc::clone(clock)),
+            None => builder,
+        };
+        builder.open().map_err(|e| std::io::Error::other(format!("{}: {}", config.db.display(), e.message())))
+    };
     let size = config.pool.max(1);
     let free = (0..size).map(|_| open()).collect::<std::io::Result<Vec<_>>>()?;
     let pool = Arc::new(Pool { free: Mutex::new(free), permits: Arc::new(Semaphore::new(size)) });
