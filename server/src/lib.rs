@@ -127,9 +127,9 @@ impl Server {
         let app = app(&config)?;
         let listener = runtime.block_on(tokio::net::TcpListener::bind(config.listen))?;
         let addr = listener.local_addr()?;
-        let thread = std::thread::Builder::new().name("consign-serve".into()).spawn(move || {
-            runtime.block_on(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await })
-        })?;
+        let thread = std::thread::Builder::new()
+            .name("consign-serve".into())
+            .spawn(move || runtime.block_on(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await }))?;
         Ok((addr, thread))
     }
 

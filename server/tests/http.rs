@@ -154,7 +154,8 @@ fn every_route_is_answered_over_http() {
     s.call("DELETE", &p(&format!("/provider-accounts/{}", account["id"].as_str().unwrap())), &Value::Null).expect(200);
     s.get(&p("/regionalShipmentTypes/19106")).expect(200);
     s.get(&format!("/customers/{id}/regionalShipmentTypes/19106")).expect(200);
-    let integration = s.call("POST", &p("/integrations"), &json!({"name": "Web shop"})).expect(201)["integrationId"].as_str().unwrap().to_string();
+    let integration =
+        s.call("POST", &p("/integrations"), &json!({"name": "Web shop"})).expect(201)["integrationId"].as_str().unwrap().to_string();
     assert_eq!(s.get(&p("/prepay")).expect(200)["balance"], "200.00");
 
     // Quotes and batches.
@@ -220,7 +221,8 @@ fn keys_are_read_from_rsis_or_bearer_and_act_for_their_customers_only() {
     }
 
     // A customer key acts for its customer alone; another customer is 404, as an unknown one.
-    let bob = s.call("POST", "/restapi/v1/customers", &customer_body("bob@example.com")).expect(201)["customerId"].as_str().unwrap().to_string();
+    let bob =
+        s.call("POST", "/restapi/v1/customers", &customer_body("bob@example.com")).expect(201)["customerId"].as_str().unwrap().to_string();
     let ann_key = s.customer_key(&ann);
     s.call_as(&ann_key, "GET", &prepay, &Value::Null).expect(200);
     let hidden = s.call_as(&ann_key, "GET", &path(&bob, "/prepay"), &Value::Null).expect_error(404, "NOT_FOUND");
