@@ -1,6 +1,7 @@
-//! `consign serve` killed (SIGKILL) during a storm of bookings, then restarted on the same
-//! file: nothing acknowledged is lost, the ledger balances, and a booking retried with its
-//! `idempotencyKey` is charged once.
+//! `consign serve` as a process: killed (SIGKILL) during a storm of bookings, then
+//! restarted on the same file, nothing acknowledged is lost, the ledger balances, and a
+//! booking retried with its `idempotencyKey` is charged once; stopped by SIGTERM, it lets
+//! the request in flight finish.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
@@ -12,7 +13,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use consign::Shipping;
-use consign_conformance::{book_body, customer_body, payment_body, with};
+use consign_conformance::{book_body, customer_body, payment_body, quote_shipment, with};
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
@@ -35,6 +36,17 @@ fn booking(key: &str) -> Value {
     let tomorrow = chrono::Local::now().date_naive() + chrono::Duration::days(1);
     let body = with(book_body(), "/shipmentDate", json!(tomorrow.to_string()));
     with(body, "/idempotencyKey", json!(key))
+}
+
+/// A customer with a payment method on file in the database `db`, and a key for it.
+fn shipper(db: &Path) -> (String, String) {
+    let shipping = Shipping::open(db).unwrap();
+    let created = shipping.handle("POST", "/restapi/v1/customers", &customer_body("storm@example.com").to_string());
+    let customer = serde_json::from_str::<Value>(&created.body).unwrap()["customerId"].as_str().unwrap().to_string();
+    let paid = shipping.handle("POST", &format!("/restapi/v1/customers/{customer}/paymentMethod"), &payment_body("tok_1").to_string());
+    assert_eq!(paid.status, 200, "{}", paid.body);
+    let key = shipping.create_api_key(Some(&customer), "storm").unwrap().key;
+    (customer, key)
 }
 
 struct Client {
@@ -64,15 +76,7 @@ fn a_server_killed_during_a_booking_storm_loses_nothing_it_acknowledged() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let db = dir.join("storm.db");
-    let (customer, key) = {
-        let shipping = Shipping::open(&db).unwrap();
-        let created = shipping.handle("POST", "/restapi/v1/customers", &customer_body("storm@example.com").to_string());
-        let customer = serde_json::from_str::<Value>(&created.body).unwrap()["customerId"].as_str().unwrap().to_string();
-        let paid = shipping.handle("POST", &format!("/restapi/v1/customers/{customer}/paymentMethod"), &payment_body("tok_1").to_string());
-        assert_eq!(paid.status, 200, "{}", paid.body);
-        let key = shipping.create_api_key(Some(&customer), "storm").unwrap().key;
-        (customer, key)
-    };
+    let (customer, key) = shipper(&db);
     let shipments = format!("/restapi/v1/customers/{customer}/shipments");
 
     let (mut server, base) = serve(&db);
@@ -147,5 +151,46 @@ fn a_server_killed_during_a_booking_storm_loses_nothing_it_acknowledged() {
 
     server.kill().unwrap();
     server.wait().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn sigterm_lets_the_request_in_flight_finish() {
+    use std::io::{Read, Write};
+    let dir = std::env::temp_dir().join(format!("consign-serve-term-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let db = dir.join("term.db");
+    let (customer, key) = shipper(&db);
+    let (mut server, base) = serve(&db);
+
+    // A batch quote of 500 shipments on a socket of its own.
+    let tomorrow = chrono::Local::now().date_naive() + chrono::Duration::days(1);
+    let shipment = with(quote_shipment(), "/shipmentDate", json!(tomorrow.to_string()));
+    let body = json!({ "shipments": vec![shipment; 500] }).to_string();
+    let mut socket = std::net::TcpStream::connect(base.trim_start_matches("http://")).unwrap();
+    let head = format!(
+        "POST /restapi/v1/customers/{customer}/batch-quote HTTP/1.1\r\nHost: x\r\nAuthorization: RSIS {key}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    // Half the body, the signal, then the rest: the request is in flight when it comes.
+    let (first, rest) = body.as_bytes().split_at(body.len() / 2);
+    socket.write_all(head.as_bytes()).unwrap();
+    socket.write_all(first).unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    let terminated = Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
+    assert!(terminated.success());
+    std::thread::sleep(Duration::from_millis(100));
+    socket.write_all(rest).unwrap();
+
+    let mut answer = String::new();
+    socket.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{}", &answer[..answer.len().min(300)]);
+    let (_, body) = answer.split_once("\r\n\r\n").unwrap();
+    let results = serde_json::from_str::<Value>(body).unwrap()["results"].as_array().unwrap().clone();
+    assert_eq!(results.len(), 500);
+    assert!(results.iter().all(|r| r["status"] != "error"), "{}", results[0]);
+    let status = server.wait().unwrap();
+    assert!(status.success(), "{status}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
