@@ -226,8 +226,9 @@ impl Pool {
 /// What every request shares.
 struct App {
     pool: Arc<Pool>,
-    /// Held by requests that may write, one at a time (see the crate docs).
-    writes: tokio::sync::Mutex<()>,
+    /// Held by requests that may write, one at a time (see the crate docs), until their
+    /// operation ends, even when the client has gone away meanwhile.
+    writes: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// The routes, the layers and the pool of `config`.
@@ -243,7 +244,7 @@ fn app(config: &Config) -> std::io::Result<Router> {
     let size = config.pool.max(1);
     let free = (0..size).map(|_| open()).collect::<std::io::Result<Vec<_>>>()?;
     let pool = Arc::new(Pool { free: Mutex::new(free), permits: Arc::new(Semaphore::new(size)) });
-    let state = Arc::new(App { pool, writes: tokio::sync::Mutex::new(()) });
+    let state = Arc::new(App { pool, writes: Arc::new(tokio::sync::Mutex::new(())) });
     let mut router = Router::new().route("/healthz", get(healthz)).fallback(interface).with_state(state);
     if let Some(origin) = &config.cors_origin {
         let origin = HeaderValue::from_str(origin)
@@ -300,11 +301,12 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     let target = parts.uri.path_and_query().map_or_else(|| parts.uri.path().to_string(), |pq| pq.as_str().to_string());
     let path = parts.uri.path().to_string();
 
-    let _writing = if parts.method == Method::GET { None } else { Some(app.writes.lock().await) };
+    let writing = if parts.method == Method::GET { None } else { Some(Arc::clone(&app.writes).lock_owned().await) };
     let Some(lease) = app.pool.lease().await else {
         return error(&Error::internal("The server is shutting down."));
     };
     let answered = tokio::task::spawn_blocking(move || {
+        let _writing = writing;
         let Some(shipping) = lease.shipping.as_ref() else {
             return consign::Response::error(&Error::internal("The server lost a database connection."));
         };
