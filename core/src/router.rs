@@ -178,7 +178,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
 
 /// The (method, pattern) pairs of the table, in its order: what an OpenAPI document of
 /// the interface must list.
-#[cfg_attr(not(test), expect(dead_code, reason = "the OpenAPI check reads the table through this"))]
+#[cfg_attr(not(test), expect(dead_code, reason = "the OpenAPI check and `consign serve` read the table through this"))]
 pub(crate) fn routes() -> impl Iterator<Item = (Method, &'static str)> {
     ROUTES.iter().map(|r| (r.method, r.pattern))
 }
