@@ -373,3 +373,18 @@ fn assert_ledger_balances(prepay: &Value) {
     }
     assert_eq!(running, amount(&prepay["balance"]), "{prepay}");
 }
+
+#[test]
+fn a_write_locked_out_past_the_busy_timeout_is_503_with_retry_after_while_reads_go_on() {
+    let s = serve();
+    let id = s.shipper("ann@example.com");
+    // Another process holds the write lock (as `consign import` would) past the 5 s timeout.
+    let other = rusqlite::Connection::open(&s.db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    s.get(&path(&id, "/prepay")).expect(200);
+    let busy = s.call("POST", &path(&id, "/shipments"), &book_body());
+    busy.expect_error(503, "BUSY");
+    assert_eq!(busy.header("retry-after"), Some("1"));
+    other.execute_batch("ROLLBACK").unwrap();
+    s.book(&id, &book_body());
+}
