@@ -294,7 +294,7 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
         Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
         Err(_) => return error(&Error::invalid("body", "the request body could not be read to its end")),
     };
-    let Ok(body) = String::from_utf8(bytes.to_vec()) else {
+    let Ok(body) = String::from_utf8(Vec::from(bytes)) else {
         return error(&Error::invalid("body", "expected JSON in UTF-8, found bytes that are not UTF-8"));
     };
     let method = parts.method.as_str().to_string();
@@ -303,7 +303,7 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
 
     let writing = if parts.method == Method::GET { None } else { Some(Arc::clone(&app.writes).lock_owned().await) };
     let Some(lease) = app.pool.lease().await else {
-        return error(&Error::internal("The server is shutting down."));
+        return error(&Error::internal("No database connection of the server was free for this request."));
     };
     let answered = tokio::task::spawn_blocking(move || {
         let _writing = writing;
