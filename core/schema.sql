@@ -351,3 +351,23 @@ CREATE TABLE manifest_shipments (
     FOREIGN KEY (customer_id, manifest_id) REFERENCES manifests(customer_id, id),
     FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
 );
+
+-- API keys of the HTTP interface (`consign serve`, DECISIONS 9): global, like the
+-- catalog, since a partner key acts for several customers. A key is stored only as the
+-- SHA-256 digest of its secret; `customer_id` is set for a key that acts for that
+-- customer alone, NULL for a partner key. Revoked keys stay, so that ids are not reused.
+CREATE TABLE api_keys (
+    id TEXT PRIMARY KEY,
+    digest BLOB NOT NULL,
+    customer_id TEXT REFERENCES customers(id),
+    name TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+);
+
+-- The customers a partner key created or connected: exactly those it acts for.
+CREATE TABLE api_key_customers (
+    key_id TEXT NOT NULL REFERENCES api_keys(id),
+    customer_id TEXT NOT NULL REFERENCES customers(id),
+    PRIMARY KEY (key_id, customer_id)
+) WITHOUT ROWID;

@@ -6,6 +6,9 @@
 //!   interface against a database file and prints the JSON answer.
 //! - `consign purge-quotes --older-than-days N [--db FILE]` removes the quotes expired N
 //!   days or more and prints how many.
+//! - `consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N]` serves
+//!   the interface over HTTP (crate `consign-server`) until SIGTERM or Ctrl-C.
+//! - `consign keys create|list|revoke` issues, lists and revokes the API keys of `serve`.
 
 mod demo;
 mod demo_deliver;
@@ -20,6 +23,12 @@ const USAGE: &str = "usage:
   consign import KIND FILE [--db FILE]                  replace rate data or the catalog from a file
   consign export KIND [--db FILE]                       print rate data or the catalog
   consign purge-quotes --older-than-days N [--db FILE]  remove the quotes expired N days or more (kept by batches excepted)
+  consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N]
+                                                        serve the interface over HTTP (default: 127.0.0.1:8080) until SIGTERM or Ctrl-C
+  consign keys create [--customer ID] [--name TEXT] [--db FILE]
+                                                        issue an API key (for one customer, else a partner key) and print it once
+  consign keys list [--db FILE]                         list the API keys (never the keys themselves)
+  consign keys revoke ID [--db FILE]                    revoke an API key
     KIND: carriers, exchange-rates, zones, rates, surcharges (CSV, docs/rate-cards.md) or catalog (JSON)";
 
 fn main() -> ExitCode {
@@ -49,17 +58,82 @@ fn describe(e: &consign::Error) -> String {
 
 /// Takes `--db FILE` out of `args`.
 fn take_db(args: &mut Vec<String>, default: &str) -> Result<String, String> {
-    match args.iter().position(|a| a == "--db") {
+    Ok(take_option(args, "--db")?.unwrap_or_else(|| default.to_string()))
+}
+
+/// Takes `flag VALUE` out of `args`.
+fn take_option(args: &mut Vec<String>, flag: &str) -> Result<Option<String>, String> {
+    match args.iter().position(|a| a == flag) {
         Some(i) => {
             if i + 1 >= args.len() {
-                return Err("--db needs a file name".into());
+                return Err(format!("{flag} needs a value"));
             }
-            let path = args.remove(i + 1);
+            let value = args.remove(i + 1);
             args.remove(i);
-            Ok(path)
+            Ok(Some(value))
         }
-        None => Ok(default.to_string()),
+        None => Ok(None),
     }
+}
+
+/// `consign serve`: the interface over HTTP until SIGTERM or Ctrl-C.
+fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
+    let mut config = consign_server::Config::new(take_db(&mut args, "consign.db")?);
+    if let Some(listen) = take_option(&mut args, "--listen")? {
+        config.listen = listen.parse().map_err(|_| format!("--listen: expected an address like 127.0.0.1:8080, found {listen:?}"))?;
+    }
+    config.cors_origin = take_option(&mut args, "--cors-origin")?;
+    if let Some(pool) = take_option(&mut args, "--pool")? {
+        config.pool = pool.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("--pool: expected a positive number, found {pool:?}"))?;
+    }
+    if !args.is_empty() {
+        return Err(USAGE.into());
+    }
+    let db = config.db.display().to_string();
+    consign_server::run(config, |addr| {
+        // Tests and scripts read the address (port 0 picks one) from this line.
+        println!("consign: serving {db} on http://{addr}");
+    })
+    .map_err(|e| e.to_string())?;
+    eprintln!("consign: stopped");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `consign keys create|list|revoke`.
+fn keys(mut args: Vec<String>) -> Result<ExitCode, String> {
+    let db = take_db(&mut args, "consign.db")?;
+    let customer = take_option(&mut args, "--customer")?;
+    let name = take_option(&mut args, "--name")?.unwrap_or_default();
+    let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["create"] => {
+            let new = shipping.create_api_key(customer.as_deref(), &name).map_err(|e| describe(&e))?;
+            let acts_for = new.info.customer_id.as_deref().map_or("a partner key".to_string(), |c| format!("for customer {c}"));
+            eprintln!("consign: API key {} ({acts_for}); it is shown this once, keep it safe:", new.info.id);
+            println!("{}", new.key);
+        }
+        ["list"] => {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{:<10} {:<10} {:<21} {:<21} name", "id", "customer", "created", "revoked");
+            for k in shipping.api_keys().map_err(|e| describe(&e))? {
+                let _ = writeln!(
+                    out,
+                    "{:<10} {:<10} {:<21} {:<21} {}",
+                    k.id,
+                    k.customer_id.as_deref().unwrap_or("(partner)"),
+                    k.created_at,
+                    k.revoked_at.as_deref().unwrap_or("-"),
+                    k.name
+                );
+            }
+        }
+        ["revoke", id] => {
+            let key = shipping.revoke_api_key(id).map_err(|e| describe(&e))?;
+            println!("revoked API key {} at {}", key.id, key.revoked_at.unwrap_or_default());
+        }
+        _ => return Err(USAGE.into()),
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn run(args: &[String]) -> Result<ExitCode, String> {
@@ -130,6 +204,8 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
             println!("removed {removed} quotes expired {days} days or more");
             Ok(ExitCode::SUCCESS)
         }
+        "serve" => serve(args),
+        "keys" => keys(args),
         "-h" | "--help" | "help" => {
             println!("{USAGE}");
             Ok(ExitCode::SUCCESS)

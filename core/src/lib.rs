@@ -46,6 +46,7 @@ mod clock;
 mod customers;
 mod documents;
 mod error;
+mod keys;
 mod ledger;
 mod manifests;
 mod money;
@@ -165,6 +166,7 @@ pub use address::Address;
 pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Service, ServicePackage, SignatureOption};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use error::{Error, ErrorCategory, FieldError, Result};
+pub use keys::{ApiKey, Caller, NewApiKey, KEY_PREFIX};
 pub use ledger::EntryKind;
 pub use manifests::MANIFEST_TYPE;
 pub use money::{format2, round_cents};
@@ -175,7 +177,7 @@ pub use rating::{
     CardId, CsvKind, Currency, DimUnit, ImportSummary, Lines, LinesIter, ParseEnumError, PieceInput, Place, Rate, RateBook, RateBookError,
     RateError, RateInput, RowError, Surcharge, SurchargeKind, WeightType, WeightUnit, Zone,
 };
-pub use router::{Response, MAX_BODY};
+pub use router::{allowed_methods, route_pattern, Response, MAX_BODY};
 pub use search::MAX_RESULTS;
 pub use secrets::Secret;
 pub use shipping::{Shipping, ShippingBuilder};

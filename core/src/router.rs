@@ -322,6 +322,73 @@ impl Shipping {
     }
 }
 
+// The caller-aware entry of the HTTP adapter (`consign serve`, DECISIONS 9), and what it
+// needs to know of the table for HTTP's own conventions.
+
+/// The two routes outside a customer: only a partner key may call them.
+const CREATE_CUSTOMER: &str = "/restapi/v1/customers";
+const CONNECT_CUSTOMER: &str = "/restapi/v1/connect-customer";
+
+impl Shipping {
+    /// Serves one request as [`Shipping::handle`] does, on behalf of `caller` (an API
+    /// key's holder, from [`Shipping::authenticate`]): a customer the caller does not act
+    /// for is `NOT_FOUND`, the same answer as an unknown customer, before anything else
+    /// is read. Create and connect customer are for partner keys (a customer key is
+    /// `UNAUTHORIZED` there), and record that the key acts for the customer.
+    ///
+    /// ```
+    /// let shipping = consign::Shipping::open_in_memory().unwrap();
+    /// let key = shipping.create_api_key(None, "shop").unwrap();
+    /// let caller = shipping.authenticate(&key.key).unwrap();
+    /// let r = shipping.handle_as(&caller, "GET", "/restapi/v1/customers/C0000001/prepay", "");
+    /// assert_eq!(r.status, 404);
+    /// ```
+    pub fn handle_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Response {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch_as(caller, method, path, body)));
+        match outcome {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => Response::error(&e),
+            Err(_) => Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it.")),
+        }
+    }
+
+    fn dispatch_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Result<Response> {
+        if body.len() > MAX_BODY {
+            return Err(body_too_large());
+        }
+        let (path, query) = path.split_once('?').unwrap_or((path, ""));
+        let found = lookup(method, path)?;
+        let customer = found.params.values.iter().find(|(name, _)| *name == "customerId").map(|(_, id)| id.as_ref());
+        match (customer, found.route.pattern) {
+            (Some(id), _) => {
+                if !self.acts_for(caller, id)? {
+                    return Err(Error::not_found("customer", id));
+                }
+                (found.route.handler)(self, &found.params, Query(query), body)
+            }
+            (None, CREATE_CUSTOMER) => json(201, &self.create_customer_as(caller, &parse_body(body)?)?),
+            (None, CONNECT_CUSTOMER) => json(200, &self.connect_customer_as(caller, &parse_body(body)?)?),
+            (None, pattern) => Err(Error::internal(format!("{pattern} serves no customer and is not a partner operation"))),
+        }
+    }
+}
+
+/// The methods the interface serves on `path` (without its query), in the order of
+/// `METHOD_NOT_ALLOWED` messages: what an HTTP `Allow` header lists. Empty when no
+/// operation is served there.
+pub fn allowed_methods(path: &str) -> Vec<&'static str> {
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    Method::ALL.into_iter().filter(|m| ROUTES.iter().any(|r| r.method == *m && r.matches(&segments))).map(Method::as_str).collect()
+}
+
+/// The pattern of the route serving `method` on `path` (without its query), e.g.
+/// `/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat`;
+/// `None` when no route serves it. Lets a front end treat a route's answer in its own
+/// way (the HTTP adapter sends PDF labels as PDF).
+pub fn route_pattern(method: &str, path: &str) -> Option<&'static str> {
+    lookup(method, path).ok().map(|found| found.route.pattern)
+}
+
 /// A `status` answer with the JSON of `value`.
 fn json<T: Serialize>(status: u16, value: &T) -> Result<Response> {
     Ok(Response { status, body: wire::to_json(value)? })

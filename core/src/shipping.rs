@@ -19,6 +19,7 @@ use crate::{booking, ledger};
 mod accounts;
 mod batches;
 mod fulfilment;
+mod keys;
 mod quotes;
 mod shipments;
 

@@ -33,7 +33,7 @@ const BASELINE: &str = include_str!("../../migrations/0001_baseline.sql");
 /// The upgrades in order: `UPGRADES[i]` brings a database of version `i + 1` to
 /// `i + 2`, and is the file `core/migrations/{i + 2:04}_*.sql`. Add one with every change
 /// to `core/schema.sql`; never edit one that has shipped.
-const UPGRADES: &[&str] = &[include_str!("../../migrations/0002_application_id.sql")];
+const UPGRADES: &[&str] = &[include_str!("../../migrations/0002_application_id.sql"), include_str!("../../migrations/0003_api_keys.sql")];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = 1 + UPGRADES.len() as i64;
@@ -641,7 +641,8 @@ mod tests {
         assert!(refused(&newer).contains(&format!("written by a newer consign (schema {})", SCHEMA_VERSION + 1)));
         let trigger = image_with("CREATE TRIGGER steal AFTER INSERT ON id_sequences BEGIN DELETE FROM catalog; END;");
         assert!(
-            refused(&trigger).contains("does not have consign's schema 2: it has trigger steal that consign does not"),
+            refused(&trigger)
+                .contains(&format!("does not have consign's schema {SCHEMA_VERSION}: it has trigger steal that consign does not")),
             "{}",
             refused(&trigger)
         );
@@ -650,7 +651,8 @@ mod tests {
         let changed = image_with("DROP INDEX shipments_by_quote; CREATE INDEX shipments_by_quote ON shipments(quote_id)");
         assert!(refused(&changed).contains("it has index shipments_by_quote that consign does not, and lacks index shipments_by_quote"));
         let unmarked = image_with("PRAGMA application_id = 0");
-        assert!(refused(&unmarked).contains("not a consign database: it has schema version 2 but not consign's application id"));
+        assert!(refused(&unmarked)
+            .contains(&format!("not a consign database: it has schema version {SCHEMA_VERSION} but not consign's application id")));
         let foreign = image_with("PRAGMA application_id = 7");
         assert!(refused(&foreign).contains("application id 0x00000007"));
         let mut empty = Connection::open_in_memory().unwrap();

@@ -1,0 +1,110 @@
+//! The fixture and the in-process side of `scripts/bench-http`, not a benchmark by itself.
+//!
+//! - `http_bench setup DB DIR`: a database with one customer (its recharge covers every
+//!   booking), 200 shipments to search and retrieve, and a customer key; writes the request
+//!   bodies and a `env` file (customer, key, a book number) into DIR.
+//! - `http_bench inprocess DB DIR SECONDS`: the same operations through `Shipping::handle`
+//!   on one thread, each for SECONDS: requests/s, p50 and p99.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark driver: a panic is a failed run")]
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use consign::Shipping;
+use serde_json::{json, Value};
+
+fn address(name: &str, city: &str, state: &str, zip: &str) -> Value {
+    json!({"name": name, "company": "", "address1": "1 A St", "address2": "", "city": city, "state": state, "zip": zip,
+        "country": "US", "phone": "2155550142"})
+}
+
+/// A domestic shipment for tomorrow, Philadelphia to Los Angeles.
+fn shipment(shipping: &Shipping, reference: &str) -> Value {
+    let date = shipping.clock().today() + chrono::Duration::days(1);
+    json!({"shipmentDate": date.to_string(), "shipmentReference": reference, "contentDescription": "ceramics",
+        "sender": address("Ann Lee", "Philadelphia", "PA", "19106"), "receiver": address("Bo Kim", "Los Angeles", "CA", "90012"),
+        "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
+        "pieces": [{"weight": "2", "length": "10", "width": "8", "height": "6", "insuranceAmount": null, "declaredValue": null}]})
+}
+
+fn with_service(mut shipment: Value) -> Value {
+    let object = shipment.as_object_mut().unwrap();
+    object.insert("carrierCode".into(), json!("postal"));
+    object.insert("serviceCode".into(), json!("postal_priority_mail"));
+    object.insert("packageTypeCode".into(), json!("postal_custom"));
+    shipment
+}
+
+/// The operations measured: name, method, path after the customer, body.
+fn operations(shipping: &Shipping, book: &str) -> Vec<(&'static str, &'static str, String, String)> {
+    let batch: Vec<Value> = (0..50).map(|i| shipment(shipping, &format!("B-{i}"))).collect();
+    vec![
+        ("quote", "POST", "/quote".into(), with_service(shipment(shipping, "Q-1")).to_string()),
+        ("batch-quote-50", "POST", "/batch-quote".into(), json!({ "shipments": batch }).to_string()),
+        ("book", "POST", "/shipments".into(), with_service(shipment(shipping, "INV-9")).to_string()),
+        ("search", "POST", "/searchShipments".into(), json!({"keyword": "INV-1"}).to_string()),
+        ("retrieve", "GET", format!("/shipments/{book}"), String::new()),
+    ]
+}
+
+fn setup(db: &Path, dir: &Path) {
+    let shipping = Shipping::open(db).unwrap();
+    let customer = json!({"profileCode": "Default", "email": "bench@example.com", "password": "bench-password",
+        "mailingAddress": address("Ann Lee", "Philadelphia", "PA", "19106"), "billingAddress": address("Ann Lee", "Philadelphia", "PA", "19106"),
+        "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 100000000}});
+    let r = shipping.handle("POST", "/restapi/v1/customers", &customer.to_string());
+    let id = serde_json::from_str::<Value>(&r.body).unwrap()["customerId"].as_str().unwrap().to_string();
+    let mut book = String::new();
+    for i in 0..200 {
+        let r = shipping.handle(
+            "POST",
+            &format!("/restapi/v1/customers/{id}/shipments"),
+            &with_service(shipment(&shipping, &format!("INV-{i}"))).to_string(),
+        );
+        assert_eq!(r.status, 201, "{}", r.body);
+        book = serde_json::from_str::<Value>(&r.body).unwrap()["bookNumber"].as_str().unwrap().to_string();
+    }
+    let key = shipping.create_api_key(Some(&id), "bench").unwrap().key;
+    for (name, method, path, body) in operations(&shipping, &book) {
+        std::fs::write(dir.join(format!("{name}.json")), body).unwrap();
+        std::fs::write(dir.join(format!("{name}.target")), format!("{method} /restapi/v1/customers/{id}{path}")).unwrap();
+    }
+    std::fs::write(dir.join("env"), format!("CUSTOMER={id}\nKEY={key}\nBOOK={book}\n")).unwrap();
+}
+
+fn inprocess(db: &Path, dir: &Path, seconds: u64) {
+    let shipping = Shipping::open(db).unwrap();
+    let env = std::fs::read_to_string(dir.join("env")).unwrap();
+    let value = |name: &str| env.lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap().to_string();
+    let (id, book) = (value("CUSTOMER"), value("BOOK"));
+    for (name, method, path, body) in operations(&shipping, &book) {
+        let path = format!("/restapi/v1/customers/{id}{path}");
+        let mut latencies = Vec::new();
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(seconds) {
+            let t = Instant::now();
+            let r = shipping.handle(method, &path, &body);
+            latencies.push(t.elapsed());
+            assert!(r.status < 300, "{name}: {} {}", r.status, r.body);
+        }
+        let elapsed = start.elapsed().as_secs_f64();
+        latencies.sort();
+        let at = |q: f64| latencies[((latencies.len() - 1) as f64 * q) as usize].as_secs_f64() * 1000.0;
+        println!(
+            "{name:<15} in-process 1 thread  {:>9.0} req/s  p50 {:>7.2} ms  p99 {:>7.2} ms",
+            latencies.len() as f64 / elapsed,
+            at(0.5),
+            at(0.99)
+        );
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
+        ["setup", db, dir] => setup(Path::new(db), Path::new(dir)),
+        ["inprocess", db, dir, seconds] => inprocess(Path::new(db), Path::new(dir), seconds.parse().unwrap()),
+        _ => eprintln!("usage: http_bench setup DB DIR | http_bench inprocess DB DIR SECONDS"),
+    }
+}

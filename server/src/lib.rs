@@ -1,0 +1,411 @@
+//! # consign-server
+//!
+//! The HTTP face of consign (`consign serve`): the interface of the spec over HTTP/1.1,
+//! answered by [`consign::Shipping::handle_as`], behind API keys (DECISIONS 9). This crate
+//! adds only what HTTP itself needs: reading the request, the `Authorization` header,
+//! status codes and headers (`Allow`, `Retry-After`, PDF labels as `application/pdf`),
+//! CORS, a log line per request and a graceful shutdown.
+//!
+//! ```no_run
+//! let server = consign_server::Server::start(consign_server::Config::new("shipping.db")).unwrap();
+//! println!("listening on http://{}", server.addr());
+//! server.shutdown().unwrap();
+//! ```
+//!
+//! ## Concurrency
+//! The core is synchronous, and a `Shipping` runs one operation at a time on its
+//! connection. The server keeps a fixed pool of `Shipping` instances on the same file
+//! ([`Config::pool`]) and runs each request on one of them off the async threads
+//! (`spawn_blocking`): reads run in parallel (SQLite's WAL lets readers go on while one
+//! connection writes), and requests that may write (every method but GET) pass one at a
+//! time through a gate, so that they queue in order here instead of polling SQLite's
+//! lock. Another process writing to the file (the CLI) still takes turns by SQLite's
+//! lock; an operation that waits longer than the busy timeout answers 503 `BUSY` with
+//! `Retry-After: 1`.
+//!
+//! ## Imports
+//! The catalog and the rate book are loaded into each instance when the server starts.
+//! Import them with the CLI while the server is stopped (or restart it after an import):
+//! a running server keeps answering with what it loaded.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::header::{HeaderMap, HeaderValue, ALLOW, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, RETRY_AFTER};
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use base64::Engine as _;
+use consign::{Error, ErrorCategory, Shipping, MAX_BODY};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tower_http::cors::CorsLayer;
+
+/// Where `consign serve` listens unless told otherwise: loopback only (DECISIONS 9).
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
+/// How a server is set up.
+#[derive(Clone)]
+pub struct Config {
+    /// The database file (created if missing).
+    pub db: PathBuf,
+    /// The address to listen on; port 0 picks a free one ([`Server::addr`] tells which).
+    pub listen: SocketAddr,
+    /// The origin of browser pages allowed to call the server (CORS), e.g.
+    /// `https://shop.example.com`; `None` allows none but the server's own.
+    pub cors_origin: Option<String>,
+    /// How many `Shipping` instances (connections to the file) serve requests at once.
+    pub pool: usize,
+    /// Write a log line per request to stderr.
+    pub log: bool,
+    /// The clock of the services (the system clock when `None`): tests serve at a fixed
+    /// instant.
+    pub clock: Option<Arc<dyn consign::Clock>>,
+}
+
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("db", &self.db)
+            .field("listen", &self.listen)
+            .field("cors_origin", &self.cors_origin)
+            .field("pool", &self.pool)
+            .field("log", &self.log)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Config {
+    /// The defaults for the database at `db`: [`DEFAULT_LISTEN`], no CORS, a pool of
+    /// twice the processors (at least 4), logging on.
+    pub fn new(db: impl Into<PathBuf>) -> Config {
+        let cores = std::thread::available_parallelism().map_or(2, usize::from);
+        Config {
+            db: db.into(),
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            cors_origin: None,
+            pool: (2 * cores).max(4),
+            log: true,
+            clock: None,
+        }
+    }
+}
+
+/// A running server: started by [`Server::start`], stopped by [`Server::shutdown`] or by
+/// SIGTERM or Ctrl-C when run by [`run`].
+#[derive(Debug)]
+pub struct Server {
+    addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Server {
+    /// Opens the database, binds the address and serves on threads of its own; returns
+    /// once the server accepts connections.
+    ///
+    /// # Errors
+    /// When the database does not open (its message) or the address cannot be bound.
+    pub fn start(config: Config) -> std::io::Result<Server> {
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        Server::spawn(config, async {
+            let _ = stopped.await;
+        })
+        .map(|(addr, thread)| Server { addr, stop: Some(stop), thread: Some(thread) })
+    }
+
+    fn spawn(
+        config: Config,
+        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+    ) -> std::io::Result<(SocketAddr, std::thread::JoinHandle<std::io::Result<()>>)> {
+        let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+        let app = app(&config)?;
+        let listener = runtime.block_on(tokio::net::TcpListener::bind(config.listen))?;
+        let addr = listener.local_addr()?;
+        let thread = std::thread::Builder::new()
+            .name("consign-serve".into())
+            .spawn(move || runtime.block_on(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await }))?;
+        Ok((addr, thread))
+    }
+
+    /// The address the server listens on.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting connections, lets the requests in flight finish, and returns when
+    /// they have.
+    ///
+    /// # Errors
+    /// When serving failed.
+    pub fn shutdown(mut self) -> std::io::Result<()> {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        self.wait()
+    }
+
+    fn wait(&mut self) -> std::io::Result<()> {
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            None => Ok(()),
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(std::io::Error::other("the server thread panicked")),
+        }
+    }
+}
+
+/// Serves until SIGTERM or Ctrl-C, then lets the requests in flight finish.
+/// `listening` is told the address once connections are accepted.
+///
+/// # Errors
+/// When the database does not open, the address cannot be bound or serving fails.
+pub fn run(config: Config, listening: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
+    let (addr, thread) = Server::spawn(config, stop_signal())?;
+    listening(addr);
+    let mut server = Server { addr, stop: None, thread: Some(thread) };
+    server.wait()
+}
+
+/// Resolves on SIGTERM or Ctrl-C (SIGINT).
+async fn stop_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {}
+        () = terminate => {}
+    }
+}
+
+/// The fixed pool of services on the database file.
+struct Pool {
+    free: Mutex<Vec<Shipping>>,
+    permits: Arc<Semaphore>,
+}
+
+/// A service taken from the pool; it goes back when the lease is dropped, even when the
+/// request's task fails.
+struct Lease {
+    pool: Arc<Pool>,
+    shipping: Option<Shipping>,
+    _permit: OwnedSemaphorePermit,
+}
+
+impl Drop for Lease {
+    fn drop(&mut self) {
+        if let Some(shipping) = self.shipping.take() {
+            self.pool.free.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(shipping);
+        }
+    }
+}
+
+impl Pool {
+    async fn lease(self: &Arc<Self>) -> Option<Lease> {
+        let permit = Arc::clone(&self.permits).acquire_owned().await.ok()?;
+        let shipping = self.free.lock().unwrap_or_else(std::sync::PoisonError::into_inner).pop()?;
+        Some(Lease { pool: Arc::clone(self), shipping: Some(shipping), _permit: permit })
+    }
+}
+
+/// What every request shares.
+struct App {
+    pool: Arc<Pool>,
+    /// Held by requests that may write, one at a time (see the crate docs), until their
+    /// operation ends, even when the client has gone away meanwhile.
+    writes: Arc<tokio::sync::Mutex<()>>,
+}
+
+/// The routes, the layers and the pool of `config`.
+fn app(config: &Config) -> std::io::Result<Router> {
+    let open = || {
+        let builder = Shipping::builder().path(&config.db);
+        let builder = match &config.clock {
+            Some(clock) => builder.clock(Arc::clone(clock)),
+            None => builder,
+        };
+        builder.open().map_err(|e| std::io::Error::other(format!("{}: {}", config.db.display(), e.message())))
+    };
+    let size = config.pool.max(1);
+    let free = (0..size).map(|_| open()).collect::<std::io::Result<Vec<_>>>()?;
+    let pool = Arc::new(Pool { free: Mutex::new(free), permits: Arc::new(Semaphore::new(size)) });
+    let state = Arc::new(App { pool, writes: Arc::new(tokio::sync::Mutex::new(())) });
+    let mut router = Router::new().route("/healthz", get(healthz)).fallback(interface).with_state(state);
+    if let Some(origin) = &config.cors_origin {
+        let origin = HeaderValue::from_str(origin)
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("not a valid origin: {origin:?}")))?;
+        router = router.layer(
+            CorsLayer::new()
+                .allow_origin(origin)
+                .allow_methods([Method::GET, Method::POST, Method::PUT, Method::DELETE])
+                .allow_headers([AUTHORIZATION, CONTENT_TYPE])
+                .max_age(Duration::from_secs(3600)),
+        );
+    }
+    if config.log {
+        router = router.layer(axum::middleware::from_fn(log));
+    }
+    Ok(router)
+}
+
+/// One line per request on stderr: method, path (without the query), status and
+/// duration. Never a body or a header: they carry keys and customers' data.
+async fn log(request: Request, next: Next) -> Response {
+    let start = Instant::now();
+    let method = request.method().clone();
+    let path = request.uri().path().to_string();
+    let response = next.run(request).await;
+    eprintln!("{method} {path} {} {:.1}ms", response.status().as_u16(), start.elapsed().as_secs_f64() * 1000.0);
+    response
+}
+
+/// `GET /healthz`: the server is up (no key needed).
+async fn healthz() -> Response {
+    json(StatusCode::OK, r#"{"status":"ok"}"#.to_string())
+}
+
+/// Every other request: the interface, answered by `Shipping::handle_as`.
+async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let Some(key) = api_key(&parts.headers).map(str::to_string) else {
+        return error(&unauthorized());
+    };
+    let declared = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|length| length > MAX_BODY as u64) {
+        return too_large();
+    }
+    let bytes = match http_body_util::BodyExt::collect(http_body_util::Limited::new(body, MAX_BODY)).await {
+        Ok(collected) => collected.to_bytes(),
+        Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
+        Err(_) => return error(&Error::invalid("body", "the request body could not be read to its end")),
+    };
+    let Ok(body) = String::from_utf8(Vec::from(bytes)) else {
+        return error(&Error::invalid("body", "expected JSON in UTF-8, found bytes that are not UTF-8"));
+    };
+    let method = parts.method.as_str().to_string();
+    let target = parts.uri.path_and_query().map_or_else(|| parts.uri.path().to_string(), |pq| pq.as_str().to_string());
+    let path = parts.uri.path().to_string();
+
+    let writing = if parts.method == Method::GET { None } else { Some(Arc::clone(&app.writes).lock_owned().await) };
+    let Some(lease) = app.pool.lease().await else {
+        return error(&Error::internal("No database connection of the server was free for this request."));
+    };
+    let answered = tokio::task::spawn_blocking(move || {
+        let _writing = writing;
+        let Some(shipping) = lease.shipping.as_ref() else {
+            return consign::Response::error(&Error::internal("The server lost a database connection."));
+        };
+        match shipping.authenticate(&key) {
+            Ok(caller) => shipping.handle_as(&caller, &method, &target, &body),
+            Err(e) => consign::Response::error(&e),
+        }
+    })
+    .await;
+    match answered {
+        Ok(answer) => respond(&parts.method, &path, answer),
+        Err(_) => error(&Error::internal("The service failed on this request. Please report it.")),
+    }
+}
+
+/// The API key of `Authorization: RSIS <key>` or `Bearer <key>`: the scheme in any case,
+/// spaces around the parts tolerated.
+fn api_key(headers: &HeaderMap) -> Option<&str> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?.trim();
+    let (scheme, key) = value.split_once(|c: char| c.is_ascii_whitespace())?;
+    let key = key.trim();
+    let known = scheme.eq_ignore_ascii_case("RSIS") || scheme.eq_ignore_ascii_case("Bearer");
+    (known && !key.is_empty()).then_some(key)
+}
+
+fn unauthorized() -> Error {
+    Error::new(
+        ErrorCategory::Unauthorized,
+        "A valid API key is required: send `Authorization: RSIS <apiKey>` with a key from `consign keys create`.",
+    )
+}
+
+/// The HTTP answer for core's `answer` to `method` on `path`.
+fn respond(method: &Method, path: &str, answer: consign::Response) -> Response {
+    let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    if status == StatusCode::OK && consign::route_pattern(method.as_str(), path).is_some_and(|p| p.contains("/label")) {
+        if let Some(pdf) = pdf_label(&answer.body) {
+            return ([(CONTENT_TYPE, HeaderValue::from_static("application/pdf"))], pdf).into_response();
+        }
+    }
+    let mut response = json(status, answer.body);
+    let headers = response.headers_mut();
+    if status == StatusCode::METHOD_NOT_ALLOWED {
+        if let Ok(allow) = HeaderValue::from_str(&consign::allowed_methods(path).join(", ")) {
+            headers.insert(ALLOW, allow);
+        }
+    }
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    }
+    response
+}
+
+/// The PDF of a label answer `{labelImageFormat: "PDF", base64Images: [one]}`. A label
+/// of several pieces (one PDF each) stays JSON: one HTTP answer carries one document.
+fn pdf_label(body: &str) -> Option<Vec<u8>> {
+    let label: serde_json::Value = serde_json::from_str(body).ok()?;
+    if !label.get("labelImageFormat")?.as_str()?.eq_ignore_ascii_case("PDF") {
+        return None;
+    }
+    match label.get("base64Images")?.as_array()?.as_slice() {
+        [one] => base64::engine::general_purpose::STANDARD.decode(one.as_str()?).ok(),
+        _ => None,
+    }
+}
+
+fn json(status: StatusCode, body: String) -> Response {
+    (status, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], Body::from(body)).into_response()
+}
+
+fn error(e: &Error) -> Response {
+    let answer = consign::Response::error(e);
+    json(StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), answer.body)
+}
+
+/// 413 with core's `LIMIT_EXCEEDED` body, which core answers 400 in process.
+fn too_large() -> Response {
+    json(StatusCode::PAYLOAD_TOO_LARGE, consign::Response::body_too_large().body)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code: a panic is a failed test")]
+
+    use super::*;
+
+    #[test]
+    fn the_key_is_read_after_rsis_or_bearer_in_any_case_with_spaces() {
+        let key = |value: &str| {
+            let mut headers = HeaderMap::new();
+            headers.insert(AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+            api_key(&headers).map(str::to_string)
+        };
+        for value in ["RSIS csk_K1_x", "rsis csk_K1_x", "  Rsis   csk_K1_x  ", "Bearer csk_K1_x", "bearer\tcsk_K1_x"] {
+            assert_eq!(key(value).as_deref(), Some("csk_K1_x"), "{value:?}");
+        }
+        for value in ["", "RSIS", "RSIS   ", "Basic csk_K1_x", "csk_K1_x", "RSIScsk_K1_x"] {
+            assert_eq!(key(value), None, "{value:?}");
+        }
+        assert_eq!(api_key(&HeaderMap::new()), None);
+    }
+}

@@ -1,0 +1,390 @@
+//! `consign serve` through a real HTTP client: every route, the key rules of DECISIONS 9,
+//! HTTP's own conventions, and concurrent bookings against the ledger.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use consign::{FixedClock, Shipping};
+use consign_conformance::{
+    book_body, customer_body, intl_shipment, la_address, manifest_body, order_body, parcel_account, payment_body, pickup_body,
+    quote_shipment, quoting_option, with, NOW,
+};
+use consign_server::{Config, Server};
+use rust_decimal::Decimal;
+use serde_json::{json, Value};
+
+/// A server on a fresh database file at the suite's fixed instant, and a partner key.
+struct Served {
+    server: Option<Server>,
+    base: String,
+    db: PathBuf,
+    partner: String,
+    agent: ureq::Agent,
+}
+
+/// An answer: status, headers and the body as bytes.
+struct Reply {
+    status: u16,
+    headers: ureq::http::HeaderMap,
+    bytes: Vec<u8>,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.bytes).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&self.bytes)))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    #[track_caller]
+    fn expect(&self, status: u16) -> Value {
+        assert_eq!(self.status, status, "{}", String::from_utf8_lossy(&self.bytes));
+        assert_eq!(self.header("content-type"), Some("application/json"));
+        self.json()
+    }
+
+    #[track_caller]
+    fn expect_error(&self, status: u16, category: &str) -> Value {
+        let body = self.expect(status);
+        assert_eq!(body["errorCategory"], category, "{body}");
+        body
+    }
+}
+
+fn serve() -> Served {
+    static COUNT: AtomicUsize = AtomicUsize::new(0);
+    let db = std::env::temp_dir().join(format!("consign-http-{}-{}.db", std::process::id(), COUNT.fetch_add(1, Ordering::Relaxed)));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let clock: Arc<dyn consign::Clock> = Arc::new(FixedClock::at(NOW).unwrap());
+    let partner = Shipping::builder().path(&db).clock(Arc::clone(&clock)).open().unwrap().create_api_key(None, "partner").unwrap().key;
+    let mut config = Config::new(&db);
+    config.listen = "127.0.0.1:0".parse().unwrap();
+    config.clock = Some(clock);
+    config.log = false;
+    config.cors_origin = Some("https://shop.example".into());
+    let server = Server::start(config).unwrap();
+    let base = format!("http://{}", server.addr());
+    let agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    Served { server: Some(server), base, db, partner, agent }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(server) = self.server.take() {
+            server.shutdown().unwrap();
+        }
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.db.display()));
+        }
+    }
+}
+
+impl Served {
+    /// `method` on `path` with `body` (none when empty) and the `Authorization` header
+    /// `authorization` (none when `None`).
+    fn send(&self, method: &str, path: &str, body: &str, authorization: Option<&str>) -> Reply {
+        let mut request = ureq::http::Request::builder().method(method).uri(format!("{}{path}", self.base));
+        if let Some(value) = authorization {
+            request = request.header("Authorization", value);
+        }
+        let reply = if body.is_empty() { self.agent.run(request.body(()).unwrap()) } else { self.agent.run(request.body(body).unwrap()) };
+        let mut reply = reply.unwrap();
+        let bytes = reply.body_mut().with_config().limit(64 << 20).read_to_vec().unwrap();
+        Reply { status: reply.status().as_u16(), headers: reply.headers().clone(), bytes }
+    }
+
+    /// `method` on `path` with the JSON `body` (`Null`: none), as `key`.
+    fn call_as(&self, key: &str, method: &str, path: &str, body: &Value) -> Reply {
+        let body = if body.is_null() { String::new() } else { body.to_string() };
+        self.send(method, path, &body, Some(&format!("RSIS {key}")))
+    }
+
+    /// As the partner key.
+    fn call(&self, method: &str, path: &str, body: &Value) -> Reply {
+        self.call_as(&self.partner, method, path, body)
+    }
+
+    fn get(&self, path: &str) -> Reply {
+        self.call("GET", path, &Value::Null)
+    }
+
+    /// A customer created by the partner key, with a payment method so bookings recharge.
+    fn shipper(&self, email: &str) -> String {
+        let id = self.call("POST", "/restapi/v1/customers", &customer_body(email)).expect(201)["customerId"].as_str().unwrap().to_string();
+        self.call("POST", &path(&id, "/paymentMethod"), &payment_body("tok_1NqLx2")).expect(200);
+        id
+    }
+
+    /// A key for customer `id` alone, made as the CLI makes it.
+    fn customer_key(&self, id: &str) -> String {
+        Shipping::open(&self.db).unwrap().create_api_key(Some(id), "till").unwrap().key
+    }
+
+    fn book(&self, id: &str, body: &Value) -> String {
+        self.call("POST", &path(id, "/shipments"), body).expect(201)["bookNumber"].as_str().unwrap().to_string()
+    }
+}
+
+fn path(id: &str, tail: &str) -> String {
+    format!("/restapi/v1/customers/{id}{tail}")
+}
+
+#[test]
+fn every_route_is_answered_over_http() {
+    let s = serve();
+    let id = s.shipper("ann@example.com");
+    let p = |tail: &str| path(&id, tail);
+
+    // Customers and accounts.
+    let body = json!({"username": "ann@example.com", "password": "glaze-and-fire"});
+    assert_eq!(s.call("POST", "/restapi/v1/connect-customer", &body).expect(200)["customerId"], id.as_str());
+    assert!(!s.get(&p("/services")).expect(200)["services"].as_array().unwrap().is_empty());
+    let options = json!({"integratedQuotingOptions": [quoting_option("Ground", "parcel", "parcel_ground", "parcel_custom")]});
+    s.call("PUT", &p("/integratedQuotingOptions"), &options).expect(200);
+    assert_eq!(s.get(&p("/integratedQuotingOptions")).expect(200)["integratedQuotingOptions"][0]["name"], "Ground");
+    let account = s.call("PUT", &p("/provider-accounts/parcel"), &parcel_account("A12345")).expect(201);
+    assert_eq!(s.get(&p("/provider-accounts")).expect(200)["providerAccounts"].as_array().unwrap().len(), 1);
+    s.call("DELETE", &p(&format!("/provider-accounts/{}", account["id"].as_str().unwrap())), &Value::Null).expect(200);
+    s.get(&p("/regionalShipmentTypes/19106")).expect(200);
+    s.get(&format!("/customers/{id}/regionalShipmentTypes/19106")).expect(200);
+    let integration =
+        s.call("POST", &p("/integrations"), &json!({"name": "Web shop"})).expect(201)["integrationId"].as_str().unwrap().to_string();
+    assert_eq!(s.get(&p("/prepay")).expect(200)["balance"], "200.00");
+
+    // Quotes and batches.
+    let results = s.call("POST", &p("/batch-quote"), &json!({"shipments": [quote_shipment(), intl_shipment()]})).expect(200);
+    let quote_id = results["results"][0]["quotes"][0]["quoteId"].as_i64().unwrap();
+    assert!(s.call("POST", &p("/quote"), &quote_shipment()).expect(200)["quotes"].as_array().is_some());
+    let batch = s.call("POST", &p("/batch"), &json!({"name": "Monday"})).expect(201)["batchId"].as_str().unwrap().to_string();
+    s.call("POST", &p(&format!("/batch/{batch}/quotes")), &json!({"quoteIds": [quote_id]})).expect(200);
+    s.get(&p(&format!("/batch/{batch}"))).expect(200);
+    assert_eq!(s.get(&p("/batch")).expect(200)["batches"].as_array().unwrap().len(), 1);
+    let booked = s.call("POST", &p("/batch-book"), &json!({"batchId": batch})).expect(200);
+    assert_eq!(booked["results"].as_array().unwrap().len(), 1, "{booked}");
+    let other = s.call("POST", &p("/batch"), &Value::Null).expect(201)["batchId"].as_str().unwrap().to_string();
+    s.call("DELETE", &p(&format!("/batch/{other}")), &Value::Null).expect(200);
+
+    // Shipments.
+    let book = s.book(&id, &book_body());
+    assert_eq!(s.get(&p(&format!("/shipments/{book}"))).expect(200)["bookNumber"], book.as_str());
+    assert!(!s.get(&p("/shipments?limit=10")).expect(200)["shipments"].as_array().unwrap().is_empty());
+    let label = s.get(&p(&format!("/shipments/{book}/label/ZPL"))).expect(200);
+    assert_eq!(label["labelImageFormat"], "ZPL");
+    let tracking = s.get(&p(&format!("/shipments/{book}/tracking-information"))).expect(200);
+    let number = tracking["trackingNumber"].as_str().map_or_else(|| tracking["trackingNumbers"][0].to_string(), str::to_string);
+    let event = json!({"trackingNumber": number, "carrier": "postal", "event": "Accepted at the facility", "eventStatus": "In Transit",
+        "eventTime": "2026-11-22T10:00:00Z", "city": "Philadelphia", "state": "PA", "country": "US"});
+    let fed = s.call("POST", &p(&format!("/shipments/{book}/tracking-events")), &json!({"events": [event]}));
+    assert!(matches!(fed.status, 200 | 400), "the route is served: {}", String::from_utf8_lossy(&fed.bytes));
+    s.call("POST", &p("/searchShipments"), &json!({"keyword": "INV-1001"})).expect(200);
+    let pickup = s.call("POST", &p("/pickups"), &pickup_body("postal", &[&book])).expect(201)["pickupId"].as_str().unwrap().to_string();
+    s.get(&p(&format!("/pickups/{pickup}"))).expect(200);
+    s.call("POST", &p(&format!("/pickups/{pickup}")), &json!({"cancelled": true})).expect(200);
+    let manifest = s.call("POST", &p("/manifest"), &manifest_body("postal", &[&book])).expect(201);
+    let manifest_id = manifest["manifestId"].as_str().unwrap_or_else(|| panic!("{manifest}")).to_string();
+    s.get(&p(&format!("/manifest/{manifest_id}"))).expect(200);
+    let voidable = s.book(&id, &book_body());
+    s.call("POST", &p(&format!("/shipments/{voidable}")), &json!({"voided": true})).expect(200);
+
+    // Orders.
+    let order = p(&format!("/integrations/{integration}/orders/SO-5001"));
+    s.call("PUT", &order, &order_body("SO-5001")).expect(201);
+    s.get(&order).expect(200);
+    s.call("DELETE", &order, &Value::Null).expect(200);
+
+    // And the server's own.
+    let health = s.send("GET", "/healthz", "", None);
+    assert_eq!((health.status, health.json()), (200, json!({"status": "ok"})));
+}
+
+#[test]
+fn keys_are_read_from_rsis_or_bearer_and_act_for_their_customers_only() {
+    let s = serve();
+    let ann = s.shipper("ann@example.com");
+    let prepay = path(&ann, "/prepay");
+    for scheme in ["RSIS", "rsis", "Bearer", "bEARER"] {
+        let value = format!("  {scheme}   {}  ", s.partner);
+        assert_eq!(s.send("GET", &prepay, "", Some(&value)).status, 200, "{value:?}");
+    }
+    // No key, another scheme, an unknown or altered key: one 401.
+    let unknown = format!("{}x", s.partner);
+    for value in [None, Some("Basic YWxhZGRpbjpvcGVuc2VzYW1l"), Some("RSIS"), Some("RSIS csk_K0000099_abc"), Some(unknown.as_str())] {
+        let value = value.map(|v| if v == unknown { format!("RSIS {v}") } else { v.to_string() });
+        s.send("GET", &prepay, "", value.as_deref()).expect_error(401, "UNAUTHORIZED");
+    }
+
+    // A customer key acts for its customer alone; another customer is 404, as an unknown one.
+    let bob =
+        s.call("POST", "/restapi/v1/customers", &customer_body("bob@example.com")).expect(201)["customerId"].as_str().unwrap().to_string();
+    let ann_key = s.customer_key(&ann);
+    s.call_as(&ann_key, "GET", &prepay, &Value::Null).expect(200);
+    let hidden = s.call_as(&ann_key, "GET", &path(&bob, "/prepay"), &Value::Null).expect_error(404, "NOT_FOUND");
+    let unknown = s.call_as(&ann_key, "GET", &path("C0000099", "/prepay"), &Value::Null).expect_error(404, "NOT_FOUND");
+    assert_eq!(hidden.to_string().replace(&bob, "C0000099"), unknown.to_string());
+    s.call_as(&ann_key, "POST", "/restapi/v1/customers", &customer_body("cy@example.com")).expect_error(401, "UNAUTHORIZED");
+
+    // Another partner acts for no one until it connects a customer with its password.
+    let other = Shipping::open(&s.db).unwrap().create_api_key(None, "other").unwrap().key;
+    s.call_as(&other, "GET", &prepay, &Value::Null).expect_error(404, "NOT_FOUND");
+    let wrong = json!({"username": "ann@example.com", "password": "not-the-password"});
+    s.call_as(&other, "POST", "/restapi/v1/connect-customer", &wrong).expect_error(401, "UNAUTHORIZED");
+    let right = json!({"username": "ann@example.com", "password": "glaze-and-fire"});
+    s.call_as(&other, "POST", "/restapi/v1/connect-customer", &right).expect(200);
+    s.call_as(&other, "GET", &prepay, &Value::Null).expect(200);
+    s.call_as(&other, "GET", &path(&bob, "/prepay"), &Value::Null).expect_error(404, "NOT_FOUND");
+
+    // A revoked key is refused at once, by a server that was running when it was revoked.
+    Shipping::open(&s.db).unwrap().revoke_api_key("K0000002").unwrap();
+    s.call_as(&ann_key, "GET", &prepay, &Value::Null).expect_error(401, "UNAUTHORIZED");
+}
+
+#[test]
+fn http_conventions_status_codes_and_headers() {
+    let s = serve();
+    let id = s.shipper("ann@example.com");
+
+    // A PDF label is the PDF itself; ZPL stays JSON.
+    let book = s.book(&id, &book_body());
+    let pdf = s.get(&path(&id, &format!("/shipments/{book}/label/PDF")));
+    assert_eq!((pdf.status, pdf.header("content-type")), (200, Some("application/pdf")));
+    assert!(pdf.bytes.starts_with(b"%PDF-"), "{:?}", &pdf.bytes[..16.min(pdf.bytes.len())]);
+    assert_eq!(s.get(&path(&id, &format!("/shipments/{book}/label/ZPL"))).expect(200)["base64Images"].as_array().unwrap().len(), 1);
+
+    // 404 for no operation, 405 with Allow for a wrong method.
+    s.get("/restapi/v1/nothing").expect_error(404, "NOT_FOUND");
+    let wrong = s.call("DELETE", &path(&id, "/shipments"), &Value::Null);
+    wrong.expect_error(405, "METHOD_NOT_ALLOWED");
+    assert_eq!(wrong.header("allow"), Some("GET, POST"));
+    let patch = s.call("PATCH", &path(&id, "/integrations/I1/orders/O1"), &Value::Null);
+    assert_eq!((patch.status, patch.header("allow")), (405, Some("GET, PUT, DELETE")));
+
+    // A body over the limit is 413 with core's LIMIT_EXCEEDED body, whether its length is
+    // declared or found by reading (chunked). The server answers without reading it all,
+    // so the test speaks HTTP on a socket, as a client sending it would.
+    let head = format!("POST {} HTTP/1.1\r\nHost: x\r\nAuthorization: RSIS {}\r\n", path(&id, "/batch-quote"), s.partner);
+    let declared = raw(&s, &format!("{head}Content-Length: {}\r\n\r\n", consign::MAX_BODY + 1), &[]);
+    let chunk = vec![b' '; 1 << 20];
+    let mut chunked = Vec::new();
+    for _ in 0..=consign::MAX_BODY / chunk.len() {
+        chunked.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
+        chunked.extend_from_slice(&chunk);
+        chunked.extend_from_slice(b"\r\n");
+    }
+    chunked.extend_from_slice(b"0\r\n\r\n");
+    let streamed = raw(&s, &format!("{head}Transfer-Encoding: chunked\r\n\r\n"), &chunked);
+    for answer in [declared, streamed] {
+        assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+        assert!(answer.to_ascii_lowercase().contains("content-type: application/json"), "{answer}");
+        assert!(answer.ends_with(&consign::Response::body_too_large().body), "{answer}");
+    }
+    s.get(&path(&id, "/prepay")).expect(200);
+
+    // Not UTF-8: a 400 naming the body.
+    let mut request = ureq::http::Request::builder().method("POST").uri(format!("{}{}", s.base, path(&id, "/quote")));
+    request = request.header("Authorization", format!("RSIS {}", s.partner));
+    let mut reply = s.agent.run(request.body(vec![0xff, 0xfe, b'{']).unwrap()).unwrap();
+    assert_eq!(reply.status().as_u16(), 400);
+    assert!(reply.body_mut().read_to_string().unwrap().contains("\"field\":\"body\""));
+
+    // CORS for the configured origin.
+    let preflight = s.agent.run(
+        ureq::http::Request::builder()
+            .method("OPTIONS")
+            .uri(format!("{}{}", s.base, path(&id, "/prepay")))
+            .header("Origin", "https://shop.example")
+            .header("Access-Control-Request-Method", "GET")
+            .header("Access-Control-Request-Headers", "authorization")
+            .body(())
+            .unwrap(),
+    );
+    let preflight = preflight.unwrap();
+    assert_eq!(preflight.headers().get("access-control-allow-origin").and_then(|v| v.to_str().ok()), Some("https://shop.example"));
+}
+
+#[test]
+fn concurrent_bookings_from_several_clients_keep_the_ledger_whole() {
+    let s = serve();
+    let ids: Vec<String> = (0..2).map(|i| s.shipper(&format!("shop{i}@example.com"))).collect();
+    let (clients, each) = (8, 6);
+    let booked: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..clients)
+            .map(|c| {
+                let (s, id) = (&s, &ids[c % ids.len()]);
+                scope.spawn(move || {
+                    (0..each)
+                        .map(|n| {
+                            let body = with(book_body(), "/idempotencyKey", json!(format!("c{c}-n{n}")));
+                            let read = s.get(&path(id, "/prepay"));
+                            assert_eq!(read.status, 200);
+                            s.book(id, &with(body, "/receiver", la_address()))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    assert_eq!(booked.len(), clients * each);
+    let mut unique = booked.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), booked.len(), "every booking got its own book number");
+    let mut charges = 0;
+    for id in &ids {
+        let prepay = s.get(&path(id, "/prepay")).expect(200);
+        assert_ledger_balances(&prepay);
+        charges += prepay["entries"].as_array().unwrap().iter().filter(|e| e["kind"] == "charge").count();
+    }
+    assert_eq!(charges, booked.len(), "one charge per booking");
+}
+
+/// Sends `head` and `body` on a socket of its own (ignoring a write the server cut short)
+/// and reads the answer to its end.
+fn raw(s: &Served, head: &str, body: &[u8]) -> String {
+    use std::io::{Read, Write};
+    let mut socket = std::net::TcpStream::connect(s.base.trim_start_matches("http://")).unwrap();
+    socket.set_read_timeout(Some(std::time::Duration::from_secs(30))).unwrap();
+    socket.write_all(head.as_bytes()).unwrap();
+    let _ = socket.write_all(body);
+    let _ = socket.shutdown(std::net::Shutdown::Write);
+    let mut answer = Vec::new();
+    let _ = socket.read_to_end(&mut answer);
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// The entries of a prepay answer sum to its balance, and each entry's `balanceAfter` is
+/// the running sum.
+#[track_caller]
+fn assert_ledger_balances(prepay: &Value) {
+    let amount = |v: &Value| v.as_str().unwrap().parse::<Decimal>().unwrap();
+    let mut entries = prepay["entries"].as_array().unwrap().clone();
+    entries.reverse();
+    let mut running = Decimal::ZERO;
+    for entry in &entries {
+        running += amount(&entry["amount"]);
+        assert_eq!(running, amount(&entry["balanceAfter"]), "{entry}");
+    }
+    assert_eq!(running, amount(&prepay["balance"]), "{prepay}");
+}
+
+#[test]
+fn a_write_locked_out_past_the_busy_timeout_is_503_with_retry_after_while_reads_go_on() {
+    let s = serve();
+    let id = s.shipper("ann@example.com");
+    // Another process holds the write lock (as `consign import` would) past the 5 s timeout.
+    let other = rusqlite::Connection::open(&s.db).unwrap();
+    other.execute_batch("BEGIN IMMEDIATE").unwrap();
+    s.get(&path(&id, "/prepay")).expect(200);
+    let busy = s.call("POST", &path(&id, "/shipments"), &book_body());
+    busy.expect_error(503, "BUSY");
+    assert_eq!(busy.header("retry-after"), Some("1"));
+    other.execute_batch("ROLLBACK").unwrap();
+    s.book(&id, &book_body());
+}
