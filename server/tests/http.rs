@@ -256,6 +256,12 @@ fn http_conventions_status_codes_and_headers() {
     assert_eq!((pdf.status, pdf.header("content-type")), (200, Some("application/pdf")));
     assert!(pdf.bytes.starts_with(b"%PDF-"), "{:?}", &pdf.bytes[..16.min(pdf.bytes.len())]);
     assert_eq!(s.get(&path(&id, &format!("/shipments/{book}/label/ZPL"))).expect(200)["base64Images"].as_array().unwrap().len(), 1);
+    // The label in the format chosen at booking (PDF by default), and the format in any case.
+    for tail in ["label", "label/pdf"] {
+        let pdf = s.get(&path(&id, &format!("/shipments/{book}/{tail}")));
+        assert_eq!((pdf.status, pdf.header("content-type")), (200, Some("application/pdf")), "{tail}");
+        assert!(pdf.bytes.starts_with(b"%PDF-"), "{tail}");
+    }
 
     // 404 for no operation, 405 with Allow for a wrong method.
     s.get("/restapi/v1/nothing").expect_error(404, "NOT_FOUND");
