@@ -6,7 +6,7 @@
 //!   interface against a database file and prints the JSON answer.
 //! - `consign purge-quotes --older-than-days N [--db FILE]` removes the quotes expired N
 //!   days or more and prints how many.
-//! - `consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N]` serves
+//! - `consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N] [--synchronous full|normal]` serves
 //!   the interface over HTTP (crate `consign-server`) until SIGTERM or Ctrl-C.
 //! - `consign keys create|list|revoke` issues, lists and revokes the API keys of `serve`.
 
@@ -23,7 +23,7 @@ const USAGE: &str = "usage:
   consign import KIND FILE [--db FILE]                  replace rate data or the catalog from a file
   consign export KIND [--db FILE]                       print rate data or the catalog
   consign purge-quotes --older-than-days N [--db FILE]  remove the quotes expired N days or more (kept by batches excepted)
-  consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N]
+  consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N] [--synchronous full|normal]
                                                         serve the interface over HTTP (default: 127.0.0.1:8080) until SIGTERM or Ctrl-C
   consign keys create [--customer ID] [--name TEXT] [--db FILE]
                                                         issue an API key (for one customer, else a partner key) and print it once
@@ -85,6 +85,13 @@ fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
     config.cors_origin = take_option(&mut args, "--cors-origin")?;
     if let Some(pool) = take_option(&mut args, "--pool")? {
         config.pool = pool.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("--pool: expected a positive number, found {pool:?}"))?;
+    }
+    if let Some(mode) = take_option(&mut args, "--synchronous")? {
+        config.synchronous = match mode.to_ascii_lowercase().as_str() {
+            "full" => consign::Synchronous::Full,
+            "normal" => consign::Synchronous::Normal,
+            _ => return Err(format!("--synchronous: expected full or normal, found {mode:?}")),
+        };
     }
     if !args.is_empty() {
         return Err(USAGE.into());

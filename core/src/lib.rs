@@ -177,7 +177,7 @@ pub use rating::{
     CardId, CsvKind, Currency, DimUnit, ImportSummary, Lines, LinesIter, ParseEnumError, PieceInput, Place, Rate, RateBook, RateBookError,
     RateError, RateInput, RowError, Surcharge, SurchargeKind, WeightType, WeightUnit, Zone,
 };
-pub use router::{allowed_methods, route_pattern, Response, MAX_BODY};
+pub use router::{allowed_methods, route_pattern, route_writes, Response, MAX_BODY};
 pub use search::MAX_RESULTS;
 pub use secrets::Secret;
 pub use shipping::{Shipping, ShippingBuilder};

@@ -112,13 +112,21 @@ pub(crate) struct Route {
     pub(crate) pattern: &'static str,
     segments: Vec<Segment>,
     handler: Handler,
+    /// The operation may write: every method but GET, unless marked [`Route::reading`].
+    writes: bool,
 }
 
 impl Route {
     fn new(method: Method, pattern: &'static str, handler: Handler) -> Route {
         let segments =
             pattern.split('/').filter(|s| !s.is_empty()).map(|s| s.strip_prefix(':').map_or(Segment::Literal(s), Segment::Param)).collect();
-        Route { method, pattern, segments, handler }
+        Route { method, pattern, segments, handler, writes: method != Method::Get }
+    }
+
+    /// Marks a route of another method than GET whose operation only reads.
+    fn reading(mut self) -> Route {
+        self.writes = false;
+        self
     }
 
     fn matches(&self, path: &[&str]) -> bool {
@@ -159,7 +167,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-information", tracking_information),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events", record_tracking_events),
-        Route::new(Post, "/restapi/v1/customers/:customerId/searchShipments", search_shipments),
+        Route::new(Post, "/restapi/v1/customers/:customerId/searchShipments", search_shipments).reading(),
         Route::new(Post, "/restapi/v1/customers/:customerId/batch", create_batch),
         Route::new(Get, "/restapi/v1/customers/:customerId/batch", batches),
         Route::new(Get, "/restapi/v1/customers/:customerId/batch/:batchId", batch),
@@ -387,6 +395,14 @@ pub fn allowed_methods(path: &str) -> Vec<&'static str> {
 /// way (the HTTP adapter sends PDF labels as PDF).
 pub fn route_pattern(method: &str, path: &str) -> Option<&'static str> {
     lookup(method, path).ok().map(|found| found.route.pattern)
+}
+
+/// True when the operation serving `method` on `path` may write to the database: every
+/// route but the GETs and the search. A front end that serves requests side by side
+/// lets the others run while writes go one at a time. A path no route serves counts as
+/// a write (it is answered at once anyway).
+pub fn route_writes(method: &str, path: &str) -> bool {
+    lookup(method, path).map_or(true, |found| found.route.writes)
 }
 
 /// A `status` answer with the JSON of `value`.
@@ -708,6 +724,25 @@ mod tests {
             // Customer "x" does not exist, so each operation refuses the request itself.
             assert!(matches!(r.status, 400 | 401 | 404), "{what}");
             assert!(!r.body.contains("No operation is served"), "{what}");
+        }
+    }
+
+    /// What a front end may run side by side: GETs and the search; every other route,
+    /// and a path no route serves, counts as a write.
+    #[test]
+    fn only_gets_and_the_search_read() {
+        let c = "/restapi/v1/customers/C0000001";
+        for (method, path, writes) in [
+            ("GET", format!("{c}/shipments/1000000001"), false),
+            ("GET", format!("{c}/prepay"), false),
+            ("POST", format!("{c}/searchShipments"), false),
+            ("POST", format!("{c}/shipments"), true),
+            ("POST", format!("{c}/quote"), true),
+            ("POST", format!("{c}/batch-quote"), true),
+            ("PUT", format!("{c}/provider-accounts/parcel"), true),
+            ("POST", "/restapi/v1/nothing".to_string(), true),
+        ] {
+            assert_eq!(route_writes(method, &path), writes, "{method} {path}");
         }
     }
 

@@ -3,8 +3,9 @@
 //! - `http_bench setup DB DIR`: a database with one customer (its recharge covers every
 //!   booking), 200 shipments to search and retrieve, and a customer key; writes the request
 //!   bodies and a `env` file (customer, key, a book number) into DIR.
-//! - `http_bench inprocess DB DIR SECONDS`: the same operations through `Shipping::handle`
-//!   on one thread, each for SECONDS: requests/s, p50 and p99.
+//! - `http_bench inprocess DB DIR SECONDS [full|normal]`: the same operations through
+//!   `Shipping::handle` on one thread, each for SECONDS: requests/s, p50 and p99; commits
+//!   synced as `consign::Synchronous` says (default full, as the server).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark driver: a panic is a failed run")]
 
@@ -73,8 +74,8 @@ fn setup(db: &Path, dir: &Path) {
     std::fs::write(dir.join("env"), format!("CUSTOMER={id}\nKEY={key}\nBOOK={book}\n")).unwrap();
 }
 
-fn inprocess(db: &Path, dir: &Path, seconds: u64) {
-    let shipping = Shipping::open(db).unwrap();
+fn inprocess(db: &Path, dir: &Path, seconds: u64, synchronous: consign::Synchronous) {
+    let shipping = Shipping::builder().path(db).synchronous(synchronous).open().unwrap();
     let env = std::fs::read_to_string(dir.join("env")).unwrap();
     let value = |name: &str| env.lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap().to_string();
     let (id, book) = (value("CUSTOMER"), value("BOOK"));
@@ -104,7 +105,13 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["setup", db, dir] => setup(Path::new(db), Path::new(dir)),
-        ["inprocess", db, dir, seconds] => inprocess(Path::new(db), Path::new(dir), seconds.parse().unwrap()),
-        _ => eprintln!("usage: http_bench setup DB DIR | http_bench inprocess DB DIR SECONDS"),
+        ["inprocess", db, dir, seconds] => inprocess(Path::new(db), Path::new(dir), seconds.parse().unwrap(), consign::Synchronous::Full),
+        ["inprocess", db, dir, seconds, "full"] => {
+            inprocess(Path::new(db), Path::new(dir), seconds.parse().unwrap(), consign::Synchronous::Full)
+        }
+        ["inprocess", db, dir, seconds, "normal"] => {
+            inprocess(Path::new(db), Path::new(dir), seconds.parse().unwrap(), consign::Synchronous::Normal)
+        }
+        _ => eprintln!("usage: http_bench setup DB DIR | http_bench inprocess DB DIR SECONDS [full|normal]"),
     }
 }

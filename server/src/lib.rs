@@ -17,7 +17,7 @@
 //! connection. The server keeps a fixed pool of `Shipping` instances on the same file
 //! ([`Config::pool`]) and runs each request on one of them off the async threads
 //! (`spawn_blocking`): reads run in parallel (SQLite's WAL lets readers go on while one
-//! connection writes), and requests that may write (every method but GET) pass one at a
+//! connection writes), and requests that may write (`consign::route_writes`: every method but GET, except the search) pass one at a
 //! time through a gate, so that they queue in order here instead of polling SQLite's
 //! lock. Another process writing to the file (the CLI) still takes turns by SQLite's
 //! lock; an operation that waits longer than the busy timeout answers 503 `BUSY` with
@@ -63,6 +63,10 @@ pub struct Config {
     pub pool: usize,
     /// Write a log line per request to stderr.
     pub log: bool,
+    /// How commits wait for the disk ([`consign::Synchronous`]): `Full` by default, every
+    /// acknowledged answer survives a power loss; `Normal` is faster and may lose the
+    /// last acknowledged writes on a power loss.
+    pub synchronous: consign::Synchronous,
     /// The clock of the services (the system clock when `None`): tests serve at a fixed
     /// instant.
     pub clock: Option<Arc<dyn consign::Clock>>,
@@ -76,6 +80,7 @@ impl std::fmt::Debug for Config {
             .field("cors_origin", &self.cors_origin)
             .field("pool", &self.pool)
             .field("log", &self.log)
+            .field("synchronous", &self.synchronous)
             .finish_non_exhaustive()
     }
 }
@@ -91,6 +96,7 @@ impl Config {
             cors_origin: None,
             pool: (2 * cores).max(4),
             log: true,
+            synchronous: consign::Synchronous::Full,
             clock: None,
         }
     }
@@ -234,7 +240,7 @@ struct App {
 /// The routes, the layers and the pool of `config`.
 fn app(config: &Config) -> std::io::Result<Router> {
     let open = || {
-        let builder = Shipping::builder().path(&config.db);
+        let builder = Shipping::builder().path(&config.db).synchronous(config.synchronous);
         let builder = match &config.clock {
             Some(clock) => builder.clock(Arc::clone(clock)),
             None => builder,
@@ -301,7 +307,7 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     let target = parts.uri.path_and_query().map_or_else(|| parts.uri.path().to_string(), |pq| pq.as_str().to_string());
     let path = parts.uri.path().to_string();
 
-    let writing = if parts.method == Method::GET { None } else { Some(Arc::clone(&app.writes).lock_owned().await) };
+    let writing = if consign::route_writes(parts.method.as_str(), &path) { Some(Arc::clone(&app.writes).lock_owned().await) } else { None };
     let Some(lease) = app.pool.lease().await else {
         return error(&Error::internal("No database connection of the server was free for this request."));
     };
