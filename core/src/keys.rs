@@ -294,8 +294,8 @@ mod tests {
         let partner = s.authenticate(&s.create_api_key(None, "").unwrap().key).unwrap();
         for (method, pattern) in crate::router::routes() {
             let path = pattern.replace(":customerId", "C0000001").replace(':', "");
-            let r = s.handle_as(&partner, method.as_str(), &path, "{}");
-            assert_ne!(r.status, 500, "{} {path}: {}", method.as_str(), r.body);
+            let r = s.handle_as(&partner, method, &path, "{}");
+            assert_ne!(r.status, 500, "{method} {path}: {}", r.body);
         }
     }
 }

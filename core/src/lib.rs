@@ -157,7 +157,7 @@ pub mod fuzzing {
 
     /// The (method, pattern) lines of the route table, in its order.
     pub fn routes() -> Vec<(&'static str, &'static str)> {
-        router::routes().map(|(method, pattern)| (method.as_str(), pattern)).collect()
+        router::routes().collect()
     }
 }
 
@@ -177,7 +177,7 @@ pub use rating::{
     CardId, CsvKind, Currency, DimUnit, ImportSummary, Lines, LinesIter, ParseEnumError, PieceInput, Place, Rate, RateBook, RateBookError,
     RateError, RateInput, RowError, Surcharge, SurchargeKind, WeightType, WeightUnit, Zone,
 };
-pub use router::{allowed_methods, route_pattern, route_writes, Response, MAX_BODY};
+pub use router::{allowed_methods, route_pattern, route_writes, routes, Response, MAX_BODY};
 pub use search::MAX_RESULTS;
 pub use secrets::Secret;
 pub use shipping::{Shipping, ShippingBuilder};

@@ -185,14 +185,16 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
     ]
 });
 
-/// The (method, pattern) pairs of the table, in its order: what an OpenAPI document of
-/// the interface must list.
-#[cfg_attr(
-    not(any(test, feature = "fuzzing")),
-    expect(dead_code, reason = "the OpenAPI check and `consign serve` read the table through this")
-)]
-pub(crate) fn routes() -> impl Iterator<Item = (Method, &'static str)> {
-    ROUTES.iter().map(|r| (r.method, r.pattern))
+/// Every operation [`Shipping::handle`] serves, in the order of its table: the method
+/// (`GET`, `POST`, `PUT` or `DELETE`) and the path pattern as the spec writes it, `:name`
+/// marking a parameter. An OpenAPI document of the interface lists exactly these
+/// (`docs/openapi.json`; a test compares the two).
+///
+/// ```
+/// assert!(consign::routes().any(|r| r == ("POST", "/restapi/v1/customers/:customerId/shipments")));
+/// ```
+pub fn routes() -> impl Iterator<Item = (&'static str, &'static str)> {
+    ROUTES.iter().map(|r| (r.method.as_str(), r.pattern))
 }
 
 /// The decoded path parameters of a request, by the names of its route's pattern.
@@ -754,6 +756,6 @@ mod tests {
         for (i, pair) in pairs.iter().enumerate() {
             assert!(!pairs[..i].contains(pair), "{pair:?} twice");
         }
-        assert!(routes().any(|pair| pair == (Method::Get, "/customers/:customerId/regionalShipmentTypes/:postalCode")));
+        assert!(routes().any(|pair| pair == ("GET", "/customers/:customerId/regionalShipmentTypes/:postalCode")));
     }
 }

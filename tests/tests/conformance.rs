@@ -15,6 +15,8 @@ mod ledger;
 mod limits;
 #[path = "conformance/manifests.rs"]
 mod manifests;
+#[path = "conformance/openapi.rs"]
+mod openapi;
 #[path = "conformance/orders.rs"]
 mod orders;
 #[path = "conformance/payment_method.rs"]
