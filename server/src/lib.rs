@@ -251,7 +251,8 @@ fn app(config: &Config) -> std::io::Result<Router> {
     let free = (0..size).map(|_| open()).collect::<std::io::Result<Vec<_>>>()?;
     let pool = Arc::new(Pool { free: Mutex::new(free), permits: Arc::new(Semaphore::new(size)) });
     let state = Arc::new(App { pool, writes: Arc::new(tokio::sync::Mutex::new(())) });
-    let mut router = Router::new().route("/healthz", get(healthz)).fallback(interface).with_state(state);
+    let mut router =
+        Router::new().route("/healthz", get(healthz)).route("/restapi/v1/openapi.json", get(openapi)).fallback(interface).with_state(state);
     if let Some(origin) = &config.cors_origin {
         let origin = HeaderValue::from_str(origin)
             .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("not a valid origin: {origin:?}")))?;
@@ -283,6 +284,14 @@ async fn log(request: Request, next: Next) -> Response {
 /// `GET /healthz`: the server is up (no key needed).
 async fn healthz() -> Response {
     json(StatusCode::OK, r#"{"status":"ok"}"#.to_string())
+}
+
+/// The OpenAPI document of the interface (`docs/openapi.json`), built into the binary.
+const OPENAPI: &str = include_str!("../../docs/openapi.json");
+
+/// `GET /restapi/v1/openapi.json`: the document of every route (no key needed).
+async fn openapi() -> Response {
+    json(StatusCode::OK, OPENAPI.to_string())
 }
 
 /// Every other request: the interface, answered by `Shipping::handle_as`.

@@ -202,6 +202,10 @@ fn every_route_is_answered_over_http() {
     // And the server's own.
     let health = s.send("GET", "/healthz", "", None);
     assert_eq!((health.status, health.json()), (200, json!({"status": "ok"})));
+    let document = s.send("GET", "/restapi/v1/openapi.json", "", None);
+    assert_eq!((document.status, document.header("content-type")), (200, Some("application/json")));
+    let expected: Value = serde_json::from_str(include_str!("../../docs/openapi.json")).unwrap();
+    assert_eq!(document.json(), expected);
 }
 
 #[test]
