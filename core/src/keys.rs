@@ -41,14 +41,21 @@ pub struct ApiKey {
     pub revoked_at: Option<String>,
 }
 
-/// A key just made: its record and the key itself, shown this once.
-#[derive(Debug, Clone)]
+/// A key just made: its record and the key itself, shown this once. Its `Debug` shows
+/// the record and masks the key, so that a logged value does not carry it.
+#[derive(Clone)]
 pub struct NewApiKey {
     /// The key's record.
     pub info: ApiKey,
     /// The key to give to the client (`Authorization: RSIS <key>`). It is not stored
     /// and cannot be shown again.
     pub key: String,
+}
+
+impl std::fmt::Debug for NewApiKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewApiKey").field("info", &self.info).field("key", &crate::accounts::MASK).finish()
+    }
 }
 
 /// An authenticated caller of the HTTP interface: made by [`crate::Shipping::authenticate`]
@@ -73,7 +80,7 @@ impl Caller {
 
 /// The answer to a key that is missing, malformed, unknown or revoked: one answer for
 /// all, so that it reveals nothing about which keys exist.
-pub(crate) fn unauthorized() -> Error {
+pub fn key_required() -> Error {
     Error::new(
         ErrorCategory::Unauthorized,
         "A valid API key is required: send `Authorization: RSIS <apiKey>` with a key from `consign keys create`.",
@@ -150,7 +157,7 @@ pub(crate) fn revoke(tx: &Transaction, id: &str, now: DateTime<Utc>) -> Result<A
 /// `UNAUTHORIZED` for a malformed, unknown or revoked key.
 pub(crate) fn authenticate(conn: &Connection, key: &str) -> Result<Caller> {
     // The id is only a locator: the digest comparison below decides.
-    let id = key.strip_prefix(KEY_PREFIX).and_then(|rest| rest.split_once('_')).map(|(id, _)| id).ok_or_else(unauthorized)?;
+    let id = key.strip_prefix(KEY_PREFIX).and_then(|rest| rest.split_once('_')).map(|(id, _)| id).ok_or_else(key_required)?;
     let row: Option<(Vec<u8>, Option<String>, Option<String>)> = conn
         .prepare_cached("SELECT digest, customer_id, revoked_at FROM api_keys WHERE id = ?1")?
         .query_row([id], |r| Ok((r.get("digest")?, r.get("customer_id")?, r.get("revoked_at")?)))
@@ -159,7 +166,7 @@ pub(crate) fn authenticate(conn: &Connection, key: &str) -> Result<Caller> {
         Some((stored, customer_id, None)) if bool::from(stored.as_slice().ct_eq(&digest(key))) => {
             Ok(Caller { key_id: id.to_string(), customer_id })
         }
-        _ => Err(unauthorized()),
+        _ => Err(key_required()),
     }
 }
 
@@ -232,11 +239,11 @@ mod tests {
         altered.pop();
         altered.push(if new.key.ends_with('A') { 'B' } else { 'A' });
         for bad in ["", "csk_", "nonsense", "csk_K0000009_abc", altered.as_str()] {
-            assert_eq!(s.authenticate(bad).unwrap_err(), super::unauthorized(), "{bad:?}");
+            assert_eq!(s.authenticate(bad).unwrap_err(), super::key_required(), "{bad:?}");
         }
         let revoked = s.revoke_api_key("K0000001").unwrap();
         assert!(revoked.revoked_at.is_some());
-        assert_eq!(s.authenticate(&new.key).unwrap_err(), super::unauthorized());
+        assert_eq!(s.authenticate(&new.key).unwrap_err(), super::key_required());
         assert_eq!(s.revoke_api_key("K0000001").unwrap_err().category(), ErrorCategory::Conflict);
         assert_eq!(s.revoke_api_key("K0000002").unwrap_err().category(), ErrorCategory::NotFound);
         assert_eq!(s.api_keys().unwrap(), vec![revoked]);

@@ -166,7 +166,7 @@ pub use address::Address;
 pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Service, ServicePackage, SignatureOption};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use error::{Error, ErrorCategory, FieldError, Result};
-pub use keys::{ApiKey, Caller, NewApiKey, KEY_PREFIX};
+pub use keys::{key_required, ApiKey, Caller, NewApiKey, KEY_PREFIX};
 pub use ledger::EntryKind;
 pub use manifests::MANIFEST_TYPE;
 pub use money::{format2, round_cents};

@@ -42,7 +42,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
 use base64::Engine as _;
-use consign::{Error, ErrorCategory, Shipping, MAX_BODY};
+use consign::{Error, Shipping, MAX_BODY};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower_http::cors::CorsLayer;
 
@@ -298,7 +298,7 @@ async fn openapi() -> Response {
 async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let Some(key) = api_key(&parts.headers).map(str::to_string) else {
-        return error(&unauthorized());
+        return error(&consign::key_required());
     };
     let declared = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|length| length > MAX_BODY as u64) {
@@ -345,13 +345,6 @@ fn api_key(headers: &HeaderMap) -> Option<&str> {
     let key = key.trim();
     let known = scheme.eq_ignore_ascii_case("RSIS") || scheme.eq_ignore_ascii_case("Bearer");
     (known && !key.is_empty()).then_some(key)
-}
-
-fn unauthorized() -> Error {
-    Error::new(
-        ErrorCategory::Unauthorized,
-        "A valid API key is required: send `Authorization: RSIS <apiKey>` with a key from `consign keys create`.",
-    )
 }
 
 /// The HTTP answer for core's `answer` to `method` on `path`.
