@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::address::{is_us_zip, normalize_ca_postal};
 use crate::catalog::{Catalog, Profile};
@@ -44,7 +44,7 @@ pub(crate) const MAX_QUOTING_OPTIONS: usize = 100;
 /// a masked account number stands for the customer's only account of the carrier.
 /// Values are stored through [`secrets::store`]: sealed when the service has a key.
 pub(crate) fn put_provider_account(
-    tx: &Transaction,
+    tx: &Connection,
     catalog: &Catalog,
     sealer: Option<&Sealer>,
     customer_id: &str,
@@ -139,7 +139,7 @@ fn stored_fields(json: &str) -> Result<BTreeMap<String, String>> {
 
 /// The customer's one account of `provider_code`, which a masked account number
 /// (`key_field`) stands for.
-fn only_account(tx: &Transaction, customer_id: &str, provider_code: &str, key_field: &str) -> Result<StoredAccount> {
+fn only_account(tx: &Connection, customer_id: &str, provider_code: &str, key_field: &str) -> Result<StoredAccount> {
     let mut stmt =
         tx.prepare_cached("SELECT id, fields FROM provider_accounts WHERE customer_id = ?1 AND provider_code = ?2 ORDER BY id LIMIT 2")?;
     let mut accounts = stmt
@@ -182,7 +182,7 @@ pub(crate) fn provider_account_fields(
 }
 
 /// Delete provider account: 404 for an unknown id or another customer's.
-pub(crate) fn delete_provider_account(tx: &Transaction, customer_id: &str, id: &str) -> Result<wire::OkResponse> {
+pub(crate) fn delete_provider_account(tx: &Connection, customer_id: &str, id: &str) -> Result<wire::OkResponse> {
     let n = tx.execute("DELETE FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", [id, customer_id])?;
     if n == 0 {
         return Err(Error::not_found("provider account", id));
@@ -206,7 +206,7 @@ pub(crate) fn provider_account_ids(conn: &Connection, customer_id: &str) -> Resu
 
 /// Create integration: a REST API integration whose id orders are put under.
 pub(crate) fn create_integration(
-    tx: &Transaction,
+    tx: &Connection,
     customer_id: &str,
     req: &wire::CreateIntegrationRequest,
     now: DateTime<Utc>,
@@ -252,7 +252,7 @@ pub(crate) fn quoting_options(conn: &Connection, customer_id: &str) -> Result<wi
 /// Set integrated quoting options: replaces the whole list; every entry must name a
 /// carrier, one of its services the customer's profile offers, and a package type of it.
 pub(crate) fn set_quoting_options(
-    tx: &Transaction,
+    tx: &Connection,
     catalog: &Catalog,
     profile: &Profile,
     customer_id: &str,

@@ -8,7 +8,7 @@
 //! is left.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::booking;
 use crate::error::{Error, ErrorCategory, Result};
@@ -22,7 +22,7 @@ pub const MAX_BATCH_QUOTES: usize = 500;
 
 /// Create batch.
 pub(crate) fn create(
-    tx: &Transaction,
+    tx: &Connection,
     customer_id: &str,
     req: &wire::CreateBatchRequest,
     now: DateTime<Utc>,
@@ -98,7 +98,7 @@ pub(crate) fn list(conn: &Connection, customer_id: &str) -> Result<wire::Batches
 /// (else 409 QUOTE_EXPIRED); nothing is added unless all are. A quote already in the
 /// batch is not added twice.
 pub(crate) fn add_quotes(
-    tx: &Transaction,
+    tx: &Connection,
     customer_id: &str,
     batch_id: &str,
     req: &wire::AddQuotesRequest,
@@ -155,7 +155,7 @@ pub(crate) fn add_quotes(
 }
 
 /// Delete batch (an open one; a booked batch is the record of its bookings).
-pub(crate) fn delete(tx: &Transaction, customer_id: &str, batch_id: &str) -> Result<wire::OkResponse> {
+pub(crate) fn delete(tx: &Connection, customer_id: &str, batch_id: &str) -> Result<wire::OkResponse> {
     let row = find(tx, customer_id, batch_id)?;
     if row.status == "booked" {
         return Err(Error::conflict(format!("Batch {batch_id} is booked and cannot be deleted.")));
@@ -214,7 +214,7 @@ fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest, 
 }
 
 /// Batch book: books every quote of the batch not booked yet.
-pub(crate) fn book(tx: &Transaction, ctx: &booking::Context, req: &wire::BatchBookRequest) -> Result<wire::BatchBookResponse> {
+pub(crate) fn book(tx: &Connection, ctx: &booking::Context, req: &wire::BatchBookRequest) -> Result<wire::BatchBookResponse> {
     let customer_id = ctx.customer.id.as_str();
     let row = find(tx, customer_id, &req.batch_id)?;
     if row.status == "booked" {

@@ -4,7 +4,7 @@
 //! all in the caller's one transaction, so that a booking happens whole or not at all.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 use rust_decimal::Decimal;
 
 use crate::address::{self, Address, AddressUse};
@@ -477,7 +477,7 @@ fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Resul
 /// Charges `cost_cents` (USD) to the customer's prepay balance, recharging first when
 /// asked to and needed (DECISIONS 7). Returns the balance after.
 fn charge(
-    tx: &Transaction,
+    tx: &Connection,
     customer: &Customer,
     cost_cents: i64,
     approve_recharge: bool,
@@ -520,7 +520,7 @@ fn charge(
 }
 
 /// Book shipment (4.5) in `tx`.
-pub(crate) fn book(tx: &Transaction, ctx: &Context, req: &wire::BookShipmentRequest) -> Result<wire::BookShipmentResponse> {
+pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentRequest) -> Result<wire::BookShipmentResponse> {
     // The request as JSON identifies a repeat of an idempotent booking; only those need it.
     let canonical = req.idempotency_key.as_ref().map(|_| wire::to_json(req)).transpose()?;
     if let (Some(key), Some(canonical)) = (&req.idempotency_key, &canonical) {
@@ -854,7 +854,7 @@ impl StoredShipment {
 
 /// Void shipment: marks it voided and refunds its prepay charge (once).
 pub(crate) fn void(
-    tx: &Transaction,
+    tx: &Connection,
     customer_id: &str,
     book_number: &str,
     req: &wire::VoidRequest,

@@ -3,7 +3,7 @@
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
@@ -108,7 +108,7 @@ pub(crate) fn prepare<'r>(catalog: &Catalog, req: &'r wire::CreateCustomerReques
 ///
 /// # Errors
 /// `CONFLICT` for an e-mail already registered.
-pub(crate) fn create(tx: &Transaction, new: NewCustomer<'_>, now: DateTime<Utc>) -> Result<wire::CustomerIdResponse> {
+pub(crate) fn create(tx: &Connection, new: NewCustomer<'_>, now: DateTime<Utc>) -> Result<wire::CustomerIdResponse> {
     let NewCustomer { req, email, password_hash, mailing, billing, minimum, recharge } = new;
     let email_key = email.to_lowercase();
     let taken: bool = tx.query_row("SELECT EXISTS (SELECT 1 FROM customers WHERE email_key = ?1)", [&email_key], |r| r.get(0))?;
@@ -206,7 +206,7 @@ const TOKEN_TYPES: [&str; 2] = ["processorCardToken", "<processor>CardToken"];
 /// Update payment method (4.12): keeps the token (through [`secrets::store`]: sealed
 /// when the service has a key) and billing address, never card data.
 pub(crate) fn update_payment_method(
-    tx: &Transaction,
+    tx: &Connection,
     sealer: Option<&Sealer>,
     customer_id: &str,
     req: &wire::UpdatePaymentMethodRequest,

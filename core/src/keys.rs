@@ -13,7 +13,7 @@
 
 use base64::Engine as _;
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -95,7 +95,7 @@ fn digest(key: &str) -> [u8; 32] {
 ///
 /// # Errors
 /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a name over 100 characters.
-pub(crate) fn create(tx: &Transaction, customer_id: Option<&str>, name: &str, now: DateTime<Utc>) -> Result<NewApiKey> {
+pub(crate) fn create(tx: &Connection, customer_id: Option<&str>, name: &str, now: DateTime<Utc>) -> Result<NewApiKey> {
     let name = name.trim();
     if name.chars().count() > MAX_NAME {
         return Err(Error::invalid("name", format!("must be at most {MAX_NAME} characters")));
@@ -137,7 +137,7 @@ pub(crate) fn list(conn: &Connection) -> Result<Vec<ApiKey>> {
 ///
 /// # Errors
 /// `NOT_FOUND` for an unknown key; `CONFLICT` for a key already revoked.
-pub(crate) fn revoke(tx: &Transaction, id: &str, now: DateTime<Utc>) -> Result<ApiKey> {
+pub(crate) fn revoke(tx: &Connection, id: &str, now: DateTime<Utc>) -> Result<ApiKey> {
     let mut key = tx
         .query_row("SELECT id, customer_id, name, created_at, revoked_at FROM api_keys WHERE id = ?1", [id], from_row)
         .optional()?
@@ -184,7 +184,7 @@ pub(crate) fn acts_for(conn: &Connection, caller: &Caller, customer_id: &str) ->
 ///
 /// # Errors
 /// `UNAUTHORIZED` for a customer key, which acts for its own customer only.
-pub(crate) fn link(tx: &Transaction, caller: &Caller, customer_id: &str) -> Result<()> {
+pub(crate) fn link(tx: &Connection, caller: &Caller, customer_id: &str) -> Result<()> {
     if caller.customer_id.is_some() {
         return Err(partner_only());
     }

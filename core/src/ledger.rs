@@ -4,7 +4,7 @@
 //! the operation's transaction.
 
 use chrono::{DateTime, SecondsFormat, Utc};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::{Error, ErrorCategory, Result};
 use crate::money::{format2, from_cents};
@@ -46,7 +46,7 @@ pub(crate) fn balance_cents(conn: &Connection, customer_id: &str) -> Result<i64>
 /// # Errors
 /// `INSUFFICIENT_FUNDS` if the balance would fall below zero; nothing is written then.
 pub(crate) fn append(
-    tx: &Transaction,
+    tx: &Connection,
     customer_id: &str,
     kind: EntryKind,
     amount_cents: i64,

@@ -5,7 +5,7 @@
 //! so `GET .../manifest/:manifestId` returns the same bytes.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
@@ -60,7 +60,7 @@ fn lines(catalog: &Catalog, shipments: &[Listed]) -> (Vec<ManifestLine>, String)
 
 /// Create manifest (4.10) in `tx`.
 pub(crate) fn create(
-    tx: &Transaction,
+    tx: &Connection,
     catalog: &Catalog,
     customer_id: &str,
     req: &wire::CreateManifestRequest,

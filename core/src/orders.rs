@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
@@ -174,7 +174,7 @@ fn validate(order_id: &str, req: &wire::Order) -> Result<wire::Order> {
 
 /// Put order (4.2): creates or replaces the order.
 pub(crate) fn put(
-    tx: &Transaction,
+    tx: &Connection,
     customer_id: &str,
     integration_id: &str,
     order_id: &str,
@@ -221,7 +221,7 @@ pub(crate) fn get(conn: &Connection, customer_id: &str, integration_id: &str, or
 }
 
 /// Delete order. Shipments that fulfilled it keep their `fulfillment` link.
-pub(crate) fn delete(tx: &Transaction, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::OkResponse> {
+pub(crate) fn delete(tx: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::OkResponse> {
     integration(tx, customer_id, integration_id)?;
     let n = tx.execute(
         "DELETE FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3",
@@ -297,7 +297,7 @@ fn shipped(conn: &Connection, customer_id: &str, integration_id: &str, order_id:
 }
 
 /// Recomputes the status of an order from its non-voided shipments.
-fn recompute(tx: &Transaction, customer_id: &str, integration_id: &str, order_id: &str) -> Result<()> {
+fn recompute(tx: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<()> {
     let Some(order) = load(tx, customer_id, integration_id, order_id)? else { return Ok(()) };
     let lines = order.items.unwrap_or_default();
     let index = LineIndex::of(&lines);
@@ -331,7 +331,7 @@ fn recompute(tx: &Transaction, customer_id: &str, integration_id: &str, order_id
 /// Links booked shipment `book_number` to the order of its fulfilment, after checking
 /// that the order exists (else `NOT_FOUND`), that each item matches an order line and
 /// that no line is shipped beyond its quantity; then moves the order's status.
-pub(crate) fn fulfil(tx: &Transaction, customer_id: &str, book_number: &str, f: &wire::Fulfillment) -> Result<()> {
+pub(crate) fn fulfil(tx: &Connection, customer_id: &str, book_number: &str, f: &wire::Fulfillment) -> Result<()> {
     let order = load(tx, customer_id, &f.integration_id, &f.order_id)?.ok_or_else(|| {
         Error::fields(
             ErrorCategory::NotFound,
@@ -378,7 +378,7 @@ pub(crate) fn fulfil(tx: &Transaction, customer_id: &str, book_number: &str, f: 
 }
 
 /// After shipment `book_number` was voided: recomputes the status of the order it fulfilled.
-pub(crate) fn on_void(tx: &Transaction, customer_id: &str, book_number: &str) -> Result<()> {
+pub(crate) fn on_void(tx: &Connection, customer_id: &str, book_number: &str) -> Result<()> {
     let links: Vec<(String, String)> = {
         let mut stmt =
             tx.prepare_cached("SELECT integration_id, order_id FROM order_shipments WHERE customer_id = ?1 AND book_number = ?2")?;

@@ -7,7 +7,7 @@
 //! frees it for another; a cancelled pickup stays readable.
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::address::{self, AddressUse};
 use crate::catalog::Catalog;
@@ -120,7 +120,7 @@ fn time(p: &mut Problems, field: &str, text: &str) -> Option<NaiveTime> {
 
 /// Schedule pickup (4.7) in `tx`.
 pub(crate) fn schedule(
-    tx: &Transaction,
+    tx: &Connection,
     catalog: &Catalog,
     customer_id: &str,
     req: &wire::SchedulePickupRequest,
@@ -243,7 +243,7 @@ pub(crate) fn get(conn: &Connection, customer_id: &str, id: &str) -> Result<wire
 
 /// Cancel pickup: `{"cancelled": true}`; a second cancel is `CONFLICT`.
 pub(crate) fn cancel(
-    tx: &Transaction,
+    tx: &Connection,
     customer_id: &str,
     id: &str,
     req: &wire::CancelPickupRequest,

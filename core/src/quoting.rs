@@ -21,7 +21,7 @@
 use std::borrow::Cow;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, Transaction};
+use rusqlite::Connection;
 use rust_decimal::Decimal;
 
 use crate::address::{self, Address, AddressUse};
@@ -657,7 +657,7 @@ pub(crate) fn price_all<'a, 'c, T>(ctx: &Context<'c>, items: &'a [T], read: impl
 
 /// Gives the quotes of `outcomes` their ids, reserved in `tx`: consecutive, in order, so
 /// that each shipment's quotes are a range from its first.
-pub(crate) fn number(tx: &Transaction, outcomes: &mut [Outcome<'_, '_>]) -> Result<()> {
+pub(crate) fn number(tx: &Connection, outcomes: &mut [Outcome<'_, '_>]) -> Result<()> {
     let total: usize = outcomes.iter().filter_map(|o| o.as_ref().ok()).map(|q| q.quotes.len()).sum();
     if total == 0 {
         return Ok(());
@@ -672,7 +672,7 @@ pub(crate) fn number(tx: &Transaction, outcomes: &mut [Outcome<'_, '_>]) -> Resu
 
 /// Stores the quotes of `outcomes` (numbered by [`number`]), one row per shipment that
 /// has quotes: the shipment's JSON and its quotes packed.
-pub(crate) fn store(tx: &Transaction, customer_id: &str, now: DateTime<Utc>, outcomes: &[Outcome<'_, '_>]) -> Result<()> {
+pub(crate) fn store(tx: &Connection, customer_id: &str, now: DateTime<Utc>, outcomes: &[Outcome<'_, '_>]) -> Result<()> {
     let created = now.timestamp();
     let mut insert = tx.prepare_cached(
         "INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
@@ -780,7 +780,7 @@ pub(crate) fn check_batch_size(n: usize) -> Result<()> {
 /// quotes is in a batch (an open batch's expired quotes cannot be booked anyway; they
 /// go once the batch is deleted). One pass over the table: the purge is a maintenance
 /// task, and an index on `expires_at` would cost every quote stored.
-pub(crate) fn purge_expired(tx: &Transaction, cutoff: i64) -> Result<u64> {
+pub(crate) fn purge_expired(tx: &Connection, cutoff: i64) -> Result<u64> {
     let mut delete = tx.prepare(
         "DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND rowid NOT IN (
              SELECT kept FROM (

@@ -29,7 +29,7 @@
 //!
 //! Every plan gives exactly the substring match; a unit test compares each with a scan.
 
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::{Error, Result};
 use crate::wire;
@@ -182,7 +182,7 @@ pub(crate) fn body(view: &wire::ShipmentView) -> String {
 }
 
 /// The customer's search key, created on first use.
-fn customer_key(tx: &Transaction, customer_id: &str) -> Result<i64> {
+fn customer_key(tx: &Connection, customer_id: &str) -> Result<i64> {
     let existing: Option<i64> =
         tx.prepare_cached("SELECT key FROM search_customers WHERE customer_id = ?1")?.query_row([customer_id], |r| r.get(0)).optional()?;
     match existing {
@@ -198,7 +198,7 @@ fn customer_key(tx: &Transaction, customer_id: &str) -> Result<i64> {
 /// The rowid in the indexes of the customer's shipment whose book number has sequence
 /// number `seq`: the customer's key above, and below it the lower the newer, because
 /// FTS5 reads doclists forward far faster than backward.
-fn rowid(tx: &Transaction, customer_id: &str, seq: i64) -> Result<i64> {
+fn rowid(tx: &Connection, customer_id: &str, seq: i64) -> Result<i64> {
     let key = customer_key(tx, customer_id)?;
     if !(0..=i64::from(u32::MAX)).contains(&seq) {
         return Err(Error::internal("there are more shipments than the search index can number"));
@@ -217,13 +217,13 @@ pub(crate) struct Entry {
 }
 
 /// The search entry of a shipment about to be booked (see [`Entry`]).
-pub(crate) fn entry(tx: &Transaction, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<Entry> {
+pub(crate) fn entry(tx: &Connection, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<Entry> {
     Ok(Entry { rowid: rowid(tx, customer_id, seq)?, body: body(view) })
 }
 
 /// Called by a booking once its `shipments` row (rowid `shipment`) is written with its
 /// [`Entry`]: every [`PENDING_LIMIT`]th booking indexes the waiting shipments together.
-pub(crate) fn after_booking(tx: &Transaction, shipment: i64) -> Result<()> {
+pub(crate) fn after_booking(tx: &Connection, shipment: i64) -> Result<()> {
     let watermark = crate::store::last_id(tx, INDEXED)?;
     if shipment - watermark >= PENDING_LIMIT {
         flush_after(tx, watermark)?;
@@ -234,12 +234,12 @@ pub(crate) fn after_booking(tx: &Transaction, shipment: i64) -> Result<()> {
 /// Adds a shipment straight to the FTS indexes (the search benchmark's bulk loading);
 /// `seq` as for [`entry`].
 #[cfg_attr(not(feature = "bench"), allow(dead_code, reason = "the bench loader indexes its copies at once"))]
-pub(crate) fn index_now(tx: &Transaction, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<()> {
+pub(crate) fn index_now(tx: &Connection, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<()> {
     let rowid = rowid(tx, customer_id, seq)?;
     insert_indexed(tx, rowid, customer_id, &view.book_number, &body(view))
 }
 
-fn insert_indexed(tx: &Transaction, rowid: i64, customer_id: &str, book_number: &str, text: &str) -> Result<()> {
+fn insert_indexed(tx: &Connection, rowid: i64, customer_id: &str, book_number: &str, text: &str) -> Result<()> {
     tx.prepare_cached("INSERT INTO shipment_search (rowid, customer_id, book_number, body) VALUES (?1, ?2, ?3, ?4)")?
         .execute(rusqlite::params![rowid, customer_id, book_number, text])?;
     tx.prepare_cached("INSERT INTO shipment_grams (rowid, grams) VALUES (?1, ?2)")?.execute(rusqlite::params![rowid, grams(text)])?;
@@ -251,12 +251,12 @@ fn insert_indexed(tx: &Transaction, rowid: i64, customer_id: &str, book_number: 
 /// They go in in rowid order: FTS5 writes out what it holds whenever a rowid is not
 /// above the one before. Shipments stored without an entry count as indexed.
 #[cfg_attr(not(feature = "bench"), allow(dead_code, reason = "the bench loader indexes its copies at once"))]
-pub(crate) fn flush(tx: &Transaction) -> Result<()> {
+pub(crate) fn flush(tx: &Connection) -> Result<()> {
     flush_after(tx, crate::store::last_id(tx, INDEXED)?)
 }
 
 /// [`flush`] when the watermark is known to be `watermark`.
-fn flush_after(tx: &Transaction, watermark: i64) -> Result<()> {
+fn flush_after(tx: &Connection, watermark: i64) -> Result<()> {
     let waiting: Vec<(i64, String, String, String)> = tx
         .prepare_cached(
             "SELECT search_rowid, customer_id, book_number, search_body FROM shipments
@@ -429,7 +429,7 @@ mod tests {
 
     /// Stores a shipment as a booking does, with its search entry, and lets search
     /// index the waiting ones when it is time.
-    fn book(tx: &Transaction, customer: &str, v: &wire::ShipmentView) {
+    fn book(tx: &Connection, customer: &str, v: &wire::ShipmentView) {
         let seq = crate::store::next_id(tx, "book_number").unwrap();
         let entry = entry(tx, customer, seq, v).unwrap();
         tx.execute(

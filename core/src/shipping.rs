@@ -1,11 +1,12 @@
 //! [`Shipping`]: the facade that owns the store, the clock and the catalog, with one
 //! method per operation. Every write of an operation is one IMMEDIATE transaction that
-//! commits only when the operation succeeds.
+//! commits only when the operation succeeds (a savepoint of one, in a group of operations
+//! committed together: see `connection.rs`).
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+use std::sync::{Arc, OnceLock, RwLock};
 
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 use crate::catalog::{Catalog, Profile};
 use crate::clock::{Clock, SystemClock};
@@ -18,6 +19,7 @@ use crate::{booking, ledger};
 
 mod accounts;
 mod batches;
+mod connection;
 mod fulfilment;
 mod keys;
 mod quotes;
@@ -28,7 +30,7 @@ mod shipments;
 /// `Shipping` is `Send + Sync`: operations on one instance are serialised on its
 /// connection, so share it behind an `Arc` between threads.
 pub struct Shipping {
-    conn: Mutex<Connection>,
+    conn: connection::Connected,
     clock: Arc<dyn Clock>,
     catalog: RwLock<Arc<Catalog>>,
     rates: RwLock<Arc<RateBook>>,
@@ -206,7 +208,7 @@ impl Shipping {
         };
         let rates = load_rate_book(&conn)?;
         Ok(Shipping {
-            conn: Mutex::new(conn),
+            conn: connection::Connected::new(conn),
             clock,
             catalog: RwLock::new(Arc::new(catalog)),
             rates: RwLock::new(rates),
@@ -225,6 +227,7 @@ impl Shipping {
     /// # Errors
     /// Only on a storage failure.
     pub fn export_database(&self) -> Result<Vec<u8>> {
+        self.not_in_group("an export")?;
         store::serialize(&mut self.lock())
     }
 
@@ -251,6 +254,7 @@ impl Shipping {
     /// `INVALID_REQUEST` with a detail per invalid line (`line 12`), or naming what
     /// would be inconsistent; nothing is written then and the old book stays in force.
     pub fn import_rates(&self, kind: CsvKind, csv: &str) -> Result<ImportSummary> {
+        self.not_in_group("rates")?;
         let (summary, book) = self.write(|tx| {
             // From now on this database's rates are its own, not the embedded default.
             store::next_id(tx, RATE_REVISION)?;
@@ -277,6 +281,7 @@ impl Shipping {
     /// `INVALID_REQUEST` naming what is inconsistent, or a profile that customers use and
     /// the new catalog lacks; the old catalog stays in force.
     pub fn import_catalog(&self, json: &str) -> Result<()> {
+        self.not_in_group("a catalog")?;
         let catalog = Catalog::from_json(json)?;
         self.write(|tx| {
             let mut used = tx.prepare("SELECT DISTINCT profile_code FROM customers ORDER BY profile_code")?;
@@ -303,37 +308,6 @@ impl Shipping {
         self.read(|conn| Ok(conn.query_row("SELECT document FROM catalog WHERE id = 1", [], |r| r.get(0))?))
     }
 
-    fn lock(&self) -> MutexGuard<'_, Connection> {
-        // A panic while holding the lock cannot leave a half-written transaction behind
-        // (it rolls back on drop), so the connection stays usable.
-        self.conn.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
-    /// Runs `f` in one read transaction, so that all its statements see the same state
-    /// of the database (a balance and its entries agree) whatever other connections to
-    /// the file commit meanwhile.
-    pub(crate) fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        let conn = self.lock();
-        // DEFERRED: the snapshot is taken at the first SELECT and no write lock is taken.
-        // Cached statements rather than rusqlite's `Transaction`, which parses BEGIN and
-        // COMMIT on every call: that was 4% of reading a shipment.
-        conn.prepare_cached("BEGIN DEFERRED")?.execute([])?;
-        let read = ReadTransaction(&conn);
-        let value = f(&conn)?;
-        conn.prepare_cached("COMMIT")?.execute([])?;
-        drop(read);
-        Ok(value)
-    }
-
-    /// Runs `f` in one IMMEDIATE transaction, committed only if `f` succeeds.
-    pub(crate) fn write<T>(&self, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
-        let mut conn = self.lock();
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
-    }
-
     /// Runs `f` on the connection, for reads, once `customer_id` is known to be a customer.
     pub(crate) fn read_for<T>(&self, customer_id: &str, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         self.read(|conn| {
@@ -344,7 +318,7 @@ impl Shipping {
 
     /// Runs `f` in one IMMEDIATE transaction, committed only if `f` succeeds, once
     /// `customer_id` is known to be a customer.
-    pub(crate) fn write_for<T>(&self, customer_id: &str, f: impl FnOnce(&Transaction) -> Result<T>) -> Result<T> {
+    pub(crate) fn write_for<T>(&self, customer_id: &str, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         self.write(|tx| {
             customers::find(tx, customer_id)?;
             f(tx)
@@ -353,7 +327,7 @@ impl Shipping {
 
     /// Runs `f` in one write transaction with the booking context of `customer_id`: the
     /// catalog, rate book and clock in force, and the customer with its profile.
-    fn write_booking<T>(&self, customer_id: &str, f: impl FnOnce(&Transaction, &booking::Context) -> Result<T>) -> Result<T> {
+    fn write_booking<T>(&self, customer_id: &str, f: impl FnOnce(&Connection, &booking::Context) -> Result<T>) -> Result<T> {
         let catalog = self.catalog();
         let rates = self.rate_book();
         let (today, now) = (self.clock.today(), self.clock.now());
@@ -382,19 +356,6 @@ impl Shipping {
         catalog.profile(&customer.profile_code).ok_or_else(|| {
             Error::internal(format!("customer {} has profile {:?}, which the catalog lacks", customer.id, customer.profile_code))
         })
-    }
-}
-
-/// Ends the read transaction of [`Shipping::read`] when the read fails or panics, so that
-/// the connection is left without one.
-struct ReadTransaction<'c>(&'c Connection);
-
-impl Drop for ReadTransaction<'_> {
-    fn drop(&mut self) {
-        if !self.0.is_autocommit() {
-            // A read has nothing to undo; a failure to end it shows at the next BEGIN.
-            let _ = self.0.execute_batch("ROLLBACK");
-        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Tracking events (4.6, 2.9): what carriers report about a booked shipment.
 
 use chrono::{DateTime, Utc};
-use rusqlite::Transaction;
+use rusqlite::Connection;
 
 use crate::address::Address;
 use crate::booking::StoredShipment;
@@ -173,7 +173,7 @@ pub(crate) fn check_event(p: &mut crate::error::Problems, at: &str, e: &crate::w
 /// tracking number, status, time, text and place) is a duplicate and ignored. Returns
 /// (recorded, duplicates).
 pub(crate) fn store(
-    tx: &Transaction,
+    tx: &Connection,
     customer_id: &str,
     book_number: &str,
     events: &[crate::wire::TrackingEvent],
@@ -215,7 +215,7 @@ pub(crate) fn store(
 /// not ISO, or a carrier other than the shipment's; `LIMIT_EXCEEDED` past
 /// [`MAX_FEED_EVENTS`] events.
 pub(crate) fn record(
-    tx: &Transaction,
+    tx: &Connection,
     catalog: &Catalog,
     customer_id: &str,
     shipment: &StoredShipment,
@@ -271,7 +271,7 @@ pub(crate) fn record(
 /// `INVALID_REQUEST` for a carrier that cannot be tracked or an invalid event;
 /// `NOT_FOUND` when no shipment of `carrier` has the tracking number.
 pub(crate) fn record_for_carrier(
-    tx: &Transaction,
+    tx: &Connection,
     catalog: &Catalog,
     carrier: &str,
     tracking_number: &str,

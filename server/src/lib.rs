@@ -14,14 +14,20 @@
 //!
 //! ## Concurrency
 //! The core is synchronous, and a `Shipping` runs one operation at a time on its
-//! connection. The server keeps a fixed pool of `Shipping` instances on the same file
-//! ([`Config::pool`]) and runs each request on one of them off the async threads
-//! (`spawn_blocking`): reads run in parallel (SQLite's WAL lets readers go on while one
-//! connection writes), and requests that may write (`consign::route_writes`: every method but GET, except the search) pass one at a
-//! time through a gate, so that they queue in order here instead of polling SQLite's
-//! lock. Another process writing to the file (the CLI) still takes turns by SQLite's
-//! lock; an operation that waits longer than the busy timeout answers 503 `BUSY` with
-//! `Retry-After: 1`.
+//! connection.
+//! - Reads (GETs and the search) run on a fixed pool of `Shipping` instances on the file
+//!   ([`Config::pool`]), off the async threads (`spawn_blocking`), in parallel: SQLite's
+//!   WAL lets readers go on while one connection writes.
+//! - Requests that may write (`consign::route_writes`: every method but GET, except the
+//!   search) queue in arrival order for one writer thread with a `Shipping` of its own.
+//!   It takes every request waiting (up to [`MAX_GROUP`]) and runs them one after the
+//!   other with one commit ([`consign::Shipping::commit_together`]): each keeps its own
+//!   all-or-nothing, and the group waits for the disk once. No answer is sent before its
+//!   group is committed, so an acknowledged write survives a crash (and, under the
+//!   default `Synchronous::Full`, a power loss).
+//!
+//! Another process writing to the file (the CLI) takes turns by SQLite's lock; a group or
+//! read that waits longer than the busy timeout answers 503 `BUSY` with `Retry-After: 1`.
 //!
 //! ## Imports
 //! The catalog and the rate book are loaded into each instance when the server starts.
@@ -49,6 +55,9 @@ use tower_http::cors::CorsLayer;
 /// Where `consign serve` listens unless told otherwise: loopback only (DECISIONS 9).
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
+/// Most writing requests committed together in one group (see the crate docs).
+pub const MAX_GROUP: usize = 64;
+
 /// How a server is set up.
 #[derive(Clone)]
 pub struct Config {
@@ -59,7 +68,8 @@ pub struct Config {
     /// The origin of browser pages allowed to call the server (CORS), e.g.
     /// `https://shop.example.com`; `None` allows none but the server's own.
     pub cors_origin: Option<String>,
-    /// How many `Shipping` instances (connections to the file) serve requests at once.
+    /// How many `Shipping` instances (connections to the file) serve reads at once;
+    /// writes have one more of their own.
     pub pool: usize,
     /// Write a log line per request to stderr.
     pub log: bool,
@@ -130,12 +140,16 @@ impl Server {
         shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<(SocketAddr, std::thread::JoinHandle<std::io::Result<()>>)> {
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-        let app = app(&config)?;
+        let (app, writer) = app(&config)?;
         let listener = runtime.block_on(tokio::net::TcpListener::bind(config.listen))?;
         let addr = listener.local_addr()?;
-        let thread = std::thread::Builder::new()
-            .name("consign-serve".into())
-            .spawn(move || runtime.block_on(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await }))?;
+        let thread = std::thread::Builder::new().name("consign-serve".into()).spawn(move || {
+            let served = runtime.block_on(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await });
+            // The router, and with it the writer's queue, is gone: the writer ends once
+            // it has committed what was queued.
+            let written = writer.join().map_err(|_| std::io::Error::other("the writer thread panicked"));
+            served.and(written)
+        })?;
         Ok((addr, thread))
     }
 
@@ -232,13 +246,66 @@ impl Pool {
 /// What every request shares.
 struct App {
     pool: Arc<Pool>,
-    /// Held by requests that may write, one at a time (see the crate docs), until their
-    /// operation ends, even when the client has gone away meanwhile.
-    writes: Arc<tokio::sync::Mutex<()>>,
+    /// The queue of the writer thread (see the crate docs).
+    writes: tokio::sync::mpsc::Sender<Write>,
 }
 
-/// The routes, the layers and the pool of `config`.
-fn app(config: &Config) -> std::io::Result<Router> {
+/// A request that may write, queued for the writer thread. It is answered even when the
+/// client has gone away meanwhile.
+struct Write {
+    request: Call,
+    answer: tokio::sync::oneshot::Sender<consign::Response>,
+}
+
+/// A request to the interface as core takes it.
+struct Call {
+    key: String,
+    method: String,
+    target: String,
+    body: String,
+}
+
+impl Call {
+    /// Core's answer to the call on `shipping`.
+    fn answer(&self, shipping: &Shipping) -> consign::Response {
+        match shipping.authenticate(&self.key) {
+            Ok(caller) => shipping.handle_as(&caller, &self.method, &self.target, &self.body),
+            Err(e) => consign::Response::error(&e),
+        }
+    }
+}
+
+/// The writer thread: takes every queued write (up to [`MAX_GROUP`]), runs them with one
+/// commit, then answers them; until the queue is closed and empty.
+fn write_loop(shipping: &Shipping, mut queue: tokio::sync::mpsc::Receiver<Write>) {
+    while let Some(first) = queue.blocking_recv() {
+        let mut group = vec![first];
+        while group.len() < MAX_GROUP {
+            let Ok(next) = queue.try_recv() else { break };
+            group.push(next);
+        }
+        let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            shipping.commit_together(|| group.iter().map(|write| write.request.answer(shipping)).collect::<Vec<_>>())
+        }));
+        let answers = match answered {
+            Ok(Ok(answers)) => answers,
+            Ok(Err(e)) => vec![consign::Response::error(&e); group.len()],
+            Err(_) => vec![consign::Response::error(&failed()); group.len()],
+        };
+        for (write, answer) in group.into_iter().zip(answers) {
+            // A client that went away is not waiting for its answer.
+            let _ = write.answer.send(answer);
+        }
+    }
+}
+
+/// The error of a request whose work failed unexpectedly.
+fn failed() -> Error {
+    Error::internal("The service failed on this request. Please report it.")
+}
+
+/// The routes, the layers, the pool and the writer thread of `config`.
+fn app(config: &Config) -> std::io::Result<(Router, std::thread::JoinHandle<()>)> {
     let open = || {
         let builder = Shipping::builder().path(&config.db).synchronous(config.synchronous);
         let builder = match &config.clock {
@@ -250,7 +317,10 @@ fn app(config: &Config) -> std::io::Result<Router> {
     let size = config.pool.max(1);
     let free = (0..size).map(|_| open()).collect::<std::io::Result<Vec<_>>>()?;
     let pool = Arc::new(Pool { free: Mutex::new(free), permits: Arc::new(Semaphore::new(size)) });
-    let state = Arc::new(App { pool, writes: Arc::new(tokio::sync::Mutex::new(())) });
+    let writer = open()?;
+    let (writes, queue) = tokio::sync::mpsc::channel(4 * MAX_GROUP);
+    let writer = std::thread::Builder::new().name("consign-writer".into()).spawn(move || write_loop(&writer, queue))?;
+    let state = Arc::new(App { pool, writes });
     let mut router =
         Router::new().route("/healthz", get(healthz)).route("/restapi/v1/openapi.json", get(openapi)).fallback(interface).with_state(state);
     if let Some(origin) = &config.cors_origin {
@@ -267,7 +337,7 @@ fn app(config: &Config) -> std::io::Result<Router> {
     if config.log {
         router = router.layer(axum::middleware::from_fn(log));
     }
-    Ok(router)
+    Ok((router, writer))
 }
 
 /// One line per request on stderr: method, path (without the query), status and
@@ -312,28 +382,28 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     let Ok(body) = String::from_utf8(Vec::from(bytes)) else {
         return error(&Error::invalid("body", "expected JSON in UTF-8, found bytes that are not UTF-8"));
     };
-    let method = parts.method.as_str().to_string();
-    let target = parts.uri.path_and_query().map_or_else(|| parts.uri.path().to_string(), |pq| pq.as_str().to_string());
     let path = parts.uri.path().to_string();
-
-    let writing = if consign::route_writes(parts.method.as_str(), &path) { Some(Arc::clone(&app.writes).lock_owned().await) } else { None };
-    let Some(lease) = app.pool.lease().await else {
-        return error(&Error::internal("No database connection of the server was free for this request."));
+    let call = Call {
+        key,
+        method: parts.method.as_str().to_string(),
+        target: parts.uri.path_and_query().map_or_else(|| path.clone(), |pq| pq.as_str().to_string()),
+        body,
     };
-    let answered = tokio::task::spawn_blocking(move || {
-        let _writing = writing;
-        let Some(shipping) = lease.shipping.as_ref() else {
-            return consign::Response::error(&Error::internal("The server lost a database connection."));
-        };
-        match shipping.authenticate(&key) {
-            Ok(caller) => shipping.handle_as(&caller, &method, &target, &body),
-            Err(e) => consign::Response::error(&e),
+    let answered = if consign::route_writes(parts.method.as_str(), &path) {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        if app.writes.send(Write { request: call, answer }).await.is_err() {
+            return error(&failed());
         }
-    })
-    .await;
+        answered.await.ok()
+    } else {
+        let Some(lease) = app.pool.lease().await else {
+            return error(&Error::internal("No database connection of the server was free for this request."));
+        };
+        tokio::task::spawn_blocking(move || lease.shipping.as_ref().map(|shipping| call.answer(shipping))).await.ok().flatten()
+    };
     match answered {
-        Ok(answer) => respond(&parts.method, &path, answer),
-        Err(_) => error(&Error::internal("The service failed on this request. Please report it.")),
+        Some(answer) => respond(&parts.method, &path, answer),
+        None => error(&failed()),
     }
 }
 

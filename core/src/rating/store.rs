@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::OnceLock;
 
-use rusqlite::{params_from_iter, Connection, Transaction};
+use rusqlite::{params_from_iter, Connection};
 
 use super::book::{self, RateBookError};
 use super::csv::{self, DialectError, Record};
@@ -190,13 +190,13 @@ fn write_rows<T: RateRow>(conn: &Connection, rows: &[T]) -> rusqlite::Result<Imp
 }
 
 /// Checks a file of `T`'s kind and writes it.
-fn import_rows<T: RateRow>(tx: &Transaction<'_>, csv: &str) -> Result<ImportSummary, ImportError> {
+fn import_rows<T: RateRow>(tx: &Connection, csv: &str) -> Result<ImportSummary, ImportError> {
     let rows = parse_rows::<T>(csv)?;
     Ok(write_rows(tx, &rows)?)
 }
 
 /// Writes the file, then loads the book from the tables to check the whole data.
-fn import_and_load(tx: &Transaction<'_>, kind: CsvKind, csv: &str) -> Result<(ImportSummary, RateBook), ImportError> {
+fn import_and_load(tx: &Connection, kind: CsvKind, csv: &str) -> Result<(ImportSummary, RateBook), ImportError> {
     let summary = match kind {
         CsvKind::Carriers => import_rows::<CarrierRow>(tx, csv),
         CsvKind::ExchangeRates => import_rows::<ExchangeRow>(tx, csv),
@@ -221,7 +221,7 @@ fn import_and_load(tx: &Transaction<'_>, kind: CsvKind, csv: &str) -> Result<(Im
 /// [`ImportError`]; the caller must roll the transaction back (it is not committed
 /// here). On a row error nothing has been written at all.
 #[cfg(test)]
-pub(crate) fn import_csv(tx: &Transaction<'_>, kind: CsvKind, csv: &str) -> Result<ImportSummary, ImportError> {
+pub(crate) fn import_csv(tx: &Connection, kind: CsvKind, csv: &str) -> Result<ImportSummary, ImportError> {
     import_and_load(tx, kind, csv).map(|(summary, _)| summary)
 }
 
@@ -234,7 +234,7 @@ pub(crate) fn import_csv(tx: &Transaction<'_>, kind: CsvKind, csv: &str) -> Resu
 /// `INVALID_REQUEST` with a detail per invalid line (`line 12`), naming what would be
 /// inconsistent, or a detail per card the catalog lacks; `INTERNAL` on a storage
 /// failure. The caller must roll `tx` back.
-pub(crate) fn import(tx: &Transaction<'_>, catalog: &Catalog, kind: CsvKind, csv: &str) -> crate::Result<(ImportSummary, RateBook)> {
+pub(crate) fn import(tx: &Connection, catalog: &Catalog, kind: CsvKind, csv: &str) -> crate::Result<(ImportSummary, RateBook)> {
     let (summary, book) = import_and_load(tx, kind, csv).map_err(|e| match e {
         ImportError::Rows(rows) => Error::fields(
             ErrorCategory::InvalidRequest,
@@ -284,7 +284,7 @@ fn defaults() -> Result<&'static RateRows, RateBookError> {
 /// # Errors
 /// [`RateBookError`] on a database error (the embedded data itself is checked by
 /// the tests).
-pub fn seed_defaults(tx: &Transaction<'_>) -> Result<(), RateBookError> {
+pub fn seed_defaults(tx: &Connection) -> Result<(), RateBookError> {
     let d = defaults()?;
     write_rows(tx, &d.carriers)?;
     write_rows(tx, &d.exchange)?;

@@ -19,7 +19,7 @@
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
 use crate::error::{Error, ErrorCategory, Result};
 
@@ -213,7 +213,7 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
 }
 
 /// Applies the upgrades that bring schema `from` (at least 1) to `to`.
-fn upgrade(tx: &Transaction, from: i64, to: i64) -> Result<()> {
+fn upgrade(tx: &Connection, from: i64, to: i64) -> Result<()> {
     for version in from + 1..=to {
         let sql = usize::try_from(version - 2)
             .ok()
@@ -229,7 +229,7 @@ fn upgrade(tx: &Transaction, from: i64, to: i64) -> Result<()> {
 ///
 /// # Errors
 /// `INTERNAL` when the rows cannot be written.
-pub(crate) fn seed_rate_book(tx: &Transaction) -> Result<()> {
+pub(crate) fn seed_rate_book(tx: &Connection) -> Result<()> {
     crate::rating::seed_defaults(tx).map_err(|e| Error::internal(format!("could not write the default rate book: {e}")))
 }
 
@@ -390,13 +390,13 @@ fn normalise(sql: &str) -> String {
 }
 
 /// The next number of the sequence `name` (1, 2, ...), for readable unique ids.
-pub(crate) fn next_id(tx: &Transaction, name: &str) -> Result<i64> {
+pub(crate) fn next_id(tx: &Connection, name: &str) -> Result<i64> {
     next_ids(tx, name, 1)
 }
 
 /// Takes the next `count` (at least 1) numbers of the sequence `name` at once and
 /// returns the first; the others follow it.
-pub(crate) fn next_ids(tx: &Transaction, name: &str, count: usize) -> Result<i64> {
+pub(crate) fn next_ids(tx: &Connection, name: &str, count: usize) -> Result<i64> {
     let count = i64::try_from(count.max(1)).map_err(|_| Error::internal("too many ids asked for at once"))?;
     // A read and a plain update: `UPDATE ... RETURNING` builds a temporary table and a
     // statement journal for its one row, and cost three times as much. The transaction
@@ -408,7 +408,7 @@ pub(crate) fn next_ids(tx: &Transaction, name: &str, count: usize) -> Result<i64
 }
 
 /// Records `last` as the last number taken from the sequence `name` (creating it).
-pub(crate) fn set_last_id(tx: &Transaction, name: &str, last: i64) -> Result<()> {
+pub(crate) fn set_last_id(tx: &Connection, name: &str, last: i64) -> Result<()> {
     let updated = tx.prepare_cached("UPDATE id_sequences SET last = ?2 WHERE name = ?1")?.execute(rusqlite::params![name, last])?;
     if updated == 0 {
         tx.prepare_cached("INSERT INTO id_sequences (name, last) VALUES (?1, ?2)")?.execute(rusqlite::params![name, last])?;
