@@ -277,6 +277,11 @@ CREATE VIRTUAL TABLE shipment_search USING fts5(
 -- each field (trigrams cannot find keywords that short) and every six-character window
 -- (rare where trigrams are common, as in numbers and names of common syllables).
 CREATE VIRTUAL TABLE shipment_grams USING fts5(grams, content = '', detail = none, columnsize = 0);
+-- Both merge their segments when a flush asks, a bounded amount of work each time
+-- (search::flush_after), not by FTS5's automatic merges, which at times stalled the
+-- writing transaction for 20 ms and more.
+INSERT INTO shipment_search(shipment_search, rank) VALUES ('automerge', 0);
+INSERT INTO shipment_grams(shipment_grams, rank) VALUES ('automerge', 0);
 
 -- Orders of REST API integrations (4.2), as put, with the status bookings move.
 CREATE TABLE orders (

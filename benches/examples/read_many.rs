@@ -1,7 +1,8 @@
 //! Reads N times through `handle` on a file database: the prepay balance with its
-//! entries, or one shipment. A driver for `valgrind --tool=callgrind`, not a benchmark.
+//! entries, one shipment, or a search that finds 100 of 120 shipments. A driver for
+//! `valgrind --tool=callgrind` and `perf`, not a benchmark.
 //!
-//! `cargo run --release -p consign-benches --example read_many -- 1000 prepay|shipment`
+//! `cargo run --release -p consign-benches --example read_many -- 1000 prepay|shipment|search`
 
 use consign::Shipping;
 use serde_json::json;
@@ -16,13 +17,14 @@ fn main() {
     let addr = |name: &str, city: &str, state: &str, zip: &str| json!({"name": name, "company": "", "address1": "1 A St", "address2": "", "city": city, "state": state, "zip": zip, "country": "US", "phone": "2155550142"});
     let customer = json!({"profileCode": "Default", "email": "p@example.com", "password": "profile-pass",
         "mailingAddress": addr("Ann Lee", "Philadelphia", "PA", "19106"), "billingAddress": addr("Ann Lee", "Philadelphia", "PA", "19106"),
-        "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 1000}});
+        "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 100_000}});
     let r = shipping.handle("POST", "/restapi/v1/customers", &customer.to_string());
     let id = serde_json::from_str::<serde_json::Value>(&r.body).expect("json")["customerId"].as_str().expect("id").to_string();
     let date = shipping.clock().today() + chrono::Duration::days(1);
     // A few bookings, so that the prepay answer has entries and there is a shipment.
     let mut book_number = String::new();
-    for i in 0..5 {
+    let bookings = if what == "search" { 120 } else { 5 };
+    for i in 0..bookings {
         let body = json!({"carrierCode": "postal", "serviceCode": "postal_priority_mail", "packageTypeCode": "postal_custom",
             "shipmentDate": date.to_string(), "shipmentReference": format!("INV-{i}"), "approvePrepayRecharge": true,
             "sender": addr("Ann Lee", "Philadelphia", "PA", "19106"), "receiver": addr("Bo Kim", "Los Angeles", "CA", "90012"),
@@ -33,12 +35,13 @@ fn main() {
         book_number =
             serde_json::from_str::<serde_json::Value>(&r.body).expect("json")["bookNumber"].as_str().expect("bookNumber").to_string();
     }
-    let path = match what.as_str() {
-        "shipment" => format!("/restapi/v1/customers/{id}/shipments/{book_number}"),
-        _ => format!("/restapi/v1/customers/{id}/prepay"),
+    let (method, path, body) = match what.as_str() {
+        "shipment" => ("GET", format!("/restapi/v1/customers/{id}/shipments/{book_number}"), String::new()),
+        "search" => ("POST", format!("/restapi/v1/customers/{id}/searchShipments"), json!({"keyword": "INV-"}).to_string()),
+        _ => ("GET", format!("/restapi/v1/customers/{id}/prepay"), String::new()),
     };
     for _ in 0..n {
-        let r = shipping.handle("GET", &path, "");
+        let r = shipping.handle(method, &path, &body);
         assert_eq!(r.status, 200, "{}", r.body);
     }
     drop(shipping);

@@ -40,6 +40,12 @@ pub const MAX_RESULTS: i64 = 100;
 const MAX_KEYWORD: usize = 200;
 /// Bookings that wait before they are indexed together.
 const PENDING_LIMIT: i64 = 64;
+/// Pages of merging each index does per flush (FTS5's `merge` command). The indexes do
+/// not merge on their own (`automerge` 0): FTS5's automatic merges at times took 20 ms
+/// and more in one go, a stall of every write behind them. A bounded share per flush
+/// keeps each flush short; should merging fall behind, FTS5 still merges a level of 16
+/// segments at once (`crisismerge`).
+const MERGE_PAGES: i64 = 25;
 /// The `id_sequences` row that holds the rowid in `shipments` of the last shipment
 /// indexed: the shipments after it wait to be indexed.
 const INDEXED: &str = "search_indexed";
@@ -271,6 +277,8 @@ fn flush_after(tx: &Connection, watermark: i64) -> Result<()> {
     // indexed when stored).
     let newest: i64 = tx.prepare_cached("SELECT coalesce(max(rowid), 0) FROM shipments")?.query_row([], |r| r.get(0))?;
     crate::store::set_last_id(tx, INDEXED, newest.max(watermark))?;
+    tx.prepare_cached("INSERT INTO shipment_search (shipment_search, rank) VALUES ('merge', ?1)")?.execute([MERGE_PAGES])?;
+    tx.prepare_cached("INSERT INTO shipment_grams (shipment_grams, rank) VALUES ('merge', ?1)")?.execute([MERGE_PAGES])?;
     Ok(())
 }
 
@@ -545,6 +553,42 @@ mod tests {
         assert_eq!(indexed, 4);
         assert_eq!(matching(&conn, "C1", "mira").unwrap(), newest_first);
         assert_eq!(matching(&conn, "C1", "quist").unwrap(), ["1000000004"]);
+    }
+
+    /// New and upgraded databases leave merging to the flushes; many flushes leave the
+    /// indexes merged into a few segments and every shipment found.
+    #[test]
+    fn the_indexes_merge_when_flushes_ask() {
+        let automerge = |conn: &Connection, table: &str| -> i64 {
+            conn.query_row(&format!("SELECT v FROM {table}_config WHERE k = 'automerge'"), [], |r| r.get(0)).unwrap()
+        };
+        let mut upgraded = store_at(3);
+        crate::store::migrate(&mut upgraded).unwrap();
+        let conn = store();
+        for db in [&upgraded, &conn] {
+            assert_eq!(automerge(db, "shipment_search"), 0);
+            assert_eq!(automerge(db, "shipment_grams"), 0);
+        }
+        let bookings = 40 * PENDING_LIMIT;
+        for i in 0..bookings {
+            book(
+                &conn,
+                "C1",
+                &view(&format!("{}", 1_000_000_000 + i), &format!("Mira {i}"), "(212) 555-0100", &format!("94001{i:017}"), "INV-1"),
+            );
+        }
+        // The segments of each index: the structure record (FTS5's id 10) starts with a
+        // 4-byte cookie, then the number of levels and of segments as varints.
+        let segments = |table: &str| -> u8 {
+            let structure: Vec<u8> = conn.query_row(&format!("SELECT block FROM {table}_data WHERE id = 10"), [], |r| r.get(0)).unwrap();
+            assert!(structure[4] < 0x80 && structure[5] < 0x80, "small counts are one byte each");
+            structure[5]
+        };
+        // 40 flushes wrote 40 segments to each index; without merging they would all be there.
+        assert!(segments("shipment_search") < 16, "{} segments", segments("shipment_search"));
+        assert!(segments("shipment_grams") < 16, "{} segments", segments("shipment_grams"));
+        let expected = (0..bookings).filter(|i| format!("mira {i}").contains("mira 17")).count().min(100);
+        assert_eq!(matching(&conn, "C1", "mira 17").unwrap().len(), expected);
     }
 
     /// The window index holds every one- and two-character window and every six-character

@@ -33,7 +33,11 @@ const BASELINE: &str = include_str!("../../migrations/0001_baseline.sql");
 /// The upgrades in order: `UPGRADES[i]` brings a database of version `i + 1` to
 /// `i + 2`, and is the file `core/migrations/{i + 2:04}_*.sql`. Add one with every change
 /// to `core/schema.sql`; never edit one that has shipped.
-const UPGRADES: &[&str] = &[include_str!("../../migrations/0002_application_id.sql"), include_str!("../../migrations/0003_api_keys.sql")];
+const UPGRADES: &[&str] = &[
+    include_str!("../../migrations/0002_application_id.sql"),
+    include_str!("../../migrations/0003_api_keys.sql"),
+    include_str!("../../migrations/0004_search_merging.sql"),
+];
 
 /// The schema version this build writes.
 pub const SCHEMA_VERSION: i64 = 1 + UPGRADES.len() as i64;
