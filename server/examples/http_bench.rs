@@ -2,7 +2,7 @@
 //!
 //! - `http_bench setup DB DIR`: a database with one customer (its recharge covers every
 //!   booking), 200 shipments to search and retrieve, and a customer key; writes the request
-//!   bodies and a `env` file (customer, key, a book number) into DIR.
+//!   bodies and a `env` file (customer, key, a book and a tracking number) into DIR.
 //! - `http_bench inprocess DB DIR SECONDS [full|normal]`: the same operations through
 //!   `Shipping::handle` on one thread, each for SECONDS: requests/s, p50 and p99; commits
 //!   synced as `consign::Synchronous` says (default full, as the server).
@@ -37,14 +37,18 @@ fn with_service(mut shipment: Value) -> Value {
     shipment
 }
 
-/// The operations measured: name, method, path after the customer, body.
-fn operations(shipping: &Shipping, book: &str) -> Vec<(&'static str, &'static str, String, String)> {
+/// The operations measured: name, method, path after the customer, body. `book` and
+/// `tracking` are those of one booked shipment.
+fn operations(shipping: &Shipping, book: &str, tracking: &str) -> Vec<(&'static str, &'static str, String, String)> {
     let batch: Vec<Value> = (0..50).map(|i| shipment(shipping, &format!("B-{i}"))).collect();
     vec![
         ("quote", "POST", "/quote".into(), with_service(shipment(shipping, "Q-1")).to_string()),
         ("batch-quote-50", "POST", "/batch-quote".into(), json!({ "shipments": batch }).to_string()),
         ("book", "POST", "/shipments".into(), with_service(shipment(shipping, "INV-9")).to_string()),
-        ("search", "POST", "/searchShipments".into(), json!({"keyword": "INV-1"}).to_string()),
+        // A page of 100 results: "INV-1" is in 111 of the references.
+        ("search-100", "POST", "/searchShipments".into(), json!({"keyword": "INV-1"}).to_string()),
+        // A desk's lookup of one shipment by its tracking number.
+        ("search-1", "POST", "/searchShipments".into(), json!({ "keyword": tracking }).to_string()),
         ("retrieve", "GET", format!("/shipments/{book}"), String::new()),
     ]
 }
@@ -56,7 +60,7 @@ fn setup(db: &Path, dir: &Path) {
         "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 100000000}});
     let r = shipping.handle("POST", "/restapi/v1/customers", &customer.to_string());
     let id = serde_json::from_str::<Value>(&r.body).unwrap()["customerId"].as_str().unwrap().to_string();
-    let mut book = String::new();
+    let (mut book, mut tracking) = (String::new(), String::new());
     for i in 0..200 {
         let r = shipping.handle(
             "POST",
@@ -64,22 +68,24 @@ fn setup(db: &Path, dir: &Path) {
             &with_service(shipment(&shipping, &format!("INV-{i}"))).to_string(),
         );
         assert_eq!(r.status, 201, "{}", r.body);
-        book = serde_json::from_str::<Value>(&r.body).unwrap()["bookNumber"].as_str().unwrap().to_string();
+        let booked = serde_json::from_str::<Value>(&r.body).unwrap();
+        book = booked["bookNumber"].as_str().unwrap().to_string();
+        tracking = booked["trackingNumber"].as_str().unwrap().to_string();
     }
     let key = shipping.create_api_key(Some(&id), "bench").unwrap().key;
-    for (name, method, path, body) in operations(&shipping, &book) {
+    for (name, method, path, body) in operations(&shipping, &book, &tracking) {
         std::fs::write(dir.join(format!("{name}.json")), body).unwrap();
         std::fs::write(dir.join(format!("{name}.target")), format!("{method} /restapi/v1/customers/{id}{path}")).unwrap();
     }
-    std::fs::write(dir.join("env"), format!("CUSTOMER={id}\nKEY={key}\nBOOK={book}\n")).unwrap();
+    std::fs::write(dir.join("env"), format!("CUSTOMER={id}\nKEY={key}\nBOOK={book}\nTRACKING={tracking}\n")).unwrap();
 }
 
 fn inprocess(db: &Path, dir: &Path, seconds: u64, synchronous: consign::Synchronous) {
     let shipping = Shipping::builder().path(db).synchronous(synchronous).open().unwrap();
     let env = std::fs::read_to_string(dir.join("env")).unwrap();
     let value = |name: &str| env.lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap().to_string();
-    let (id, book) = (value("CUSTOMER"), value("BOOK"));
-    for (name, method, path, body) in operations(&shipping, &book) {
+    let (id, book, tracking) = (value("CUSTOMER"), value("BOOK"), value("TRACKING"));
+    for (name, method, path, body) in operations(&shipping, &book, &tracking) {
         let path = format!("/restapi/v1/customers/{id}{path}");
         let mut latencies = Vec::new();
         let start = Instant::now();
