@@ -105,6 +105,15 @@ impl ShippingBuilder {
         self
     }
 
+    /// The size of the write-ahead log, in pages of 4 KiB, past which a commit also
+    /// checkpoints it into the database file (SQLite's `wal_autocheckpoint`; default
+    /// 1,000). 0 leaves checkpoints to [`Shipping::checkpoint`], called from elsewhere:
+    /// `consign serve` checkpoints on a thread of its own, so that no write waits for it.
+    pub fn auto_checkpoint(mut self, pages: u32) -> Self {
+        self.settings.auto_checkpoint = pages;
+        self
+    }
+
     /// How long an operation waits for a lock held by another connection to the same
     /// file (another process, or another `Shipping`) before it answers `BUSY` (HTTP 503,
     /// to be retried). Default: 5 seconds.

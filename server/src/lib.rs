@@ -25,6 +25,11 @@
 //!   all-or-nothing, and the group waits for the disk once. No answer is sent before its
 //!   group is committed, so an acknowledged write survives a crash (and, under the
 //!   default `Synchronous::Full`, a power loss).
+//! - After each group, a checkpointer thread with a connection of its own copies the
+//!   write-ahead log into the database file ([`consign::Shipping::checkpoint`]), so that
+//!   no write waits for that. The writer checkpoints only past
+//!   [`WRITER_AUTO_CHECKPOINT`] pages, should the log outgrow what the checkpointer keeps
+//!   up with (readers holding old snapshots stop a log from starting over).
 //!
 //! Another process writing to the file (the CLI) takes turns by SQLite's lock; a group or
 //! read that waits longer than the busy timeout answers 503 `BUSY` with `Retry-After: 1`.
@@ -57,6 +62,10 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 
 /// Most writing requests committed together in one group (see the crate docs).
 pub const MAX_GROUP: usize = 64;
+
+/// The log size, in pages of 4 KiB, past which the writer checkpoints on its own
+/// commit (see the crate docs); SQLite's default is 1,000.
+pub const WRITER_AUTO_CHECKPOINT: u32 = 16_000;
 
 /// How a server is set up.
 #[derive(Clone)]
@@ -276,8 +285,8 @@ impl Call {
 }
 
 /// The writer thread: takes every queued write (up to [`MAX_GROUP`]), runs them with one
-/// commit, then answers them; until the queue is closed and empty.
-fn write_loop(shipping: &Shipping, mut queue: tokio::sync::mpsc::Receiver<Write>) {
+/// commit, answers them and tells the checkpointer; until the queue is closed and empty.
+fn write_loop(shipping: &Shipping, mut queue: tokio::sync::mpsc::Receiver<Write>, committed: &std::sync::mpsc::SyncSender<()>) {
     while let Some(first) = queue.blocking_recv() {
         let mut group = vec![first];
         while group.len() < MAX_GROUP {
@@ -296,6 +305,18 @@ fn write_loop(shipping: &Shipping, mut queue: tokio::sync::mpsc::Receiver<Write>
             // A client that went away is not waiting for its answer.
             let _ = write.answer.send(answer);
         }
+        // Full: a checkpoint is due already and will see this group too.
+        let _ = committed.try_send(());
+    }
+}
+
+/// The checkpointer thread: a passive checkpoint after each group the writer committed
+/// (those committed during one are covered by the next), until the writer ends.
+fn checkpoint_loop(shipping: &Shipping, committed: &std::sync::mpsc::Receiver<()>) {
+    while committed.recv().is_ok() {
+        // A failed checkpoint leaves the log as it was: the next one, or the writer's
+        // own past WRITER_AUTO_CHECKPOINT, copies it.
+        let _ = shipping.checkpoint();
     }
 }
 
@@ -306,8 +327,8 @@ fn failed() -> Error {
 
 /// The routes, the layers, the pool and the writer thread of `config`.
 fn app(config: &Config) -> std::io::Result<(Router, std::thread::JoinHandle<()>)> {
-    let open = || {
-        let builder = Shipping::builder().path(&config.db).synchronous(config.synchronous);
+    let open = |auto_checkpoint: u32| {
+        let builder = Shipping::builder().path(&config.db).synchronous(config.synchronous).auto_checkpoint(auto_checkpoint);
         let builder = match &config.clock {
             Some(clock) => builder.clock(Arc::clone(clock)),
             None => builder,
@@ -315,11 +336,21 @@ fn app(config: &Config) -> std::io::Result<(Router, std::thread::JoinHandle<()>)
         builder.open().map_err(|e| std::io::Error::other(format!("{}: {}", config.db.display(), e.message())))
     };
     let size = config.pool.max(1);
-    let free = (0..size).map(|_| open()).collect::<std::io::Result<Vec<_>>>()?;
+    // Readers write only labels rendered on first retrieval (`lazy_labels`, which the
+    // server does not use): SQLite's default checkpointing serves them.
+    let free = (0..size).map(|_| open(1000)).collect::<std::io::Result<Vec<_>>>()?;
     let pool = Arc::new(Pool { free: Mutex::new(free), permits: Arc::new(Semaphore::new(size)) });
-    let writer = open()?;
+    let (writer, checkpointer) = (open(WRITER_AUTO_CHECKPOINT)?, open(0)?);
     let (writes, queue) = tokio::sync::mpsc::channel(4 * MAX_GROUP);
-    let writer = std::thread::Builder::new().name("consign-writer".into()).spawn(move || write_loop(&writer, queue))?;
+    let (committed, due) = std::sync::mpsc::sync_channel(1);
+    let checkpointer =
+        std::thread::Builder::new().name("consign-checkpointer".into()).spawn(move || checkpoint_loop(&checkpointer, &due))?;
+    let writer = std::thread::Builder::new().name("consign-writer".into()).spawn(move || {
+        write_loop(&writer, queue, &committed);
+        drop(committed);
+        // The checkpointer ends once it has seen the last group.
+        let _ = checkpointer.join();
+    })?;
     let state = Arc::new(App { pool, writes });
     let mut router =
         Router::new().route("/healthz", get(healthz)).route("/restapi/v1/openapi.json", get(openapi)).fallback(interface).with_state(state);

@@ -67,6 +67,23 @@ impl Shipping {
         Locked(db)
     }
 
+    /// Copies what the write-ahead log holds into the database file, as far as readers
+    /// let it, without waiting for a writer or blocking one (a passive checkpoint).
+    /// Returns the log's size and how much of it is now in the file, in pages.
+    ///
+    /// # Errors
+    /// `INTERNAL` on a storage failure; `BUSY` when another checkpoint is running.
+    pub fn checkpoint(&self) -> Result<(i64, i64)> {
+        self.not_in_group("a checkpoint")?;
+        let conn = self.lock();
+        let (busy, log, done): (i64, i64, i64) =
+            conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        if busy != 0 {
+            return Err(Error::new(crate::ErrorCategory::Busy, "another checkpoint of this database is running; try again"));
+        }
+        Ok((log, done))
+    }
+
     /// Refuses `what` inside a group ([`Shipping::commit_together`]): an import swaps in
     /// what it wrote before the group commits, and an export would show what it has not
     /// committed yet.
@@ -329,6 +346,26 @@ mod tests {
             .unwrap();
         assert_eq!(refused, [crate::ErrorCategory::Internal; 3]);
         assert!(shipping.export_database().is_ok(), "after the group, exports work again");
+    }
+
+    #[test]
+    fn commits_checkpoint_the_log_unless_told_not_to_and_checkpoint_does_it_then() {
+        let db = TempDb::new("checkpoints");
+        let writes = |shipping: &Shipping| {
+            for _ in 0..1500 {
+                shipping.write(|tx| crate::store::next_id(tx, "counter")).unwrap();
+            }
+        };
+        // Each commit adds at least a page to the log.
+        let manual = Shipping::builder().path(db.0.join("manual.db")).auto_checkpoint(0).open().unwrap();
+        writes(&manual);
+        let (log, done) = manual.checkpoint().unwrap();
+        assert!(log >= 1500, "the log grew to {log} pages: no commit checkpointed it");
+        assert_eq!(done, log, "with no reader, a checkpoint copies it all");
+        let automatic = db.open();
+        writes(&automatic);
+        let (log, _) = automatic.checkpoint().unwrap();
+        assert!(log < 1500, "commits checkpoint past 1,000 pages, and the log starts over: {log}");
     }
 
     #[test]

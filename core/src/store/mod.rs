@@ -85,14 +85,20 @@ pub(crate) struct Settings {
     pub(crate) busy_timeout: Duration,
     /// `PRAGMA synchronous` of a file database.
     pub(crate) synchronous: Synchronous,
+    /// `PRAGMA wal_autocheckpoint`: the write-ahead log's size in pages past which a
+    /// commit checkpoints it (0: never).
+    pub(crate) auto_checkpoint: u32,
 }
+
+/// SQLite's default `wal_autocheckpoint`, in pages.
+pub(crate) const DEFAULT_AUTO_CHECKPOINT: u32 = 1000;
 
 /// The wait for a lock held by another connection before an operation answers `BUSY`.
 pub(crate) const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 impl Default for Settings {
     fn default() -> Self {
-        Settings { busy_timeout: DEFAULT_BUSY_TIMEOUT, synchronous: Synchronous::default() }
+        Settings { busy_timeout: DEFAULT_BUSY_TIMEOUT, synchronous: Synchronous::default(), auto_checkpoint: DEFAULT_AUTO_CHECKPOINT }
     }
 }
 
@@ -129,6 +135,7 @@ pub(crate) fn configure_with(conn: &Connection, settings: Settings) -> Result<()
     // In-memory databases answer "memory" here; that is fine.
     let _mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     conn.pragma_update(None, "synchronous", settings.synchronous.pragma())?;
+    conn.pragma_update(None, "wal_autocheckpoint", settings.auto_checkpoint)?;
     Ok(())
 }
 
