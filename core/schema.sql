@@ -187,6 +187,7 @@ CREATE TABLE shipments (
     booked_event_time TEXT,                  -- YYYY-MM-DD HH:MM:SS
     booked_event_area TEXT,                  -- the sender's city, and state if any
     booked_event_country TEXT,
+    view_shape INTEGER,                      -- booking::view_shape of the build that wrote `view`
     PRIMARY KEY (customer_id, book_number)
 );
 CREATE INDEX shipments_by_quote ON shipments(customer_id, quote_id) WHERE quote_id IS NOT NULL;

@@ -81,8 +81,8 @@ pub fn insert_shipment_copies(
         )?;
         let mut insert = tx.prepare_cached(
             "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
-                shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, NULL, ?14, ?15)",
+                shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, view_shape, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, NULL, ?14, ?15, ?16)",
         )?;
         let mut piece = tx.prepare_cached(
             "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost, customer_id) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -112,6 +112,7 @@ pub fn insert_shipment_copies(
                 row.10,
                 row.9,
                 wire::to_json(&view)?,
+                booking::view_shape(),
                 row.11,
             ])?;
             piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8, customer_id])?;

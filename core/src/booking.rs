@@ -3,6 +3,8 @@
 //! numbers, render its labels, record `Info Received`, and keep the idempotency record:
 //! all in the caller's one transaction, so that a booking happens whole or not at all.
 
+use std::sync::OnceLock;
+
 use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension};
 use rust_decimal::Decimal;
@@ -577,9 +579,9 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
     let booked = crate::tracking::booked_event(&v.shipment.sender, ctx.now);
     tx.prepare_cached(
         "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
-            shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, created_at, search_rowid, search_body,
-            booked_event_time, booked_event_area, booked_event_country)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+            shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, view_shape, created_at, search_rowid,
+            search_body, booked_event_time, booked_event_area, booked_event_country)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
     )?
     .execute(rusqlite::params![
         book_number,
@@ -597,6 +599,7 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
         v.label_format.code(),
         priced.quote_id,
         wire::to_json(&view)?,
+        view_shape(),
         ledger::timestamp(ctx.now),
         search.rowid,
         search.body,
@@ -825,6 +828,38 @@ pub(crate) struct StoredShipment {
 
 /// A shipment's stored view. Views stored before the view had `orderId` get it from
 /// their fulfilment, as a booking now stores it.
+/// A view with every field present, nested ones included (no null, no empty list), for
+/// [`view_shape`]. A field added to the view's types must be added here with a value;
+/// a test checks that nothing is missing.
+const SAMPLE_VIEW: &str = r#"{"bookNumber": "1000000001", "trackingNumber": "T1", "trackingNumbers": ["T1"], "voided": false,
+    "carrierCode": "c", "serviceCode": "s", "packageTypeCode": "p", "shipmentDate": "2026-11-25", "shipperReference": "r",
+    "shipmentReference": "r", "shipperReference2": "r", "contentDescription": "d",
+    "sender": {"name": "n", "company": "c", "address1": "a", "address2": "a", "city": "c", "state": "s", "zip": "z",
+        "country": "US", "phone": "p", "email": "e"},
+    "receiver": {"name": "n", "company": "c", "address1": "a", "address2": "a", "city": "c", "state": "s", "zip": "z",
+        "country": "US", "phone": "p", "email": "e"},
+    "residential": false, "signatureOptionCode": "direct", "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
+    "customsCurrency": "USD",
+    "pieces": [{"weight": "1", "length": "1", "width": "1", "height": "1", "insuranceAmount": 1.5, "declaredValue": 1.5}],
+    "fulfillment": {"orderId": "o", "integrationId": "i", "items": [{"productId": "p", "sku": "s", "lineId": "l", "quantity": 1}]},
+    "totalShippingCost": 1.25, "orderId": "o", "orderNumber": "n"}"#;
+
+/// The shape of the views this build stores: a hash (FNV-1a) of [`SAMPLE_VIEW`] as this
+/// build writes it, so that any change to the view's fields, their order or how one is
+/// written changes it. Stored with each view (`shipments.view_shape`): a view of today's
+/// shape is what this build would write for it, and search sends it as stored.
+pub(crate) fn view_shape() -> i64 {
+    static SHAPE: OnceLock<i64> = OnceLock::new();
+    *SHAPE.get_or_init(|| {
+        let written = serde_json::from_str::<wire::ShipmentView>(SAMPLE_VIEW).and_then(|v| serde_json::to_string(&v));
+        // A sample that does not parse matches no stored view: every view then goes the
+        // typed way (and the sample's test fails).
+        let bytes = written.unwrap_or_default().into_bytes();
+        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+        i64::from_ne_bytes(hash.to_ne_bytes())
+    })
+}
+
 pub(crate) fn parse_view(text: &str) -> serde_json::Result<wire::ShipmentView> {
     let mut view: wire::ShipmentView = serde_json::from_str(text)?;
     if view.order_id.is_none() {
@@ -972,6 +1007,27 @@ mod tests {
 
     fn pieces(weights: &[Decimal]) -> Vec<ValidPiece> {
         weights.iter().map(|&weight| ValidPiece { weight, dims: None, insurance: None, declared_value: None }).collect()
+    }
+
+    /// The sample holds every field of the view's types, nested ones included, so that a
+    /// field added anywhere changes the shape. (An added field the sample lacks shows as
+    /// null, or fails to parse.)
+    #[test]
+    fn the_sample_view_holds_every_field_with_a_value() {
+        fn holes(value: &serde_json::Value, path: &str, found: &mut Vec<String>) {
+            match value {
+                serde_json::Value::Null => found.push(path.to_string()),
+                serde_json::Value::Array(items) if items.is_empty() => found.push(path.to_string()),
+                serde_json::Value::Array(items) => items.iter().for_each(|v| holes(v, &format!("{path}[]"), found)),
+                serde_json::Value::Object(fields) => fields.iter().for_each(|(k, v)| holes(v, &format!("{path}.{k}"), found)),
+                _ => {}
+            }
+        }
+        let view: wire::ShipmentView = serde_json::from_str(SAMPLE_VIEW).expect("SAMPLE_VIEW parses as a ShipmentView");
+        let mut found = Vec::new();
+        holes(&serde_json::to_value(&view).unwrap(), "", &mut found);
+        assert!(found.is_empty(), "SAMPLE_VIEW needs a value for {found:?}");
+        assert_ne!(view_shape(), i64::from_ne_bytes(0xcbf2_9ce4_8422_2325_u64.to_ne_bytes()), "the shape hashes the sample's text");
     }
 
     #[test]

@@ -534,7 +534,7 @@ fn record_tracking_events(s: &Shipping, p: &Params, _: Query, body: &str) -> Res
 
 /// Search shipments (4.3).
 fn search_shipments(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    json(200, &s.search_shipments(p.get("customerId")?, &parse_body(body)?)?)
+    Ok(Response { status: 200, body: s.search_shipments_json(p.get("customerId")?, &parse_body(body)?)? })
 }
 
 /// Create batch (DECISIONS 9); an empty body is a batch without a name.

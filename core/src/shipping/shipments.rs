@@ -86,6 +86,11 @@ impl Shipping {
         self.read_for(customer_id, |conn| search::search(conn, customer_id, &req.keyword))
     }
 
+    /// [`Shipping::search_shipments`] as the JSON of its answer, for `handle`.
+    pub(crate) fn search_shipments_json(&self, customer_id: &str, req: &wire::SearchShipmentsRequest) -> Result<String> {
+        self.read_for(customer_id, |conn| search::search_json(conn, customer_id, &req.keyword))
+    }
+
     /// Track shipment (4.6), `GET .../shipments/:bookNumber/tracking-information`: every
     /// event of every piece, newest first.
     ///
@@ -137,5 +142,90 @@ impl Shipping {
     ) -> Result<wire::RecordTrackingEventsResponse> {
         let catalog = self.catalog();
         self.write(|tx| tracking::record_for_carrier(tx, &catalog, carrier, tracking_number, event))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{json, Value};
+
+    use super::*;
+
+    /// Books `n` domestic shipments with references `REF-0`, ... for a new customer.
+    fn booked(n: usize) -> (Shipping, String, Vec<String>) {
+        let shipping = Shipping::open_in_memory().unwrap();
+        let address = json!({"name": "Ann Lee", "company": "Lee Ceramics", "address1": "200 Market St", "address2": "",
+            "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US", "phone": "(215) 555-0142"});
+        let body = json!({"profileCode": "Default", "email": "ann@example.com", "password": "glaze-and-fire",
+            "mailingAddress": address, "billingAddress": address, "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 10000}});
+        let r = shipping.handle("POST", "/restapi/v1/customers", &body.to_string());
+        let id = serde_json::from_str::<Value>(&r.body).unwrap()["customerId"].as_str().unwrap().to_string();
+        let date = shipping.clock().today() + chrono::Duration::days(1);
+        let books = (0..n)
+            .map(|i| {
+                let shipment = json!({"carrierCode": "postal", "serviceCode": "postal_priority_mail", "packageTypeCode": "postal_custom",
+                    "shipmentDate": date.to_string(), "shipmentReference": format!("REF-{i}"), "contentDescription": "mugs \"glazed\" \\ fired",
+                    "sender": address, "receiver": {"name": "Bo Kim", "company": "", "address1": "1 A St", "address2": "", "city": "Los Angeles",
+                        "state": "CA", "zip": "90012", "country": "US", "phone": "2135550100"},
+                    "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
+                    "pieces": [{"weight": "2.5", "length": "10", "width": "8", "height": "6", "insuranceAmount": "120.50", "declaredValue": null}]});
+                let r = shipping.handle("POST", &format!("/restapi/v1/customers/{id}/shipments"), &shipment.to_string());
+                assert_eq!(r.status, 201, "{}", r.body);
+                serde_json::from_str::<Value>(&r.body).unwrap()["bookNumber"].as_str().unwrap().to_string()
+            })
+            .collect();
+        (shipping, id, books)
+    }
+
+    /// The search answer through `handle` and the typed answer written by serde.
+    fn both(shipping: &Shipping, id: &str, keyword: &str) -> (String, String) {
+        let r = shipping.handle("POST", &format!("/restapi/v1/customers/{id}/searchShipments"), &json!({ "keyword": keyword }).to_string());
+        assert_eq!(r.status, 200, "{}", r.body);
+        let typed = shipping.search_shipments(id, &wire::SearchShipmentsRequest { keyword: keyword.into() }).unwrap();
+        (r.body, wire::to_json(&typed).unwrap())
+    }
+
+    #[test]
+    fn search_sends_views_of_todays_shape_as_stored_and_exactly_as_serde_writes_them() {
+        let (shipping, id, books) = booked(4);
+        let shapes: Vec<Option<i64>> = shipping
+            .read(|c| Ok(c.prepare("SELECT view_shape FROM shipments")?.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?))
+            .unwrap();
+        assert_eq!(shapes, vec![Some(booking::view_shape()); 4], "bookings record today's shape");
+        let r = shipping.handle("POST", &format!("/restapi/v1/customers/{id}/shipments/{}", books[1]), r#"{"voided": true}"#);
+        assert_eq!(r.status, 200, "{}", r.body);
+        let (sent, typed) = both(&shipping, &id, "ref-");
+        assert_eq!(sent, typed);
+        let voided: Vec<bool> =
+            serde_json::from_str::<Value>(&sent).unwrap()["shipments"].as_array().unwrap().iter().map(|v| v["voided"] == true).collect();
+        assert_eq!(voided, [false, false, true, false], "newest first, the voided one shows it");
+        let (none, typed_none) = both(&shipping, &id, "no such thing");
+        assert_eq!((none.as_str(), typed_none.as_str()), (r#"{"shipments":[]}"#, r#"{"shipments":[]}"#));
+    }
+
+    #[test]
+    fn views_of_another_shape_are_read_and_written_again() {
+        let (shipping, id, books) = booked(3);
+        // As an older build stored them: no orderId (read as the fulfilled order's id),
+        // no shape recorded; and one whose shape differs from today's.
+        shipping
+            .write(|tx| {
+                let view: String = tx.query_row("SELECT view FROM shipments WHERE book_number = ?1", [&books[0]], |r| r.get(0))?;
+                let mut old: serde_json::Map<String, Value> = serde_json::from_str(&view).unwrap();
+                old.remove("orderId");
+                old.insert("fulfillment".into(), json!({"orderId": "ORD-7", "integrationId": "shop", "items": []}));
+                tx.execute(
+                    "UPDATE shipments SET view = ?1, view_shape = NULL WHERE book_number = ?2",
+                    [&Value::Object(old).to_string(), &books[0]],
+                )?;
+                tx.execute("UPDATE shipments SET view_shape = 1, voided = 1 WHERE book_number = ?1", [&books[2]])?;
+                Ok(())
+            })
+            .unwrap();
+        let (sent, typed) = both(&shipping, &id, "ref-");
+        assert_eq!(sent, typed);
+        let answer: Value = serde_json::from_str(&sent).unwrap();
+        assert_eq!(answer["shipments"][2]["orderId"], "ORD-7");
+        assert_eq!(answer["shipments"][0]["voided"], true);
     }
 }
