@@ -36,7 +36,8 @@ const BASELINE: &str = include_str!("../../migrations/0001_baseline.sql");
 const UPGRADES: &[&str] = &[
     include_str!("../../migrations/0002_application_id.sql"),
     include_str!("../../migrations/0003_api_keys.sql"),
-    include_str!("../../migrations/0004_view_shape_and_search_merging.sql"),
+    include_str!("../../migrations/0004_search_merging.sql"),
+    include_str!("../../migrations/0005_view_shape.sql"),
 ];
 
 /// The schema version this build writes.
