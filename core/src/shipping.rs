@@ -199,7 +199,7 @@ impl Shipping {
             let stored: Option<String> = tx.query_row("SELECT document FROM catalog WHERE id = 1", [], |r| r.get(0)).optional()?;
             let catalog = match stored {
                 Some(doc) => {
-                    Catalog::from_json(&doc).map_err(|e| Error::internal(format!("the stored catalog does not load: {}", e.message())))?
+                    Catalog::stored(&doc).map_err(|e| Error::internal(format!("the stored catalog does not load: {}", e.message())))?
                 }
                 None => {
                     // No catalog yet: the database is new, and gets the default data too.
@@ -389,6 +389,21 @@ fn load_rate_book(conn: &Connection) -> Result<Arc<RateBook>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_catalog_stored_without_generic_signature_codes_opens_with_them() {
+        let dir = std::env::temp_dir().join(format!("consign-stored-catalog-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("old.db");
+        let old = crate::catalog::tests::without_generic_codes().to_string();
+        let shipping = Shipping::open(&path).unwrap();
+        shipping.write(|tx| Ok(tx.execute("UPDATE catalog SET document = ?1", [&old])?)).unwrap();
+        drop(shipping);
+        let reopened = Shipping::open(&path).unwrap();
+        assert_eq!(reopened.catalog().carrier("postal").unwrap().signature_option("ADULT").unwrap().code, "postal_adult_signature");
+        drop(reopened);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn file_databases_sync_fully_unless_told_otherwise_and_reads_are_one_transaction() {

@@ -271,6 +271,32 @@ impl Catalog {
         Self::from_document(doc)
     }
 
+    /// A catalog stored by a build that knew no generic signature codes, read as if it
+    /// had them: an option without a generic code takes that of the default catalog's
+    /// option of the same carrier and code, unless another option of the carrier has it.
+    /// An option the default catalog lacks keeps none, and so does every option when the
+    /// codes taken would name two options of a carrier.
+    ///
+    /// # Errors
+    /// As [`Catalog::from_json`].
+    pub(crate) fn stored(json: &str) -> Result<Catalog> {
+        let mut doc: CatalogDocument = serde_json::from_str(json)
+            .map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {e}.")).with_source(e))?;
+        let Ok(defaults) = Self::default_catalog() else { return Self::from_json(json) };
+        for carrier in &mut doc.carriers {
+            let Some(default) = defaults.carrier(&carrier.code) else { continue };
+            for i in 0..carrier.signature_options.len() {
+                let known = default.signature_options.iter().find(|d| d.code == carrier.signature_options[i].code);
+                let Some(generic) = known.and_then(|d| d.generic.clone()) else { continue };
+                let taken = carrier.signature_options.iter().any(|o| o.generic.as_deref() == Some(generic.as_str()));
+                if carrier.signature_options[i].generic.is_none() && !taken {
+                    carrier.signature_options[i].generic = Some(generic);
+                }
+            }
+        }
+        Self::from_document(doc).or_else(|_| Self::from_json(json))
+    }
+
     /// The embedded default catalog.
     ///
     /// # Errors
@@ -544,8 +570,47 @@ impl Catalog {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// A catalog stored before generic signature codes existed: the default catalog's
+    /// document without them.
+    pub(crate) fn without_generic_codes() -> serde_json::Value {
+        let mut doc: serde_json::Value = serde_json::from_str(DEFAULT_CATALOG_JSON).unwrap();
+        for carrier in doc["carriers"].as_array_mut().unwrap() {
+            for option in carrier["signatureOptions"].as_array_mut().unwrap() {
+                option.as_object_mut().unwrap().remove("generic");
+            }
+        }
+        doc
+    }
+
+    #[test]
+    fn a_stored_catalog_without_generic_codes_takes_the_default_ones() {
+        let old = without_generic_codes();
+        assert!(Catalog::from_json(&old.to_string()).unwrap().carrier("parcel").unwrap().signature_option("DIRECT").is_none());
+        let stored = Catalog::stored(&old.to_string()).unwrap();
+        let defaults = Catalog::default_catalog().unwrap();
+        for carrier in &defaults.doc.carriers {
+            assert_eq!(stored.carrier(&carrier.code).unwrap().signature_options, carrier.signature_options, "{}", carrier.code);
+        }
+        assert_eq!(stored.carrier("parcel").unwrap().signature_option("direct").unwrap().code, "parcel_signature");
+    }
+
+    #[test]
+    fn options_the_default_lacks_or_codes_that_would_clash_keep_no_generic_code() {
+        let mut doc = without_generic_codes();
+        let options = doc["carriers"][0]["signatureOptions"].as_array_mut().unwrap();
+        options[1]["code"] = serde_json::json!("my_adult_signature");
+        options.push(serde_json::json!({"code": "direct", "label": "A carrier code that is the generic one"}));
+        let stored = Catalog::stored(&doc.to_string()).unwrap();
+        let options = &stored.doc.carriers[0].signature_options;
+        assert!(options.iter().all(|o| o.generic.is_none()), "the clash keeps the catalog as stored: {options:?}");
+        doc["carriers"][0]["signatureOptions"].as_array_mut().unwrap().pop();
+        let stored = Catalog::stored(&doc.to_string()).unwrap();
+        let generics: Vec<Option<&str>> = stored.doc.carriers[0].signature_options.iter().map(|o| o.generic.as_deref()).collect();
+        assert_eq!(generics, [Some("direct"), None]);
+    }
 
     /// The country sets answer as the lists do, for every service and route.
     #[test]
