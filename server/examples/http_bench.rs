@@ -1,8 +1,9 @@
 //! The fixture and the in-process side of `scripts/bench-http`, not a benchmark by itself.
 //!
 //! - `http_bench setup DB DIR`: a database with one customer (its recharge covers every
-//!   booking), 200 shipments to search and retrieve, and a customer key; writes the request
-//!   bodies and a `env` file (customer, key, a book and a tracking number) into DIR.
+//!   booking), [`SHIPMENTS`] shipments to search and retrieve, and a customer key; writes
+//!   the request bodies and a `env` file (customer, key, the book and tracking number of
+//!   the middle shipment) into DIR.
 //! - `http_bench inprocess DB DIR SECONDS [full|normal]`: the same operations through
 //!   `Shipping::handle` on one thread, each for SECONDS: requests/s, p50 and p99; commits
 //!   synced as `consign::Synchronous` says (default full, as the server).
@@ -44,33 +45,43 @@ fn operations(shipping: &Shipping, book: &str, tracking: &str) -> Vec<(&'static 
     vec![
         ("quote", "POST", "/quote".into(), with_service(shipment(shipping, "Q-1")).to_string()),
         ("batch-quote-50", "POST", "/batch-quote".into(), json!({ "shipments": batch }).to_string()),
-        ("book", "POST", "/shipments".into(), with_service(shipment(shipping, "INV-9")).to_string()),
-        // A page of 100 results: "INV-1" is in 111 of the references.
+        // A page of 100 results: "INV-1" is in 1,111 of the references, the newest of them
+        // behind 8,000 newer shipments.
         ("search-100", "POST", "/searchShipments".into(), json!({"keyword": "INV-1"}).to_string()),
         // A desk's lookup of one shipment by its tracking number.
         ("search-1", "POST", "/searchShipments".into(), json!({ "keyword": tracking }).to_string()),
         ("retrieve", "GET", format!("/shipments/{book}"), String::new()),
+        // Last: the searches above run over the fixture alone.
+        ("book", "POST", "/shipments".into(), with_service(shipment(shipping, "NEW-1")).to_string()),
     ]
 }
 
+/// Shipments booked before the run, references `INV-0` to `INV-9999`: the searches and
+/// the retrieve run over them (and before the bookings of the run, so that they find the
+/// same database under either `Synchronous`).
+const SHIPMENTS: usize = 10_000;
+
 fn setup(db: &Path, dir: &Path) {
-    let shipping = Shipping::open(db).unwrap();
+    // Untimed: the fixture commits without waiting for the disk.
+    let shipping = Shipping::builder().path(db).synchronous(consign::Synchronous::Normal).open().unwrap();
     let customer = json!({"profileCode": "Default", "email": "bench@example.com", "password": "bench-password",
         "mailingAddress": address("Ann Lee", "Philadelphia", "PA", "19106"), "billingAddress": address("Ann Lee", "Philadelphia", "PA", "19106"),
         "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 100000000}});
     let r = shipping.handle("POST", "/restapi/v1/customers", &customer.to_string());
     let id = serde_json::from_str::<Value>(&r.body).unwrap()["customerId"].as_str().unwrap().to_string();
     let (mut book, mut tracking) = (String::new(), String::new());
-    for i in 0..200 {
+    for i in 0..SHIPMENTS {
         let r = shipping.handle(
             "POST",
             &format!("/restapi/v1/customers/{id}/shipments"),
             &with_service(shipment(&shipping, &format!("INV-{i}"))).to_string(),
         );
         assert_eq!(r.status, 201, "{}", r.body);
-        let booked = serde_json::from_str::<Value>(&r.body).unwrap();
-        book = booked["bookNumber"].as_str().unwrap().to_string();
-        tracking = booked["trackingNumber"].as_str().unwrap().to_string();
+        if i == SHIPMENTS / 2 {
+            let booked = serde_json::from_str::<Value>(&r.body).unwrap();
+            book = booked["bookNumber"].as_str().unwrap().to_string();
+            tracking = booked["trackingNumber"].as_str().unwrap().to_string();
+        }
     }
     let key = shipping.create_api_key(Some(&id), "bench").unwrap().key;
     for (name, method, path, body) in operations(&shipping, &book, &tracking) {
