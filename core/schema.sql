@@ -204,6 +204,19 @@ CREATE TABLE shipment_pieces (
 ) WITHOUT ROWID;
 CREATE INDEX shipment_pieces_by_tracking ON shipment_pieces(tracking_number);
 
+-- The commercial invoice of a booking that carries `commercialInvoice` (4.5): what it
+-- prints (documents::InvoiceData as JSON), whether it was to be sent electronically, and
+-- the PDF when rendered at booking (NULL with lazy labels: rendered on retrieval).
+CREATE TABLE commercial_invoices (
+    customer_id TEXT NOT NULL,
+    book_number TEXT NOT NULL,
+    send_electronically INTEGER NOT NULL CHECK (send_electronically IN (0, 1)),
+    data TEXT NOT NULL,
+    pdf BLOB,
+    PRIMARY KEY (customer_id, book_number),
+    FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
+);
+
 CREATE TABLE labels (
     customer_id TEXT NOT NULL,
     book_number TEXT NOT NULL,

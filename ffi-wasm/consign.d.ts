@@ -1286,6 +1286,11 @@ export type ShipmentView = {
    * shipment fulfils.
    */
   orderNumber: string,
+  /**
+   * Extension: the shipment's commercial invoice, or null when it was booked without
+   * one.
+   */
+  commercialInvoice: ViewInvoice | null,
 };
 
 /**
@@ -1332,6 +1337,18 @@ export type ViewPiece = {
    * Declared value.
    */
   declaredValue: number | null,
+};
+
+/**
+ * A booked shipment's commercial invoice, as retrieve shipment and search show it; the
+ * document is at `GET .../shipments/:bookNumber/commercialInvoice`.
+ */
+export type ViewInvoice = {
+  /**
+   * Whether the booking asked for the invoice to be sent to the carrier electronically
+   * (`commercialInvoice.sendElectronically`).
+   */
+  sendElectronically: boolean,
 };
 
 /**
@@ -1384,6 +1401,20 @@ export type LabelResponse = {
    * One label per piece, base64.
    */
   base64Images: Array<string>,
+};
+
+/**
+ * Answer of retrieve commercial invoice (the shape of the manifest answer).
+ */
+export type InvoiceResponse = {
+  /**
+   * The data type of `data`: `application/pdf`.
+   */
+  type: string,
+  /**
+   * The document, base64.
+   */
+  data: string,
 };
 
 /**

@@ -627,6 +627,12 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
             }
         }
     }
+    if let Some(invoice) = &req.commercial_invoice {
+        let weight = v.shipment.pieces.iter().fold(Decimal::ZERO, |sum, p| sum.saturating_add(p.weight));
+        let data =
+            crate::invoices::invoice_data(&view, invoice, &v.carrier.label, &v.service.label, weight, v.shipment.weight_unit.as_str());
+        crate::invoices::record(tx, &ctx.customer.id, &data, invoice.send_electronically.unwrap_or(false), ctx.labels_at_booking)?;
+    }
     crate::search::after_booking(tx, shipment_rowid)?;
     if let Some(f) = &req.fulfillment {
         crate::orders::fulfil(tx, &ctx.customer.id, &book_number, f)?;
@@ -676,7 +682,7 @@ fn split_cost(total: Decimal, pieces: &[ValidPiece]) -> Vec<Decimal> {
     shares.into_iter().map(from_cents).collect()
 }
 
-fn label_address(a: &wire::ViewAddress) -> LabelAddress {
+pub(crate) fn label_address(a: &wire::ViewAddress) -> LabelAddress {
     LabelAddress {
         name: a.name.clone(),
         company: a.company.clone(),
@@ -793,6 +799,10 @@ fn view_of(
         total_shipping_cost: total,
         order_id: req.fulfillment.as_ref().map(|f| f.order_id.clone()),
         order_number,
+        commercial_invoice: req
+            .commercial_invoice
+            .as_ref()
+            .map(|i| wire::ViewInvoice { send_electronically: i.send_electronically.unwrap_or(false) }),
     }
 }
 
@@ -842,7 +852,7 @@ const SAMPLE_VIEW: &str = r#"{"bookNumber": "1000000001", "trackingNumber": "T1"
     "customsCurrency": "USD",
     "pieces": [{"weight": "1", "length": "1", "width": "1", "height": "1", "insuranceAmount": 1.5, "declaredValue": 1.5}],
     "fulfillment": {"orderId": "o", "integrationId": "i", "items": [{"productId": "p", "sku": "s", "lineId": "l", "quantity": 1}]},
-    "totalShippingCost": 1.25, "orderId": "o", "orderNumber": "n"}"#;
+    "totalShippingCost": 1.25, "orderId": "o", "orderNumber": "n", "commercialInvoice": {"sendElectronically": true}}"#;
 
 /// The shape of the views this build stores: a hash (FNV-1a) of [`SAMPLE_VIEW`] as this
 /// build writes it, so that any change to the view's fields, their order or how one is

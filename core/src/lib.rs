@@ -46,6 +46,7 @@ mod clock;
 mod customers;
 mod documents;
 mod error;
+mod invoices;
 mod keys;
 mod ledger;
 mod manifests;

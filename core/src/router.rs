@@ -165,6 +165,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber", void_shipment),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label", booked_label),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/commercialInvoice", commercial_invoice),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-information", tracking_information),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events", record_tracking_events),
         Route::new(Post, "/restapi/v1/customers/:customerId/searchShipments", search_shipments).reading(),
@@ -520,6 +521,11 @@ fn label(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
 /// Retrieve label in the format chosen at booking (DECISIONS 9, as clients call it).
 fn booked_label(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
     json(200, &s.booked_label(p.get("customerId")?, p.get("bookNumber")?)?)
+}
+
+/// Retrieve commercial invoice (an extension; the shape of the manifest answer).
+fn commercial_invoice(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.commercial_invoice(p.get("customerId")?, p.get("bookNumber")?)?)
 }
 
 /// Track shipment (4.6).

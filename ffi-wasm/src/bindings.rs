@@ -380,6 +380,18 @@ impl Shipping {
         self.call("GET", &customer(customer_id, &format!("shipments/{}/label/{}", seg(book_number), seg(format))), None)
     }
 
+    /// Retrieve commercial invoice, `GET .../shipments/:bookNumber/commercialInvoice`: the
+    /// invoice of a booking that carried `commercialInvoice`, `{ type, data }` with the
+    /// PDF base64-encoded.
+    #[wasm_bindgen(js_name = commercialInvoice, unchecked_return_type = "InvoiceResponse")]
+    pub fn commercial_invoice(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, &format!("shipments/{}/commercialInvoice", seg(book_number))), None)
+    }
+
     // ---- after booking: search, tracking, pickups, manifests, orders ---------------------
 
     /// Search shipments (4.3), `POST .../searchShipments` with `{ keyword }`.

@@ -3,7 +3,8 @@
 //! The HTTP face of consign (`consign serve`): the interface of the spec over HTTP/1.1,
 //! answered by [`consign::Shipping::handle_as`], behind API keys (DECISIONS 9). This crate
 //! adds only what HTTP itself needs: reading the request, the `Authorization` header,
-//! status codes and headers (`Allow`, `Retry-After`, PDF labels as `application/pdf`),
+//! status codes and headers (`Allow`, `Retry-After`, PDF labels and invoices as
+//! `application/pdf`),
 //! CORS, a log line per request and a graceful shutdown.
 //!
 //! ```no_run
@@ -451,8 +452,13 @@ fn api_key(headers: &HeaderMap) -> Option<&str> {
 /// The HTTP answer for core's `answer` to `method` on `path`.
 fn respond(method: &Method, path: &str, answer: consign::Response) -> Response {
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    if status == StatusCode::OK && consign::route_pattern(method.as_str(), path).is_some_and(|p| p.contains("/label")) {
-        if let Some(pdf) = pdf_label(&answer.body) {
+    if status == StatusCode::OK {
+        let pdf = match consign::route_pattern(method.as_str(), path) {
+            Some(p) if p.contains("/label") => pdf_label(&answer.body),
+            Some(p) if p.ends_with("/commercialInvoice") => pdf_document(&answer.body),
+            _ => None,
+        };
+        if let Some(pdf) = pdf {
             return ([(CONTENT_TYPE, HeaderValue::from_static("application/pdf"))], pdf).into_response();
         }
     }
@@ -480,6 +486,15 @@ fn pdf_label(body: &str) -> Option<Vec<u8>> {
         [one] => base64::engine::general_purpose::STANDARD.decode(one.as_str()?).ok(),
         _ => None,
     }
+}
+
+/// The PDF of a document answer `{type: "application/pdf", data: "<base64>"}`.
+fn pdf_document(body: &str) -> Option<Vec<u8>> {
+    let document: serde_json::Value = serde_json::from_str(body).ok()?;
+    if document.get("type")?.as_str()? != "application/pdf" {
+        return None;
+    }
+    base64::engine::general_purpose::STANDARD.decode(document.get("data")?.as_str()?).ok()
 }
 
 fn json(status: StatusCode, body: String) -> Response {

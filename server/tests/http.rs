@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use consign::{FixedClock, Shipping};
 use consign_conformance::{
-    book_body, customer_body, intl_shipment, la_address, manifest_body, order_body, parcel_account, payment_body, pickup_body,
+    book_body, customer_body, intl_shipment, invoice, la_address, manifest_body, order_body, parcel_account, payment_body, pickup_body,
     quote_shipment, quoting_option, with, NOW,
 };
 use consign_server::{Config, Server};
@@ -266,6 +266,20 @@ fn http_conventions_status_codes_and_headers() {
         assert_eq!((pdf.status, pdf.header("content-type")), (200, Some("application/pdf")), "{tail}");
         assert!(pdf.bytes.starts_with(b"%PDF-"), "{tail}");
     }
+
+    // A commercial invoice is the PDF itself; a shipment without one is 404 JSON.
+    let mut intl = with(intl_shipment(), "/commercialInvoice", invoice("1.2"));
+    for (key, value) in
+        [("carrierCode", "intlexpress"), ("serviceCode", "intlexpress_express_worldwide"), ("packageTypeCode", "intlexpress_custom")]
+    {
+        intl[key] = json!(value);
+    }
+    intl["approvePrepayRecharge"] = json!(true);
+    let invoiced = s.book(&id, &intl);
+    let pdf = s.get(&path(&id, &format!("/shipments/{invoiced}/commercialInvoice")));
+    assert_eq!((pdf.status, pdf.header("content-type")), (200, Some("application/pdf")));
+    assert!(pdf.bytes.starts_with(b"%PDF-"));
+    s.get(&path(&id, &format!("/shipments/{book}/commercialInvoice"))).expect_error(404, "NOT_FOUND");
 
     // 404 for no operation, 405 with Allow for a wrong method.
     s.get("/restapi/v1/nothing").expect_error(404, "NOT_FOUND");

@@ -9,6 +9,8 @@ mod batches;
 mod booking;
 #[path = "conformance/customers.rs"]
 mod customers;
+#[path = "conformance/invoices.rs"]
+mod invoices;
 #[path = "conformance/ledger.rs"]
 mod ledger;
 #[path = "conformance/limits.rs"]

@@ -1,5 +1,5 @@
-//! Shipping documents: 4x6 in labels as PDF, ZPL II or EPL2, and manifest PDFs
-//! (DECISIONS 8, interface spec 4.5 and 4.10).
+//! Shipping documents: 4x6 in labels as PDF, ZPL II or EPL2, manifest PDFs and
+//! commercial invoice PDFs (DECISIONS 8, interface spec 4.5 and 4.10).
 //!
 //! Everything here is pure: data in, bytes out, no I/O and no clock. The label is laid
 //! out once (in points on a 288 x 432 pt page) and drawn by each format, so all three
@@ -19,19 +19,21 @@
 
 mod code128;
 mod epl2;
+mod invoice;
 mod layout;
 mod manifest;
 mod pdf;
 mod text;
 mod zpl;
 
+pub use invoice::{render_invoice_pdf, CarrierTaxId, InvoiceData, InvoiceLine, Paper};
 pub use manifest::render_manifest_pdf;
 
 use layout::{Element, LABEL_HEIGHT, LABEL_WIDTH};
 use pdf::{Canvas, Document};
 
-/// An address as printed on a label or a manifest. Empty fields are left out.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// An address as printed on a label, a manifest or an invoice. Empty fields are left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LabelAddress {
     /// Person's name.
     pub name: String,

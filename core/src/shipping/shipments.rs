@@ -65,6 +65,18 @@ impl Shipping {
         self.read_for(customer_id, |conn| booking::label(conn, &catalog, customer_id, book_number, Some(format)))
     }
 
+    /// Retrieve commercial invoice, `GET .../shipments/:bookNumber/commercialInvoice`:
+    /// `{"type": "application/pdf", "data": "<base64>"}`, the invoice of a booking that
+    /// carried `commercialInvoice`. One Letter page (A4 when the sender is outside the US
+    /// and Canada), more when the items need them.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment, another customer's, or one booked
+    /// without an invoice; `CONFLICT` for a voided shipment.
+    pub fn commercial_invoice(&self, customer_id: &str, book_number: &str) -> Result<wire::InvoiceResponse> {
+        self.read_for(customer_id, |conn| crate::invoices::document(conn, customer_id, book_number))
+    }
+
     /// Retrieve label in the format chosen at booking, `GET .../shipments/:bookNumber/label`.
     ///
     /// # Errors

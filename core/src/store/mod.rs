@@ -38,6 +38,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../migrations/0003_api_keys.sql"),
     include_str!("../../migrations/0004_search_merging.sql"),
     include_str!("../../migrations/0005_view_shape.sql"),
+    include_str!("../../migrations/0006_commercial_invoices.sql"),
 ];
 
 /// The schema version this build writes.

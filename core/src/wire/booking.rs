@@ -269,6 +269,21 @@ pub struct ShipmentView {
     /// Extension: internal order number: as booked, else the number of the order the
     /// shipment fulfils.
     pub order_number: String,
+    /// Extension: the shipment's commercial invoice, or null when it was booked without
+    /// one.
+    #[serde(default)]
+    pub commercial_invoice: Option<ViewInvoice>,
+}
+
+/// A booked shipment's commercial invoice, as retrieve shipment and search show it; the
+/// document is at `GET .../shipments/:bookNumber/commercialInvoice`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct ViewInvoice {
+    /// Whether the booking asked for the invoice to be sent to the carrier electronically
+    /// (`commercialInvoice.sendElectronically`).
+    pub send_electronically: bool,
 }
 
 /// An address as search shows it (with phone and e-mail, which search matches).
@@ -339,6 +354,17 @@ pub struct LabelResponse {
     pub label_image_format: String,
     /// One label per piece, base64.
     pub base64_images: Vec<String>,
+}
+
+/// Answer of retrieve commercial invoice (the shape of the manifest answer).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+pub struct InvoiceResponse {
+    /// The data type of `data`: `application/pdf`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The document, base64.
+    pub data: String,
 }
 
 /// Answer of list shipments.

@@ -171,6 +171,16 @@ fn every_answer_matches_the_document() {
     c.check(get, &format!("{C}/shipments/{{bookNumber}}/label"), &[id, book], "", &none, 200);
     c.check(get, &format!("{C}/shipments/{{bookNumber}}/label/{{labelImageFormat}}"), &[id, book, "pdf"], "", &none, 200);
     c.check(get, &format!("{C}/shipments/{{bookNumber}}/label/{{labelImageFormat}}"), &[id, book, "GIF"], "", &none, 400);
+    let mut intl = with(intl_shipment(), "/commercialInvoice", invoice("1.2"));
+    for (key, value) in
+        [("carrierCode", "intlexpress"), ("serviceCode", "intlexpress_express_worldwide"), ("packageTypeCode", "intlexpress_custom")]
+    {
+        intl[key] = json!(value);
+    }
+    intl["approvePrepayRecharge"] = json!(true);
+    let invoiced = c.h.book(id, &intl);
+    c.check(get, &format!("{C}/shipments/{{bookNumber}}/commercialInvoice"), &[id, &invoiced], "", &none, 200);
+    c.check(get, &format!("{C}/shipments/{{bookNumber}}/commercialInvoice"), &[id, book], "", &none, 404);
     let event = json!({"trackingNumber": booked["trackingNumber"], "carrier": "postal", "event": "Accepted at the post office",
         "eventStatus": "In Transit", "eventTime": format!("{TODAY} 16:00:00"), "serviceArea": "Philadelphia", "serviceAreaCountry": "US"});
     c.check(post, &format!("{C}/shipments/{{bookNumber}}/tracking-events"), &[id, book], "", &json!({"events": [event]}), 200);

@@ -441,3 +441,135 @@ fn label_format_codes_round_trip() {
     assert_eq!(LabelFormat::from_code("pdf"), None);
     assert_eq!(LabelFormat::from_code("EPL"), None);
 }
+
+fn invoice(lines: usize, exporter_country: &str) -> InvoiceData {
+    let mut exporter = address("Alice Sender", "Springfield", "IL", "62701");
+    exporter.country = exporter_country.into();
+    let mut importer = address("Bob Receiver", "London", "", "SW1A 1AA");
+    importer.country = "GB".into();
+    InvoiceData {
+        paper: Paper::for_country(exporter_country),
+        date: NaiveDate::from_ymd_opt(2026, 11, 25).unwrap(),
+        book_number: "1000000042".into(),
+        tracking_numbers: vec!["1Z999AA10123456784".into(), "1Z999AA10123456791".into()],
+        carrier_label: "International express".into(),
+        service_label: "Worldwide Express".into(),
+        exporter,
+        exporter_tax_id: "12-3456789".into(),
+        exporter_tax_id_type: "EIN".into(),
+        importer,
+        importer_tax_id: "GB123456789000".into(),
+        carrier_tax_ids: vec![CarrierTaxId { kind: "EOR".into(), number: "GB987654321000".into(), issuer_country: "GB".into() }],
+        terms_of_trade: "DAP".into(),
+        ftr_number: "30.37(a)".into(),
+        itn_number: String::new(),
+        package_marks: "FRAGILE - 1/2, 2/2".into(),
+        packages: 2,
+        total_weight: "3.5 kg".into(),
+        lines: (0..lines)
+            .map(|i| InvoiceLine {
+                description: format!("Stoneware mug {i}"),
+                hts_number: "6912.00.48".into(),
+                country_of_origin: "US".into(),
+                quantity: "4".into(),
+                unit_value: "12.50".into(),
+                line_value: "50.00".into(),
+                weight: "1.2 kg".into(),
+            })
+            .collect(),
+        total_value: format!("{}.00", 50 * lines),
+        currency: "USD".into(),
+    }
+}
+
+#[test]
+fn invoice_prints_every_field_on_letter_for_a_us_exporter() {
+    let doc = parse(&render_invoice_pdf(&invoice(3, "US")).unwrap());
+    assert_eq!(doc.get_pages().len(), 1);
+    assert_eq!(media_box(&doc, 1), [0.0, 0.0, 612.0, 792.0]);
+    let text = all_text(&doc);
+    for needle in [
+        "COMMERCIAL INVOICE",
+        "Date: 2026-11-25",
+        "Book number: 1000000042",
+        "Tracking: 1Z999AA10123456784, 1Z999AA10123456791",
+        "International express",
+        "Worldwide Express",
+        "EXPORTER",
+        "Alice Sender",
+        "Springfield, IL 62701",
+        "Tax id (EIN): 12-3456789",
+        "IMPORTER",
+        "Bob Receiver",
+        "Tax id: GB123456789000",
+        "Carrier tax ids: EOR GB987654321000 (GB)",
+        "Terms of trade: DAP",
+        "FTR: 30.37(a)",
+        "Packages: 2",
+        "Total weight: 3.5 kg",
+        "Package marks: FRAGILE - 1/2, 2/2",
+        "Description",
+        "HTS number",
+        "Stoneware mug 0",
+        "Stoneware mug 2",
+        "6912.00.48",
+        "12.50",
+        "50.00",
+        "1.2 kg",
+        "Total value: 150.00 USD",
+        "I declare that all the information contained in this invoice is true and correct",
+        "Signature of the exporter",
+        "Page 1 of 1",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in {text}");
+    }
+}
+
+#[test]
+fn invoice_is_a4_outside_the_us_and_canada_and_shows_an_itn() {
+    for (country, size) in
+        [("US", [612.0, 792.0]), ("CA", [612.0, 792.0]), ("PR", [612.0, 792.0]), ("DE", [595.0, 842.0]), ("GB", [595.0, 842.0])]
+    {
+        let doc = parse(&render_invoice_pdf(&invoice(2, country)).unwrap());
+        assert_eq!(media_box(&doc, 1)[2..], size, "{country}");
+    }
+    let mut inv = invoice(1, "US");
+    (inv.ftr_number, inv.itn_number) = (String::new(), "X20261125123456".into());
+    let text = all_text(&parse(&render_invoice_pdf(&inv).unwrap()));
+    assert!(text.contains("ITN: X20261125123456") && !text.contains("FTR:"), "{text}");
+}
+
+#[test]
+fn a_long_invoice_runs_over_pages_with_every_item_once() {
+    for paper_country in ["US", "FR"] {
+        let inv = invoice(100, paper_country);
+        let doc = parse(&render_invoice_pdf(&inv).unwrap());
+        let pages = doc.get_pages().len();
+        assert!(pages >= 3, "{pages} pages");
+        let text = all_text(&doc);
+        for i in 0..100 {
+            assert_eq!(
+                text.matches(&format!("Stoneware mug {i}\n")).count() + text.matches(&format!("Stoneware mug {i} ")).count(),
+                1,
+                "item {i}"
+            );
+        }
+        assert!(text.contains(&format!("Page {pages} of {pages}")));
+        let last = doc.extract_text(&[u32::try_from(pages).unwrap()]).unwrap();
+        assert!(last.contains("Total value: 5000.00 USD") && last.contains("Signature of the exporter"), "{last}");
+        let (width, height) = Paper::for_country(paper_country).size();
+        assert_drawing_on_page(&render_invoice_pdf(&inv).unwrap(), width as f32, height as f32);
+    }
+}
+
+#[test]
+fn hostile_invoices_render() {
+    let mut inv = invoice(2, "JP");
+    inv.exporter.name = "東京 \u{0} ".repeat(200);
+    inv.lines[0].description = "😀".repeat(500);
+    inv.book_number = "x".repeat(10_000);
+    inv.tracking_numbers = vec!["9".repeat(500); 99];
+    let doc = parse(&render_invoice_pdf(&inv).unwrap());
+    assert_eq!(doc.get_pages().len(), 1);
+    assert_drawing_on_page(&render_invoice_pdf(&inv).unwrap(), 595.0, 842.0);
+}
