@@ -1404,6 +1404,17 @@ export type LabelResponse = {
 };
 
 /**
+ * Body of `POST .../shipments/multiple/labels/:labelImageFormat`: the shipments whose
+ * labels to print together, in that order.
+ */
+export type LabelsRequest = {
+  /**
+   * Book numbers of the customer's shipments, at most 500.
+   */
+  bookNumbers: Array<string>,
+};
+
+/**
  * Answer of retrieve commercial invoice (the shape of the manifest answer).
  */
 export type InvoiceResponse = {

@@ -836,8 +836,6 @@ pub(crate) struct StoredShipment {
     pub view: wire::ShipmentView,
 }
 
-/// A shipment's stored view. Views stored before the view had `orderId` get it from
-/// their fulfilment, as a booking now stores it.
 /// A view with every field present, nested ones included (no null, no empty list), for
 /// [`view_shape`]. A field added to the view's types must be added here with a value;
 /// a test checks that nothing is missing.
@@ -870,6 +868,8 @@ pub(crate) fn view_shape() -> i64 {
     })
 }
 
+/// A shipment's stored view. Views stored before the view had `orderId` get it from
+/// their fulfilment, as a booking now stores it.
 pub(crate) fn parse_view(text: &str) -> serde_json::Result<wire::ShipmentView> {
     let mut view: wire::ShipmentView = serde_json::from_str(text)?;
     if view.order_id.is_none() {
@@ -985,6 +985,60 @@ pub(crate) fn label(
         }
         let service_label = catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
         render(format, &label_data(&s.view, &carrier.label, &service_label, &s.zone))?
+    };
+    Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| base64(b)).collect() })
+}
+
+/// Retrieve the labels of several shipments: every label (one per piece) of each of
+/// `book_numbers`, in that order; in PDF one document of a page per label, in ZPL or
+/// EPL2 one entry per label. `format_code` is matched in any case.
+///
+/// # Errors
+/// `LIMIT_EXCEEDED` past 500 book numbers (before any is looked up); `INVALID_REQUEST`
+/// for none, an unknown format, or a shipment whose carrier does not print it;
+/// `NOT_FOUND` for a book number that is unknown or another customer's; `CONFLICT` for
+/// a voided shipment. Each names `bookNumbers[i]`.
+pub(crate) fn labels_of(
+    conn: &Connection,
+    catalog: &Catalog,
+    customer_id: &str,
+    book_numbers: &[String],
+    format_code: &str,
+) -> Result<wire::LabelResponse> {
+    crate::wire::bounded::check("bookNumbers", book_numbers.len(), crate::pickups::MAX_SHIPMENTS)?;
+    let format = LabelFormat::from_code(&format_code.to_ascii_uppercase())
+        .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
+    if book_numbers.is_empty() {
+        return Err(Error::invalid("bookNumbers", "expected at least one book number"));
+    }
+    let mut shipments = Vec::with_capacity(book_numbers.len());
+    for (i, book_number) in book_numbers.iter().enumerate() {
+        let at = format!("bookNumbers[{i}]");
+        let field = |category, message: String| Error::fields(category, vec![FieldError { field: at.clone(), message }]);
+        let s = find(conn, customer_id, book_number).map_err(|e| {
+            if e.category() == ErrorCategory::NotFound {
+                field(ErrorCategory::NotFound, format!("no shipment {book_number:?} was found"))
+            } else {
+                e
+            }
+        })?;
+        if s.voided {
+            return Err(field(ErrorCategory::Conflict, format!("shipment {book_number} is voided; its label must not be printed")));
+        }
+        let carrier =
+            catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
+        if !carrier.label_formats.iter().any(|f| f == format.code()) {
+            let message = format!("{} labels are not available for carrier {}", format.code(), s.carrier_code);
+            return Err(field(ErrorCategory::InvalidRequest, message));
+        }
+        let service_label = catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
+        shipments.push(label_data(&s.view, &carrier.label, &service_label, &s.zone));
+    }
+    let labels: Vec<LabelData> = shipments.into_iter().flatten().collect();
+    let images = match format {
+        LabelFormat::Pdf => vec![documents::render_labels_pdf(&labels)
+            .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?],
+        _ => render(format, &labels)?,
     };
     Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| base64(b)).collect() })
 }

@@ -166,6 +166,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label", booked_label),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/commercialInvoice", commercial_invoice),
+        Route::new(Post, "/restapi/v1/customers/:customerId/shipments/multiple/labels/:labelImageFormat", labels).reading(),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-information", tracking_information),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events", record_tracking_events),
         Route::new(Post, "/restapi/v1/customers/:customerId/searchShipments", search_shipments).reading(),
@@ -521,6 +522,12 @@ fn label(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
 /// Retrieve label in the format chosen at booking (DECISIONS 9, as clients call it).
 fn booked_label(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
     json(200, &s.booked_label(p.get("customerId")?, p.get("bookNumber")?)?)
+}
+
+/// Retrieve the labels of several shipments (an extension, as the public documentation
+/// of the interface has it).
+fn labels(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.labels(p.get("customerId")?, p.get("labelImageFormat")?, &parse_body(body)?)?)
 }
 
 /// Retrieve commercial invoice (an extension; the shape of the manifest answer).

@@ -380,6 +380,19 @@ impl Shipping {
         self.call("GET", &customer(customer_id, &format!("shipments/{}/label/{}", seg(book_number), seg(format))), None)
     }
 
+    /// Retrieve the labels of several shipments,
+    /// `POST .../shipments/multiple/labels/:format` with `{ bookNumbers }`: in PDF one
+    /// document with a page per label in that order, in ZPL or EPL2 one entry per label.
+    #[wasm_bindgen(unchecked_return_type = "LabelResponse")]
+    pub fn labels(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        format: &str,
+        #[wasm_bindgen(unchecked_param_type = "LabelsRequest | string")] req: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        self.call("POST", &customer(customer_id, &format!("shipments/multiple/labels/{}", seg(format))), Some(&req))
+    }
+
     /// Retrieve commercial invoice, `GET .../shipments/:bookNumber/commercialInvoice`: the
     /// invoice of a booking that carried `commercialInvoice`, `{ type, data }` with the
     /// PDF base64-encoded.

@@ -89,7 +89,7 @@ fn generated() -> String {
         QuotesResponse, QuoteAnswer,
         // booking
         BookShipmentRequest, BookPiece, Fulfillment, FulfillmentItem, BookShipmentResponse, BookedPiece,
-        ShipmentView, ViewAddress, ViewPiece, ViewInvoice, ShipmentsResponse, VoidRequest, VoidResponse, LabelResponse, InvoiceResponse,
+        ShipmentView, ViewAddress, ViewPiece, ViewInvoice, ShipmentsResponse, VoidRequest, VoidResponse, LabelResponse, LabelsRequest, InvoiceResponse,
         // batches
         CreateBatchRequest, CreateBatchResponse, AddQuotesRequest, Batch, BatchQuote, BatchesResponse,
         BatchSummary, BatchBookRequest, BatchBookResponse, BatchBookResult,

@@ -11,6 +11,8 @@ mod booking;
 mod customers;
 #[path = "conformance/invoices.rs"]
 mod invoices;
+#[path = "conformance/labels.rs"]
+mod labels;
 #[path = "conformance/ledger.rs"]
 mod ledger;
 #[path = "conformance/limits.rs"]

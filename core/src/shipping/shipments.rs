@@ -65,6 +65,20 @@ impl Shipping {
         self.read_for(customer_id, |conn| booking::label(conn, &catalog, customer_id, book_number, Some(format)))
     }
 
+    /// Retrieve the labels of several shipments,
+    /// `POST .../shipments/multiple/labels/:labelImageFormat` with `{"bookNumbers": [...]}`
+    /// (at most 500, the customer's own, not voided): in PDF one document with a page
+    /// per label in the order given, in ZPL or EPL2 one entry per label.
+    ///
+    /// # Errors
+    /// `LIMIT_EXCEEDED` past 500; `INVALID_REQUEST` for none, an unknown format or one a
+    /// shipment's carrier does not print; `NOT_FOUND` for an unknown customer, or a
+    /// shipment that is unknown or another customer's; `CONFLICT` for a voided one.
+    pub fn labels(&self, customer_id: &str, format: &str, req: &wire::LabelsRequest) -> Result<wire::LabelResponse> {
+        let catalog = self.catalog();
+        self.read_for(customer_id, |conn| booking::labels_of(conn, &catalog, customer_id, &req.book_numbers, format))
+    }
+
     /// Retrieve commercial invoice, `GET .../shipments/:bookNumber/commercialInvoice`:
     /// `{"type": "application/pdf", "data": "<base64>"}`, the invoice of a booking that
     /// carried `commercialInvoice`. One Letter page (A4 when the sender is outside the US

@@ -356,6 +356,17 @@ pub struct LabelResponse {
     pub base64_images: Vec<String>,
 }
 
+/// Body of `POST .../shipments/multiple/labels/:labelImageFormat`: the shipments whose
+/// labels to print together, in that order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct LabelsRequest {
+    /// Book numbers of the customer's shipments, at most 500.
+    #[serde(deserialize_with = "bounded::at_most::<_, _, { crate::pickups::MAX_SHIPMENTS }>")]
+    pub book_numbers: Vec<String>,
+}
+
 /// Answer of retrieve commercial invoice (the shape of the manifest answer).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]

@@ -181,6 +181,11 @@ fn every_answer_matches_the_document() {
     let invoiced = c.h.book(id, &intl);
     c.check(get, &format!("{C}/shipments/{{bookNumber}}/commercialInvoice"), &[id, &invoiced], "", &none, 200);
     c.check(get, &format!("{C}/shipments/{{bookNumber}}/commercialInvoice"), &[id, book], "", &none, 404);
+    let multiple = format!("{C}/shipments/multiple/labels/{{labelImageFormat}}");
+    c.check(post, &multiple, &[id, "PDF"], "", &json!({"bookNumbers": [book, &invoiced]}), 200);
+    c.check(post, &multiple, &[id, "ZPL"], "", &json!({"bookNumbers": [book]}), 200);
+    c.check(post, &multiple, &[id, "PDF"], "", &json!({"bookNumbers": ["1999999999"]}), 404);
+    c.check(post, &multiple, &[id, "PDF"], "", &json!({"bookNumbers": []}), 400);
     let event = json!({"trackingNumber": booked["trackingNumber"], "carrier": "postal", "event": "Accepted at the post office",
         "eventStatus": "In Transit", "eventTime": format!("{TODAY} 16:00:00"), "serviceArea": "Philadelphia", "serviceAreaCountry": "US"});
     c.check(post, &format!("{C}/shipments/{{bookNumber}}/tracking-events"), &[id, book], "", &json!({"events": [event]}), 200);

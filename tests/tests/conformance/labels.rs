@@ -1,0 +1,98 @@
+//! Retrieve the labels of several shipments at once,
+//! `POST .../shipments/multiple/labels/:labelImageFormat` with `{"bookNumbers": [...]}`:
+//! how a desk prints the day's labels in one go.
+
+use consign_conformance::*;
+use lopdf::Document;
+use serde_json::{json, Value};
+
+fn labels(h: &Harness, id: &str, format: &str, books: &[&str]) -> Answer {
+    h.call("POST", &Harness::path(id, &format!("/shipments/multiple/labels/{format}")), &json!({ "bookNumbers": books }))
+}
+
+fn decode(s: &Value) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.decode(s.as_str().unwrap()).unwrap()
+}
+
+/// Books `pieces` pieces of 2 lb (postal, which prints PDF and ZPL) and returns the
+/// book number and the tracking numbers.
+fn booked(h: &Harness, id: &str, pieces: usize) -> (String, Vec<String>) {
+    let piece = json!({"weight": "2", "length": "10", "width": "8", "height": "6", "insuranceAmount": null, "declaredValue": null});
+    let body = with(book_body(), "/pieces", Value::Array(vec![piece; pieces]));
+    let a = h.book_with(id, &body);
+    let b = a.expect(201);
+    let tracking = b["trackingNumbers"].as_array().unwrap().iter().map(|t| t.as_str().unwrap().to_string()).collect();
+    (b["bookNumber"].as_str().unwrap().to_string(), tracking)
+}
+
+#[test]
+fn pdf_is_one_document_with_a_page_per_label_in_the_order_given() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let (two, two_tracking) = booked(&h, &id, 2);
+    let (one, one_tracking) = booked(&h, &id, 1);
+    let body = labels(&h, &id, "pdf", &[&one, &two]).expect(200).clone();
+    assert_eq!(body["labelImageFormat"], "PDF");
+    let images = body["base64Images"].as_array().unwrap();
+    assert_eq!(images.len(), 1, "one document");
+    let doc = Document::load_mem(&decode(&images[0])).unwrap();
+    assert_eq!(doc.get_pages().len(), 3);
+    let expected = [(&one_tracking[0], "PKG: 1 OF 1"), (&two_tracking[0], "PKG: 1 OF 2"), (&two_tracking[1], "PKG: 2 OF 2")];
+    for (page, (tracking, piece)) in (1..).zip(expected) {
+        let text = doc.extract_text(&[page]).unwrap();
+        assert!(text.contains(tracking.as_str()) && text.contains(piece), "page {page}: {text}");
+    }
+}
+
+#[test]
+fn zpl_is_one_entry_per_label_in_the_order_given() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let (two, two_tracking) = booked(&h, &id, 2);
+    let (one, one_tracking) = booked(&h, &id, 1);
+    let body = labels(&h, &id, "ZPL", &[&two, &one]).expect(200).clone();
+    assert_eq!(body["labelImageFormat"], "ZPL");
+    let zpl: Vec<String> = body["base64Images"].as_array().unwrap().iter().map(|i| String::from_utf8(decode(i)).unwrap()).collect();
+    assert_eq!(zpl.len(), 3);
+    for (label, tracking) in zpl.iter().zip([&two_tracking[0], &two_tracking[1], &one_tracking[0]]) {
+        assert!(label.starts_with("^XA") && label.trim_end().ends_with("^XZ") && label.contains(tracking.as_str()), "{label}");
+    }
+}
+
+#[test]
+fn a_format_the_carrier_does_not_print_is_refused_naming_the_shipment() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let (book, _) = booked(&h, &id, 1);
+    labels(&h, &id, "EPL2", &[&book]).assert_error(400, "INVALID_REQUEST", Some("bookNumbers[0]"));
+    labels(&h, &id, "GIF", &[&book]).assert_error(400, "INVALID_REQUEST", Some("labelImageFormat"));
+}
+
+#[test]
+fn none_unknown_another_customers_and_voided_shipments_are_refused_naming_the_entry() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let other = h.shipper("bo@example.com");
+    let (book, _) = booked(&h, &id, 1);
+    let (theirs, _) = booked(&h, &other, 1);
+    let (voided, _) = booked(&h, &id, 1);
+    h.void(&id, &voided);
+    labels(&h, &id, "PDF", &[]).assert_error(400, "INVALID_REQUEST", Some("bookNumbers"));
+    labels(&h, &id, "PDF", &[&book, "1999999999"]).assert_error(404, "NOT_FOUND", Some("bookNumbers[1]"));
+    labels(&h, &id, "PDF", &[&book, &theirs]).assert_error(404, "NOT_FOUND", Some("bookNumbers[1]"));
+    labels(&h, &id, "PDF", &[&voided]).assert_error(409, "CONFLICT", Some("bookNumbers[0]"));
+    labels(&h, "C9999999", "PDF", &[&book]).assert_error_without_details(404, "NOT_FOUND");
+    h.get(&Harness::path(&id, "/shipments/multiple/labels/PDF")).assert_error_without_details(405, "METHOD_NOT_ALLOWED");
+}
+
+#[test]
+fn more_than_500_book_numbers_are_refused_before_any_is_looked_up() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let many: Vec<String> = (0..501).map(|i| format!("{}", 1_900_000_000 + i)).collect();
+    let many: Vec<&str> = many.iter().map(String::as_str).collect();
+    let a = labels(&h, &id, "PDF", &many);
+    assert_eq!((a.status, a.body["errorCategory"].as_str()), (400, Some("LIMIT_EXCEEDED")), "{}", a.body);
+    assert!(a.fields().iter().all(|f| f.starts_with("bookNumbers")), "{:?}", a.fields());
+}
