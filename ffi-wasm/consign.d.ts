@@ -1612,6 +1612,11 @@ export type BatchBookResponse = {
    * Prepay balance after all the bookings, 2 decimals.
    */
   prepayBalance: string,
+  /**
+   * One PDF, base64, with every label of every quote booked (voided shipments left
+   * out), a page per label in the order of `results`; null when none is booked.
+   */
+  labelsPdf: string | null,
 };
 
 /**

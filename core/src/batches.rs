@@ -284,5 +284,7 @@ pub(crate) fn book(tx: &Connection, ctx: &booking::Context, req: &wire::BatchBoo
         tx.execute("UPDATE batches SET status = 'booked' WHERE customer_id = ?2 AND id = ?1", [req.batch_id.as_str(), customer_id])?;
     }
     let balance = ledger::balance_cents(tx, customer_id)?;
-    Ok(wire::BatchBookResponse { batch_id: req.batch_id.clone(), results, prepay_balance: format2(from_cents(balance)) })
+    let booked: Vec<&str> = results.iter().filter_map(|r| r.book_number.as_deref()).collect();
+    let labels_pdf = booking::labels_pdf(tx, ctx.catalog, customer_id, &booked)?;
+    Ok(wire::BatchBookResponse { batch_id: req.batch_id.clone(), results, prepay_balance: format2(from_cents(balance)), labels_pdf })
 }

@@ -983,8 +983,7 @@ pub(crate) fn label(
                 format!("{} labels are not available for carrier {}", format.code(), s.carrier_code),
             ));
         }
-        let service_label = catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
-        render(format, &label_data(&s.view, &carrier.label, &service_label, &s.zone))?
+        render(format, &labels_of_shipment(catalog, &s)?)?
     };
     Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| base64(b)).collect() })
 }
@@ -1011,7 +1010,7 @@ pub(crate) fn labels_of(
     if book_numbers.is_empty() {
         return Err(Error::invalid("bookNumbers", "expected at least one book number"));
     }
-    let mut shipments = Vec::with_capacity(book_numbers.len());
+    let mut labels = Vec::with_capacity(book_numbers.len());
     for (i, book_number) in book_numbers.iter().enumerate() {
         let at = format!("bookNumbers[{i}]");
         let field = |category, message: String| Error::fields(category, vec![FieldError { field: at.clone(), message }]);
@@ -1031,16 +1030,43 @@ pub(crate) fn labels_of(
             let message = format!("{} labels are not available for carrier {}", format.code(), s.carrier_code);
             return Err(field(ErrorCategory::InvalidRequest, message));
         }
-        let service_label = catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
-        shipments.push(label_data(&s.view, &carrier.label, &service_label, &s.zone));
+        labels.extend(labels_of_shipment(catalog, &s)?);
     }
-    let labels: Vec<LabelData> = shipments.into_iter().flatten().collect();
     let images = match format {
-        LabelFormat::Pdf => vec![documents::render_labels_pdf(&labels)
-            .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?],
+        LabelFormat::Pdf => vec![merged_pdf(&labels)?],
         _ => render(format, &labels)?,
     };
     Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| base64(b)).collect() })
+}
+
+/// The label data of each piece of the stored shipment `s`, with its carrier's and
+/// service's names.
+fn labels_of_shipment(catalog: &Catalog, s: &StoredShipment) -> Result<Vec<LabelData>> {
+    let carrier =
+        catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
+    let service_label = catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
+    Ok(label_data(&s.view, &carrier.label, &service_label, &s.zone))
+}
+
+/// One PDF with a page per label, in order.
+fn merged_pdf(labels: &[LabelData]) -> Result<Vec<u8>> {
+    documents::render_labels_pdf(labels).map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))
+}
+
+/// Batch book's `labelsPdf`: one PDF of every label of the shipments `book_numbers` of
+/// the customer (voided ones left out), in that order; `None` when there are none.
+pub(crate) fn labels_pdf(conn: &Connection, catalog: &Catalog, customer_id: &str, book_numbers: &[&str]) -> Result<Option<String>> {
+    let mut labels = Vec::new();
+    for book_number in book_numbers {
+        let s = find(conn, customer_id, book_number)?;
+        if !s.voided {
+            labels.extend(labels_of_shipment(catalog, &s)?);
+        }
+    }
+    if labels.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(base64(&merged_pdf(&labels)?)))
 }
 
 /// List shipments: the customer's shipments by book number from `min`, at most `limit`.

@@ -495,6 +495,9 @@ pub struct BatchBookResponse {
     pub results: Vec<BatchBookResult>,
     /// Prepay balance after all the bookings, 2 decimals.
     pub prepay_balance: String,
+    /// One PDF, base64, with every label of every quote booked (voided shipments left
+    /// out), a page per label in the order of `results`; null when none is booked.
+    pub labels_pdf: Option<String>,
 }
 
 /// The booking of one quote of a batch.

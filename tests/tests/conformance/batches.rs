@@ -213,3 +213,84 @@ fn an_empty_batch_cannot_be_booked() {
     let batch = create_batch(&h, &id);
     h.call("POST", &Harness::path(&id, "/batch-book"), &json!({"batchId": batch})).assert_error(400, "INVALID_REQUEST", Some("batchId"));
 }
+
+/// The tracking numbers printed on each page of the base64 PDF `pdf`, in page order.
+fn tracking_on_pages(pdf: &Value, candidates: &[String]) -> Vec<String> {
+    use base64::Engine as _;
+    let bytes = base64::engine::general_purpose::STANDARD.decode(pdf.as_str().expect("labelsPdf is base64")).unwrap();
+    let doc = lopdf::Document::load_mem(&bytes).unwrap();
+    (1..=u32::try_from(doc.get_pages().len()).unwrap())
+        .map(|page| {
+            let text = doc.extract_text(&[page]).unwrap();
+            candidates.iter().find(|t| text.contains(t.as_str())).cloned().unwrap_or_else(|| format!("page {page}: {text}"))
+        })
+        .collect()
+}
+
+#[test]
+fn batch_book_answers_one_pdf_of_every_label_booked_in_the_order_of_the_results() {
+    let (h, id) = setup();
+    let quotes = quote_ids(&h, &id, 3);
+    let batch = create_batch(&h, &id);
+    // An unknown quote cannot be added; a quote booked on its own before is in the batch
+    // as a success and keeps its labels in the file.
+    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({"quoteIds": [quotes[2], quotes[0], quotes[1]]}))
+        .expect(200);
+    let body =
+        h.call("POST", &Harness::path(&id, "/batch-book"), &json!({"batchId": batch, "approvePrepayRecharge": true})).expect(200).clone();
+    let tracking: Vec<String> = body["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let book = r["bookNumber"].as_str().unwrap();
+            h.get(&Harness::path(&id, &format!("/shipments/{book}"))).expect(200)["trackingNumber"].as_str().unwrap().to_string()
+        })
+        .collect();
+    assert_eq!(tracking.len(), 3);
+    assert_eq!(tracking_on_pages(&body["labelsPdf"], &tracking), tracking);
+}
+
+#[test]
+fn batch_book_leaves_failed_quotes_and_voided_shipments_out_of_the_pdf() {
+    let h = Harness::new();
+    let quote = |id: &str| h.quote_one(id, quote_shipment())["quotes"][0].clone();
+    // A balance that pays for the first quote alone, and no payment method to recharge.
+    let probe = h.create_customer("probe@example.com");
+    let cost: rust_decimal::Decimal = quote(&probe)["totalAmount"].to_string().parse().unwrap();
+    let recharge = cost + rust_decimal::Decimal::new(1, 2);
+    let body =
+        with(customer_body("ann@example.com"), "/prepaySettings", json!({"minimumBalance": 0, "rechargeAmount": recharge.to_string()}));
+    let id = h.create_customer_with(&body);
+    let quotes = [quote(&id)["quoteId"].clone(), quote(&id)["quoteId"].clone()];
+    let batch = create_batch(&h, &id);
+    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({ "quoteIds": quotes })).expect(200);
+    let first = h.call("POST", &Harness::path(&id, "/batch-book"), &json!({"batchId": batch})).expect(200).clone();
+    let statuses: Vec<&str> = first["results"].as_array().unwrap().iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, ["success", "error"], "{first}");
+    let booked = first["results"][0]["bookNumber"].as_str().unwrap().to_string();
+    let tracking_of =
+        |book: &str| h.get(&Harness::path(&id, &format!("/shipments/{book}"))).expect(200)["trackingNumber"].as_str().unwrap().to_string();
+    assert_eq!(tracking_on_pages(&first["labelsPdf"], &[tracking_of(&booked)]), [tracking_of(&booked)], "the failed quote has no page");
+    // The booked one is voided; the batch is booked again with funds: only the new one prints.
+    h.void(&id, &booked);
+    h.call("POST", &Harness::path(&id, "/paymentMethod"), &payment_body("tok_test_1")).expect(200);
+    let again =
+        h.call("POST", &Harness::path(&id, "/batch-book"), &json!({"batchId": batch, "approvePrepayRecharge": true})).expect(200).clone();
+    let second = again["results"][1]["bookNumber"].as_str().unwrap().to_string();
+    let candidates = [tracking_of(&booked), tracking_of(&second)];
+    assert_eq!(tracking_on_pages(&again["labelsPdf"], &candidates), [tracking_of(&second)]);
+}
+
+#[test]
+fn batch_book_with_nothing_booked_has_no_pdf() {
+    let h = Harness::new();
+    let body = with(customer_body("ann@example.com"), "/prepaySettings", json!({"minimumBalance": 0, "rechargeAmount": "0.01"}));
+    let id = h.create_customer_with(&body);
+    let quotes = quote_ids(&h, &id, 2);
+    let batch = create_batch(&h, &id);
+    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({ "quoteIds": quotes })).expect(200);
+    let body = h.call("POST", &Harness::path(&id, "/batch-book"), &json!({"batchId": batch})).expect(200).clone();
+    assert!(body["results"].as_array().unwrap().iter().all(|r| r["status"] == "error"), "{body}");
+    assert_eq!(body["labelsPdf"], Value::Null);
+}
