@@ -12,7 +12,7 @@ use rust_decimal::Decimal;
 use crate::address::{self, Address, AddressUse};
 use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service};
 use crate::customers::{self, Customer};
-use crate::documents::{self, LabelAddress, LabelData, LabelFormat};
+use crate::documents::{self, LabelAddress, LabelData, LabelFormat, LabelLayout};
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::ledger::{self, EntryKind};
 use crate::money::{format2, from_cents, round_cents, to_cents};
@@ -949,14 +949,15 @@ pub(crate) fn void(
 }
 
 /// Retrieve label: the stored labels in the booked format, or rendered now in another
-/// format the carrier prints. `format_code` is matched in any case (`pdf`); `None` is
-/// the format chosen at booking.
+/// format the carrier prints; on office sheets (`layout`), one PDF. `format_code` is
+/// matched in any case (`pdf`); `None` is the format chosen at booking.
 pub(crate) fn label(
     conn: &Connection,
     catalog: &Catalog,
     customer_id: &str,
     book_number: &str,
     format_code: Option<&str>,
+    layout: LabelLayout,
 ) -> Result<wire::LabelResponse> {
     let s = find(conn, customer_id, book_number)?;
     if s.voided {
@@ -965,6 +966,12 @@ pub(crate) fn label(
     let format_code = format_code.unwrap_or(&s.label_format);
     let format = LabelFormat::from_code(&format_code.to_ascii_uppercase())
         .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
+    sheets_are_pdf(format, layout)?;
+    if layout != LabelLayout::Label {
+        let sheets = documents::render_labels_pdf_on(&labels_of_shipment(catalog, &s)?, layout)
+            .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?;
+        return Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: vec![base64(&sheets)] });
+    }
     let stored: Vec<Vec<u8>> = {
         let mut stmt = conn
             .prepare_cached("SELECT data FROM labels WHERE customer_id = ?3 AND book_number = ?1 AND format = ?2 ORDER BY piece_index")?;
@@ -1003,10 +1010,12 @@ pub(crate) fn labels_of(
     customer_id: &str,
     book_numbers: &[String],
     format_code: &str,
+    layout: LabelLayout,
 ) -> Result<wire::LabelResponse> {
     crate::wire::bounded::check("bookNumbers", book_numbers.len(), crate::pickups::MAX_SHIPMENTS)?;
     let format = LabelFormat::from_code(&format_code.to_ascii_uppercase())
         .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
+    sheets_are_pdf(format, layout)?;
     if book_numbers.is_empty() {
         return Err(Error::invalid("bookNumbers", "expected at least one book number"));
     }
@@ -1033,10 +1042,20 @@ pub(crate) fn labels_of(
         labels.extend(labels_of_shipment(catalog, &s)?);
     }
     let images = match format {
-        LabelFormat::Pdf => vec![merged_pdf(&labels)?],
+        LabelFormat::Pdf => vec![documents::render_labels_pdf_on(&labels, layout)
+            .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?],
         _ => render(format, &labels)?,
     };
     Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| base64(b)).collect() })
+}
+
+/// Office sheets (`layout` letter or a4) are printed from PDF: ZPL and EPL2 go to label
+/// printers, which print 4x6 labels.
+fn sheets_are_pdf(format: LabelFormat, layout: LabelLayout) -> Result<()> {
+    if layout != LabelLayout::Label && format != LabelFormat::Pdf {
+        return Err(Error::invalid("layout", format!("sheets of labels are PDF; {} labels are 4x6 for label printers", format.code())));
+    }
+    Ok(())
 }
 
 /// The label data of each piece of the stored shipment `s`, with its carrier's and

@@ -166,6 +166,7 @@ pub use accounts::MASK;
 pub use address::Address;
 pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Service, ServicePackage, SignatureOption};
 pub use clock::{Clock, FixedClock, SystemClock};
+pub use documents::LabelLayout;
 pub use error::{Error, ErrorCategory, FieldError, Result};
 pub use keys::{key_required, ApiKey, Caller, NewApiKey, KEY_PREFIX};
 pub use ledger::EntryKind;

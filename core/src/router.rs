@@ -515,19 +515,28 @@ fn void_shipment(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Respo
 }
 
 /// Retrieve label (DECISIONS 9).
-fn label(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.label(p.get("customerId")?, p.get("bookNumber")?, p.get("labelImageFormat")?)?)
+fn label(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
+    json(200, &s.label_on(p.get("customerId")?, p.get("bookNumber")?, Some(p.get("labelImageFormat")?), layout(q)?)?)
+}
+
+/// The `layout` query of the label routes: `4x6` (the default), `letter` or `a4`.
+fn layout(q: Query) -> Result<crate::LabelLayout> {
+    match q.get("layout") {
+        None => Ok(crate::LabelLayout::Label),
+        Some(code) => crate::LabelLayout::from_code(&code)
+            .ok_or_else(|| Error::invalid("layout", format!("expected 4x6, letter or a4, found {code:?}"))),
+    }
 }
 
 /// Retrieve label in the format chosen at booking (DECISIONS 9, as clients call it).
-fn booked_label(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.booked_label(p.get("customerId")?, p.get("bookNumber")?)?)
+fn booked_label(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
+    json(200, &s.label_on(p.get("customerId")?, p.get("bookNumber")?, None, layout(q)?)?)
 }
 
 /// Retrieve the labels of several shipments (an extension, as the public documentation
 /// of the interface has it).
-fn labels(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    json(200, &s.labels(p.get("customerId")?, p.get("labelImageFormat")?, &parse_body(body)?)?)
+fn labels(s: &Shipping, p: &Params, q: Query, body: &str) -> Result<Response> {
+    json(200, &s.labels(p.get("customerId")?, p.get("labelImageFormat")?, layout(q)?, &parse_body(body)?)?)
 }
 
 /// Retrieve commercial invoice (an extension; the shape of the manifest answer).

@@ -74,6 +74,11 @@ fn customer(id: &str, tail: &str) -> String {
     format!("/restapi/v1/customers/{}/{tail}", seg(id))
 }
 
+/// The `?layout=` of a label route, when one is given.
+fn layout_query(layout: Option<&str>) -> String {
+    layout.map(|l| format!("?layout={}", seg(l))).unwrap_or_default()
+}
+
 /// Options of every constructor: `{ now?: string }`, a fixed RFC 3339 instant (tests and
 /// reproducible runs); without it the clock is the JS `Date`.
 fn builder(options: Option<&JsValue>) -> Result<(ShippingBuilder, Option<Arc<FixedClock>>), JsValue> {
@@ -369,28 +374,34 @@ impl Shipping {
     }
 
     /// Retrieve label, `GET .../shipments/:bookNumber/label/:format` (`PDF`, `ZPL`,
-    /// `EPL2`): the document base64-encoded.
+    /// `EPL2`): the document base64-encoded. `layout` `letter` or `a4` puts PDF labels
+    /// two to an office sheet, with cut marks (default `4x6`).
     #[wasm_bindgen(unchecked_return_type = "LabelResponse")]
     pub fn label(
         &self,
         #[wasm_bindgen(js_name = customerId)] customer_id: &str,
         #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
         format: &str,
+        layout: Option<String>,
     ) -> Result<JsValue, JsValue> {
-        self.call("GET", &customer(customer_id, &format!("shipments/{}/label/{}", seg(book_number), seg(format))), None)
+        let path = format!("shipments/{}/label/{}{}", seg(book_number), seg(format), layout_query(layout.as_deref()));
+        self.call("GET", &customer(customer_id, &path), None)
     }
 
     /// Retrieve the labels of several shipments,
     /// `POST .../shipments/multiple/labels/:format` with `{ bookNumbers }`: in PDF one
-    /// document with a page per label in that order, in ZPL or EPL2 one entry per label.
+    /// document with a page per label in that order (two per office sheet with `layout`
+    /// `letter` or `a4`), in ZPL or EPL2 one entry per label.
     #[wasm_bindgen(unchecked_return_type = "LabelResponse")]
     pub fn labels(
         &self,
         #[wasm_bindgen(js_name = customerId)] customer_id: &str,
         format: &str,
         #[wasm_bindgen(unchecked_param_type = "LabelsRequest | string")] req: JsValue,
+        layout: Option<String>,
     ) -> Result<JsValue, JsValue> {
-        self.call("POST", &customer(customer_id, &format!("shipments/multiple/labels/{}", seg(format))), Some(&req))
+        let path = format!("shipments/multiple/labels/{}{}", seg(format), layout_query(layout.as_deref()));
+        self.call("POST", &customer(customer_id, &path), Some(&req))
     }
 
     /// Retrieve commercial invoice, `GET .../shipments/:bookNumber/commercialInvoice`: the

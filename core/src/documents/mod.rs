@@ -196,6 +196,93 @@ pub fn render_labels_pdf(labels: &[LabelData]) -> Result<Vec<u8>, DocumentError>
     doc.finish()
 }
 
+/// How PDF labels are put on paper: one 4x6 in label per page (for label printers), or
+/// two side by side on an office sheet with cut marks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LabelLayout {
+    /// A 4x6 in page per label (288 x 432 pt).
+    #[default]
+    Label,
+    /// Two labels per US Letter sheet.
+    Letter,
+    /// Two labels per A4 sheet.
+    A4,
+}
+
+impl LabelLayout {
+    /// The layout of a `layout` query value: `4x6`, `letter` or `a4`, in any case.
+    pub fn from_code(code: &str) -> Option<LabelLayout> {
+        match code.trim().to_ascii_lowercase().as_str() {
+            "4x6" => Some(LabelLayout::Label),
+            "letter" => Some(LabelLayout::Letter),
+            "a4" => Some(LabelLayout::A4),
+            _ => None,
+        }
+    }
+}
+
+/// Length of a cut mark, and its gap to the label's corner, in points.
+const CUT_MARK: u32 = 12;
+const CUT_GAP: u32 = 4;
+
+/// Renders labels as [`render_labels_pdf`] does on `layout`'s paper: on a sheet, two
+/// labels side by side (the first on the left), centred, with cut marks at the corners
+/// of each label, outside it; the last sheet of an odd count holds one.
+///
+/// # Errors
+/// As [`render_labels_pdf`].
+pub fn render_labels_pdf_on(labels: &[LabelData], layout: LabelLayout) -> Result<Vec<u8>, DocumentError> {
+    let paper = match layout {
+        LabelLayout::Label => return render_labels_pdf(labels),
+        LabelLayout::Letter => invoice::Paper::Letter,
+        LabelLayout::A4 => invoice::Paper::A4,
+    };
+    let first = labels.first().ok_or(DocumentError::NoLabels)?;
+    let number: String = first.tracking_number.chars().take(64).collect();
+    let mut doc = Document::new(&format!("Shipping labels {number}"));
+    let (width, height) = paper.size();
+    let gap = 2 * CUT_GAP;
+    let left = (width - 2 * LABEL_WIDTH - gap) / 2;
+    let top = (height - LABEL_HEIGHT) / 2;
+    for sheet in labels.chunks(2) {
+        let mut canvas = Canvas::new(width, height);
+        for (i, label) in (0u32..).zip(sheet) {
+            let x = left + i * (LABEL_WIDTH + gap);
+            // Level marks go in the sheet's margins: left of the first label, right of the last.
+            let outer = (i == 0, i == 1 || sheet.len() == 1);
+            cut_marks(&mut canvas, x, top, left, outer);
+            canvas.set_origin(x, top);
+            draw(&mut canvas, &layout::label(label));
+            canvas.set_origin(0, 0);
+        }
+        doc.add_page(canvas)?;
+    }
+    doc.finish()
+}
+
+/// Cut marks at the four corners of the label at (`x`, `y`), outside it: upright ones
+/// above and below each corner (where its sides are cut), and level ones at its top and
+/// bottom (where those are cut) in the sheet's `margin`, on the sides `outer` says
+/// (left, right) face it.
+fn cut_marks(c: &mut Canvas, x: u32, y: u32, margin: u32, outer: (bool, bool)) {
+    let bottom = y + LABEL_HEIGHT;
+    for corner_x in [x, x + LABEL_WIDTH] {
+        c.rect(corner_x, y - CUT_GAP - CUT_MARK, 1, CUT_MARK);
+        c.rect(corner_x, bottom + CUT_GAP, 1, CUT_MARK);
+    }
+    // A4 leaves a margin of a few points: the level marks shrink to fit it.
+    let level = CUT_MARK.min(margin.saturating_sub(2));
+    if level == 0 {
+        return;
+    }
+    for (facing, mark_x) in [(outer.0, x.saturating_sub(1 + level)), (outer.1, x + LABEL_WIDTH + 1)] {
+        if facing {
+            c.rect(mark_x, y, level, 1);
+            c.rect(mark_x, bottom, level, 1);
+        }
+    }
+}
+
 /// Draws laid-out elements on a PDF page.
 fn draw(canvas: &mut Canvas, elements: &[Element]) {
     for e in elements {

@@ -72,17 +72,31 @@ impl Document {
     }
 }
 
-/// The drawing of one page, in points from the top-left corner.
+/// The drawing of one page, in points from the top-left corner of the page, or of the
+/// region [`Canvas::set_origin`] chose.
 pub(crate) struct Canvas {
     content: Content,
     width: u32,
     height: u32,
+    /// Where (0, 0) of the drawing calls is on the page, from its top-left corner.
+    origin: (u32, u32),
 }
 
 impl Canvas {
     /// An empty page of `width` x `height` points.
     pub(crate) fn new(width: u32, height: u32) -> Self {
-        Self { content: Content::with_capacity(4 * 1024), width, height }
+        Self { content: Content::with_capacity(4 * 1024), width, height, origin: (0, 0) }
+    }
+
+    /// Draws from now on with (0, 0) at (`x`, `y`) of the page: a label placed on a sheet.
+    pub(crate) fn set_origin(&mut self, x: u32, y: u32) {
+        self.origin = (x, y);
+    }
+
+    /// A page x and a PDF y (from the bottom) for the point `y` points below the origin's
+    /// top, `extra` points lower still.
+    fn at(&self, x: u32, y: u32, extra: f32) -> (f32, f32) {
+        ((self.origin.0 + x) as f32, self.height as f32 - (self.origin.1 + y) as f32 - extra)
     }
 
     /// The page width in points.
@@ -99,13 +113,12 @@ impl Canvas {
         if bytes.is_empty() {
             return;
         }
-        let mut x = x as f32;
+        let (mut x, baseline) = self.at(x, y, ASCENT_NUM * size as f32);
         if center {
             let em: u32 = bytes.iter().map(|&b| super::text::byte_width(font, b)).sum();
             let w = em as f32 * size as f32 / 1000.0;
             x += ((max_width as f32 - w) / 2.0).max(0.0);
         }
-        let baseline = self.height as f32 - y as f32 - ASCENT_NUM * size as f32;
         let name = match font {
             Font::Regular => REGULAR,
             Font::Bold => BOLD,
@@ -115,8 +128,8 @@ impl Canvas {
 
     /// Fills the rectangle with its top-left corner at (`x`, `y`).
     pub(crate) fn rect(&mut self, x: u32, y: u32, width: u32, height: u32) {
-        let bottom = self.height as f32 - y as f32 - height as f32;
-        self.content.rect(x as f32, bottom, width as f32, height as f32).fill_nonzero();
+        let (x, bottom) = self.at(x, y, height as f32);
+        self.content.rect(x, bottom, width as f32, height as f32).fill_nonzero();
     }
 
     /// Draws the Code 128 barcode of `data` with its top at `y`, `height` points tall,
@@ -133,8 +146,8 @@ impl Canvas {
             return false;
         }
         let width = module * total as f32;
-        let left = x as f32 + (max_width as f32 - width) / 2.0;
-        let bottom = self.height as f32 - y as f32 - height as f32;
+        let (x, bottom) = self.at(x, y, height as f32);
+        let left = x + (max_width as f32 - width) / 2.0;
         for (start, run) in runs {
             self.content.rect(left + start as f32 * module, bottom, run as f32 * module, height as f32);
         }

@@ -3,7 +3,7 @@
 
 use super::Shipping;
 use crate::error::{Error, Result};
-use crate::{booking, search, tracking, wire};
+use crate::{booking, search, tracking, wire, LabelLayout};
 
 /// Most shipments one page of list shipments shows (DECISIONS 9).
 const MAX_LISTED: i64 = 100;
@@ -61,22 +61,34 @@ impl Shipping {
     /// `NOT_FOUND` for an unknown customer or shipment; `INVALID_REQUEST` for a format
     /// the carrier does not print; `CONFLICT` for a voided shipment.
     pub fn label(&self, customer_id: &str, book_number: &str, format: &str) -> Result<wire::LabelResponse> {
+        self.label_on(customer_id, book_number, Some(format), LabelLayout::Label)
+    }
+
+    /// Retrieve label on `layout`'s paper: 4x6 pages as [`Shipping::label`], or (letter,
+    /// a4) one PDF of office sheets with two labels each and cut marks. `format` `None`
+    /// is the format chosen at booking.
+    ///
+    /// # Errors
+    /// As [`Shipping::label`]; `INVALID_REQUEST` on `layout` for sheets in ZPL or EPL2.
+    pub fn label_on(&self, customer_id: &str, book_number: &str, format: Option<&str>, layout: LabelLayout) -> Result<wire::LabelResponse> {
         let catalog = self.catalog();
-        self.read_for(customer_id, |conn| booking::label(conn, &catalog, customer_id, book_number, Some(format)))
+        self.read_for(customer_id, |conn| booking::label(conn, &catalog, customer_id, book_number, format, layout))
     }
 
     /// Retrieve the labels of several shipments,
     /// `POST .../shipments/multiple/labels/:labelImageFormat` with `{"bookNumbers": [...]}`
     /// (at most 500, the customer's own, not voided): in PDF one document with a page
-    /// per label in the order given, in ZPL or EPL2 one entry per label.
+    /// per label in the order given (or two labels per office sheet, as `layout` says),
+    /// in ZPL or EPL2 one entry per label.
     ///
     /// # Errors
     /// `LIMIT_EXCEEDED` past 500; `INVALID_REQUEST` for none, an unknown format or one a
-    /// shipment's carrier does not print; `NOT_FOUND` for an unknown customer, or a
-    /// shipment that is unknown or another customer's; `CONFLICT` for a voided one.
-    pub fn labels(&self, customer_id: &str, format: &str, req: &wire::LabelsRequest) -> Result<wire::LabelResponse> {
+    /// shipment's carrier does not print, or sheets in ZPL or EPL2; `NOT_FOUND` for an
+    /// unknown customer, or a shipment that is unknown or another customer's; `CONFLICT`
+    /// for a voided one.
+    pub fn labels(&self, customer_id: &str, format: &str, layout: LabelLayout, req: &wire::LabelsRequest) -> Result<wire::LabelResponse> {
         let catalog = self.catalog();
-        self.read_for(customer_id, |conn| booking::labels_of(conn, &catalog, customer_id, &req.book_numbers, format))
+        self.read_for(customer_id, |conn| booking::labels_of(conn, &catalog, customer_id, &req.book_numbers, format, layout))
     }
 
     /// Retrieve commercial invoice, `GET .../shipments/:bookNumber/commercialInvoice`:
@@ -96,8 +108,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment; `CONFLICT` for a voided shipment.
     pub fn booked_label(&self, customer_id: &str, book_number: &str) -> Result<wire::LabelResponse> {
-        let catalog = self.catalog();
-        self.read_for(customer_id, |conn| booking::label(conn, &catalog, customer_id, book_number, None))
+        self.label_on(customer_id, book_number, None, LabelLayout::Label)
     }
 
     /// Search shipments (4.3), `POST .../searchShipments`: the customer's shipments whose

@@ -96,3 +96,45 @@ fn more_than_500_book_numbers_are_refused_before_any_is_looked_up() {
     assert_eq!((a.status, a.body["errorCategory"].as_str()), (400, Some("LIMIT_EXCEEDED")), "{}", a.body);
     assert!(a.fields().iter().all(|f| f.starts_with("bookNumbers")), "{:?}", a.fields());
 }
+
+fn media_box(doc: &Document, page: u32) -> (f32, f32) {
+    let dict = doc.get_dictionary(doc.get_pages()[&page]).unwrap();
+    let n: Vec<f32> = dict.get(b"MediaBox").unwrap().as_array().unwrap().iter().map(|o| o.as_float().unwrap()).collect();
+    (n[2], n[3])
+}
+
+#[test]
+fn a_sheet_layout_puts_two_labels_on_each_letter_or_a4_page() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let (two, _) = booked(&h, &id, 2);
+    let (one, _) = booked(&h, &id, 1);
+    for (layout, size) in [("letter", (612.0, 792.0)), ("A4", (595.0, 842.0))] {
+        let path = Harness::path(&id, &format!("/shipments/multiple/labels/PDF?layout={layout}"));
+        let body = h.call("POST", &path, &json!({ "bookNumbers": [two, one] })).expect(200).clone();
+        let doc = Document::load_mem(&decode(&body["base64Images"][0])).unwrap();
+        assert_eq!(doc.get_pages().len(), 2, "three labels, two a sheet");
+        assert_eq!(media_box(&doc, 1), size);
+        // One shipment's labels on sheets, from either label route.
+        for tail in [format!("{two}/label?layout={layout}"), format!("{two}/label/pdf?layout={layout}")] {
+            let body = h.get(&Harness::path(&id, &format!("/shipments/{tail}"))).expect(200).clone();
+            assert_eq!(body["base64Images"].as_array().unwrap().len(), 1, "{tail}");
+            let doc = Document::load_mem(&decode(&body["base64Images"][0])).unwrap();
+            assert_eq!((doc.get_pages().len(), media_box(&doc, 1)), (1, size), "{tail}");
+        }
+    }
+    // 4x6 is the default, one page per label.
+    let body = h.get(&Harness::path(&id, &format!("/shipments/{two}/label/PDF?layout=4x6"))).expect(200).clone();
+    assert_eq!(body["base64Images"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn sheets_are_pdf_and_an_unknown_layout_is_refused() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let (book, _) = booked(&h, &id, 1);
+    h.get(&Harness::path(&id, &format!("/shipments/{book}/label/ZPL?layout=letter"))).assert_error(400, "INVALID_REQUEST", Some("layout"));
+    h.get(&Harness::path(&id, &format!("/shipments/{book}/label?layout=legal"))).assert_error(400, "INVALID_REQUEST", Some("layout"));
+    let path = Harness::path(&id, "/shipments/multiple/labels/ZPL?layout=a4");
+    h.call("POST", &path, &json!({ "bookNumbers": [book] })).assert_error(400, "INVALID_REQUEST", Some("layout"));
+}

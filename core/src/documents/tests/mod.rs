@@ -573,3 +573,40 @@ fn hostile_invoices_render() {
     assert_eq!(doc.get_pages().len(), 1);
     assert_drawing_on_page(&render_invoice_pdf(&inv).unwrap(), 595.0, 842.0);
 }
+
+#[test]
+fn sheets_hold_two_labels_side_by_side_with_cut_marks_outside_them() {
+    let mut labels = vec![label(), label(), label()];
+    for (i, l) in labels.iter_mut().enumerate() {
+        l.piece = (i as u32 + 1, 3);
+    }
+    for (layout, width, height) in [(LabelLayout::Letter, 612.0, 792.0), (LabelLayout::A4, 595.0, 842.0)] {
+        let pdf = render_labels_pdf_on(&labels, layout).unwrap();
+        let doc = parse(&pdf);
+        assert_eq!(doc.get_pages().len(), 2, "{layout:?}");
+        assert_eq!(media_box(&doc, 1), [0.0, 0.0, width, height]);
+        let first = doc.extract_text(&[1]).unwrap();
+        assert!(first.contains("PKG: 1 OF 3") && first.contains("PKG: 2 OF 3") && !first.contains("PKG: 3 OF 3"), "{first}");
+        assert!(doc.extract_text(&[2]).unwrap().contains("PKG: 3 OF 3"));
+        assert_drawing_on_page(&pdf, width, height);
+        // The upright cut marks: 1 x 12 pt, above and below the labels' band, at each corner.
+        let top = (height - 432.0) / 2.0;
+        let content = lopdf::content::Content::decode(&doc.get_page_content(doc.get_pages()[&1]).unwrap()).unwrap();
+        let outside = content
+            .operations
+            .iter()
+            .filter(|op| op.operator == "re")
+            .filter(|op| {
+                let [_, y, w, h] = [0, 1, 2, 3].map(|i| op.operands[i].as_float().unwrap());
+                (w, h) == (1.0, 12.0) && (y >= height - top || y + h <= top)
+            })
+            .count();
+        assert_eq!(outside, 8, "{layout:?}: upright marks at the four corners of both labels");
+    }
+    assert_eq!(render_labels_pdf_on(&labels, LabelLayout::Label).unwrap(), render_labels_pdf(&labels).unwrap());
+    assert_eq!(render_labels_pdf_on(&[], LabelLayout::A4), Err(DocumentError::NoLabels));
+    for (code, layout) in [("4x6", LabelLayout::Label), ("LETTER", LabelLayout::Letter), (" a4 ", LabelLayout::A4)] {
+        assert_eq!(LabelLayout::from_code(code), Some(layout));
+    }
+    assert_eq!(LabelLayout::from_code("legal"), None);
+}
