@@ -1,5 +1,6 @@
 // The page: a shipment form, the quotes of every service sorted by price, booking, the
-// PDF label, and the shipments booked so far (they survive a reload). The shipping
+// PDF label (and the commercial invoice of an international shipment), the shipments
+// booked so far (they survive a reload) and the day's labels in one PDF. The shipping
 // service runs in worker.js; `consign.<method>(...)` calls the package's method there.
 
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
@@ -59,14 +60,24 @@ async function account() {
 
 function shipmentFromForm() {
   const f = Object.fromEntries(new FormData($("#shipment")));
-  const address = (who) => ({ name: f[`${who}Name`], company: "", address1: f[`${who}Address1`], address2: "",
-    city: f[`${who}City`], state: f[`${who}State`].toUpperCase(), zip: f[`${who}Zip`], country: "US", phone: f[`${who}Phone`] });
-  return {
+  const address = (who, country) => ({ name: f[`${who}Name`], company: "", address1: f[`${who}Address1`], address2: "",
+    city: f[`${who}City`], state: f[`${who}State`].toUpperCase(), zip: f[`${who}Zip`], country, phone: f[`${who}Phone`] });
+  const shipment = {
     shipmentDate: f.shipmentDate, shipmentReference: "web-demo", contentDescription: "merchandise",
-    sender: address("sender"), receiver: address("receiver"), residential: f.residential === "on",
+    sender: address("sender", "US"), receiver: address("receiver", f.receiverCountry), residential: f.residential === "on",
     weightUnit: "lb", dimUnit: "in", currency: "USD",
     pieces: [{ weight: f.weight, length: f.length, width: f.width, height: f.height, insuranceAmount: null, declaredValue: null }],
   };
+  if (f.receiverCountry !== "US") {
+    // Abroad: the contents go on a commercial invoice, which booking prints.
+    shipment.commercialInvoice = {
+      sendElectronically: false, ftrNumber: "30.37(a)", itnNumber: null, aesNumber: null, termsOfTrade: "DAP",
+      receiverTaxId: "", senderVatTaxId: "", packageMarks: "web-demo",
+      items: [{ description: f.itemDescription, quantity: Number(f.itemQuantity), unitValue: f.itemValue,
+        htsNumber: f.itemHts, countryOfOrigin: "US" }],
+    };
+  }
+  return shipment;
 }
 
 async function quote(event) {
@@ -125,6 +136,7 @@ async function bookQuote(q, button) {
     $("#charged").textContent = money(booked.totalShippingCost);
     $("#balance").textContent = money(Number(booked.prepayBalance));
     await linkLabel(booked.bookNumber);
+    await linkInvoice(booked.bookNumber, Boolean(lastShipment.commercialInvoice));
     $("#booked").hidden = false;
     $("#quotes").hidden = true;
     $("#unavailable").hidden = true;
@@ -138,14 +150,41 @@ async function bookQuote(q, button) {
   }
 }
 
-// The label endpoint answers base64; the browser opens it from a Blob URL.
-async function linkLabel(bookNumber) {
-  const { base64Images: [pdf] } = await consign.label(customerId, bookNumber, "PDF");
-  const bytes = Uint8Array.from(atob(pdf), (c) => c.charCodeAt(0));
-  const link = $("#label");
+// Documents come base64; the browser opens them from a Blob URL.
+function linkPdf(link, base64, title) {
+  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
   if (link.href) URL.revokeObjectURL(link.href);
   link.href = URL.createObjectURL(new Blob([bytes], { type: "application/pdf" }));
-  link.title = `label-${bookNumber}.pdf`;
+  link.title = title;
+  link.hidden = false;
+}
+
+async function linkLabel(bookNumber) {
+  const { base64Images: [pdf] } = await consign.label(customerId, bookNumber, "PDF");
+  linkPdf($("#label"), pdf, `label-${bookNumber}.pdf`);
+}
+
+async function linkInvoice(bookNumber, invoiced) {
+  $("#invoice").hidden = true;
+  if (!invoiced) return;
+  const { data } = await consign.commercialInvoice(customerId, bookNumber);
+  linkPdf($("#invoice"), data, `invoice-${bookNumber}.pdf`);
+}
+
+// Every label of the shipments (not voided) that ship on the form's date, in one PDF.
+async function printDay() {
+  const day = $("#shipment").shipmentDate.value;
+  try {
+    const { shipments } = await consign.shipments(customerId, { limit: 100 });
+    const bookNumbers = shipments.filter((s) => !s.voided && s.shipmentDate === day).map((s) => s.bookNumber);
+    if (!bookNumbers.length) return say(`No shipments ship on ${day}.`, true);
+    const layout = $("#dayLayout").value;
+    const { base64Images: [pdf] } = await consign.labels(customerId, "PDF", { bookNumbers }, layout);
+    linkPdf($("#dayLabels"), pdf, `labels-${day}.pdf`);
+    say(`${bookNumbers.length} shipments' labels for ${day} are ready.`);
+  } catch (e) {
+    say(explain(e), true);
+  }
 }
 
 async function showHistory() {
@@ -154,7 +193,7 @@ async function showHistory() {
   body.replaceChildren();
   for (const s of [...shipments].reverse()) {
     const row = body.insertRow();
-    for (const text of [s.bookNumber, s.trackingNumber, s.serviceCode, `${s.receiver.city}, ${s.receiver.state}`]) {
+    for (const text of [s.bookNumber, s.trackingNumber, s.serviceCode, `${s.receiver.city}, ${s.receiver.state || s.receiver.country}`]) {
       row.insertCell().textContent = text;
     }
     const cost = row.insertCell();
@@ -193,6 +232,8 @@ const date = new Date();
 date.setDate(date.getDate() + 1);
 $("#shipment").shipmentDate.value = date.toLocaleDateString("sv"); // YYYY-MM-DD, local
 $("#shipment").addEventListener("submit", quote);
+$("#shipment").receiverCountry.addEventListener("change", (e) => ($("#customs").hidden = e.target.value === "US"));
+$("#printDay").addEventListener("click", printDay);
 $("#export").addEventListener("click", exportDatabase);
 $("#import").addEventListener("change", importDatabase);
 try {

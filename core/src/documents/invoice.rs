@@ -8,6 +8,7 @@ use std::ops::Range;
 use serde::{Deserialize, Serialize};
 
 use super::layout::{city_line, iso_date};
+use super::pages::TablePages;
 use super::pdf::{Canvas, Document};
 use super::text::Font;
 use super::{DocumentError, LabelAddress};
@@ -150,30 +151,9 @@ fn columns(width: u32) -> [(&'static str, u32, u32); 7] {
     COLUMNS.map(|(title, x, w)| if x == 36 { (title, x, w - narrower) } else { (title, x - narrower, w) })
 }
 
-/// Splits `n` lines into pages for paper `height` points tall: the rows on each page,
-/// plus an empty last page when the closing block does not fit after the last row.
+/// Splits `n` lines into pages for paper `height` points tall (see [`TablePages`]).
 fn paginate(n: usize, height: u32) -> Vec<Range<usize>> {
-    let bottom = height - 50;
-    let capacity = |first: bool| {
-        let top = if first { FIRST_TABLE_TOP } else { NEXT_TABLE_TOP };
-        usize::try_from((bottom - top - ROW) / ROW).unwrap_or(1)
-    };
-    let mut pages = Vec::new();
-    let mut start = 0;
-    loop {
-        let first = pages.is_empty();
-        let end = n.min(start + capacity(first));
-        pages.push(start..end);
-        if end >= n {
-            let top = if first { FIRST_TABLE_TOP } else { NEXT_TABLE_TOP };
-            let rows = u32::try_from(end - start).unwrap_or(u32::MAX);
-            if top + ROW + rows.saturating_mul(ROW).max(ROW) + CLOSING_HEIGHT > bottom {
-                pages.push(n..n);
-            }
-            return pages;
-        }
-        start = end;
-    }
+    TablePages { first_top: FIRST_TABLE_TOP, next_top: NEXT_TABLE_TOP, row: ROW, bottom: height - 50, closing: CLOSING_HEIGHT }.paginate(n)
 }
 
 /// Renders a commercial invoice: the parties with their tax ids, the shipment (date,

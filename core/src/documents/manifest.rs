@@ -4,6 +4,7 @@
 use std::ops::Range;
 
 use super::layout::{city_line, iso_date};
+use super::pages::TablePages;
 use super::pdf::{Canvas, Document};
 use super::text::Font;
 use super::{DocumentError, ManifestData};
@@ -34,27 +35,7 @@ const COLUMNS: [(&str, u32, u32); 6] = [
 /// the last page (if not, they get a page of their own, which is included here as an
 /// empty range).
 pub(super) fn paginate(n: usize) -> Vec<Range<usize>> {
-    let capacity = |first: bool| {
-        let top = if first { FIRST_TABLE_TOP } else { NEXT_TABLE_TOP };
-        usize::try_from((BOTTOM - top - ROW) / ROW).unwrap_or(1)
-    };
-    let mut pages = Vec::new();
-    let mut start = 0;
-    loop {
-        let first = pages.is_empty();
-        let end = n.min(start + capacity(first));
-        pages.push(start..end);
-        if end >= n {
-            let top = if first { FIRST_TABLE_TOP } else { NEXT_TABLE_TOP };
-            let rows = u32::try_from(end - start).unwrap_or(u32::MAX);
-            let used = top + ROW + rows.saturating_mul(ROW).max(ROW);
-            if used + TOTALS_HEIGHT > BOTTOM {
-                pages.push(n..n);
-            }
-            return pages;
-        }
-        start = end;
-    }
+    TablePages { first_top: FIRST_TABLE_TOP, next_top: NEXT_TABLE_TOP, row: ROW, bottom: BOTTOM, closing: TOTALS_HEIGHT }.paginate(n)
 }
 
 /// Renders a manifest as a PDF of US Letter pages: a header with the shipper, carrier,

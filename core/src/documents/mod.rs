@@ -22,6 +22,7 @@ mod epl2;
 mod invoice;
 mod layout;
 mod manifest;
+mod pages;
 mod pdf;
 mod text;
 mod zpl;

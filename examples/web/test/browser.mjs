@@ -101,8 +101,45 @@ try {
   assert.equal(bytes.subarray(0, 16).toString("latin1"), "SQLite format 3\0");
   console.log(`exported ${bytes.length} bytes of SQLite; reload kept the shipment`);
 
+  // Fetches a Blob URL of the page: its type, first bytes and text (our PDFs keep their
+  // streams uncompressed, so the words are in the file).
+  const pdfAt = (href) => page.evaluate(async (href) => {
+    const response = await fetch(href);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    return { type: response.headers.get("content-type"), text: String.fromCharCode(...bytes) };
+  }, href);
+
+  // The day's labels in one PDF, on Letter sheets (the reload reset the form's date).
+  await page.fill("input[name=shipmentDate]", date.toLocaleDateString("sv"));
+  await page.selectOption("#dayLayout", "letter");
+  await page.click("#printDay");
+  await page.waitForSelector("#dayLabels:not([hidden]), #status.error");
+  assert.equal(await page.$("#status.error"), null, `printing the day failed: ${await page.textContent("#status")}`);
+  const day = await pdfAt(await page.getAttribute("#dayLabels", "href"));
+  assert.equal(day.type, "application/pdf");
+  assert.ok(day.text.startsWith("%PDF-") && day.text.includes("/MediaBox [0 0 612 792]") && day.text.includes(tracking), "a Letter sheet with the label");
+
+  // Abroad: the booking carries a commercial invoice, and the page opens it.
+  await page.selectOption("select[name=receiverCountry]", "GB");
+  await page.fill("input[name=receiverCity]", "London");
+  await page.fill("input[name=receiverState]", "");
+  await page.fill("input[name=receiverZip]", "SW1A 1AA");
+  await page.fill("input[name=weight]", "1.5");
+  assert.equal(await page.isVisible("#customs"), true, "the contents of an international shipment are asked");
+  await page.click("#quote");
+  await page.waitForSelector("#quotes:not([hidden]) tbody tr, #status.error");
+  assert.equal(await page.$("#status.error"), null, `quoting abroad failed: ${await page.textContent("#status")}`);
+  await page.click("#quotes tbody tr:first-child button");
+  await page.waitForSelector("#invoice:not([hidden]), #status.error");
+  assert.equal(await page.$("#status.error"), null, `booking abroad failed: ${await page.textContent("#status")}`);
+  const invoice = await pdfAt(await page.getAttribute("#invoice", "href"));
+  assert.equal(invoice.type, "application/pdf");
+  assert.ok(invoice.text.includes("COMMERCIAL INVOICE") && invoice.text.includes("Stoneware mug"), "the invoice of the shipment");
+  await page.screenshot({ path: join(shots, "web-abroad.png"), fullPage: true });
+  console.log(`printed the day's labels on Letter sheets (${day.text.length} bytes) and an invoice (${invoice.text.length} bytes)`);
+
   assert.deepEqual(problems, [], "no errors in the page");
-  console.log(`browser test passed; screenshots: ${shots}/web-quotes.png, web-booked.png`);
+  console.log(`browser test passed; screenshots: ${shots}/web-quotes.png, web-booked.png, web-abroad.png`);
 } finally {
   await context?.close();
   server.kill();
