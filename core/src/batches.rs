@@ -285,6 +285,6 @@ pub(crate) fn book(tx: &Connection, ctx: &booking::Context, req: &wire::BatchBoo
     }
     let balance = ledger::balance_cents(tx, customer_id)?;
     let booked: Vec<&str> = results.iter().filter_map(|r| r.book_number.as_deref()).collect();
-    let labels_pdf = booking::labels_pdf(tx, ctx.catalog, customer_id, &booked)?;
+    let labels_pdf = booking::labels_pdf(tx, &booking::Books { catalog: ctx.catalog, rates: ctx.rates }, customer_id, &booked)?;
     Ok(wire::BatchBookResponse { batch_id: req.batch_id.clone(), results, prepay_balance: format2(from_cents(balance)), labels_pdf })
 }

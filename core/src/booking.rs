@@ -608,8 +608,15 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
         booked.country,
     ])?;
     let shipment_rowid = tx.last_insert_rowid();
+    let invoice = req.commercial_invoice.as_ref().map(|invoice| {
+        let weight = v.shipment.pieces.iter().fold(Decimal::ZERO, |sum, p| sum.saturating_add(p.weight));
+        let data =
+            crate::invoices::invoice_data(&view, invoice, &v.carrier.label, &v.service.label, weight, v.shipment.weight_unit.as_str());
+        (data, invoice.send_electronically.unwrap_or(false))
+    });
     let labels = if ctx.labels_at_booking {
-        render(v.label_format, &label_data(&view, &v.carrier.label, &v.service.label, &priced.zone))?
+        let customs = customs_declaration(&view, invoice.as_ref().map(|(data, _)| data), ctx.rates);
+        render(v.label_format, &label_data(&view, &v.carrier.label, &v.service.label, &priced.zone, customs.as_ref()))?
     } else {
         Vec::new()
     };
@@ -627,11 +634,8 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
             }
         }
     }
-    if let Some(invoice) = &req.commercial_invoice {
-        let weight = v.shipment.pieces.iter().fold(Decimal::ZERO, |sum, p| sum.saturating_add(p.weight));
-        let data =
-            crate::invoices::invoice_data(&view, invoice, &v.carrier.label, &v.service.label, weight, v.shipment.weight_unit.as_str());
-        crate::invoices::record(tx, &ctx.customer.id, &data, invoice.send_electronically.unwrap_or(false), ctx.labels_at_booking)?;
+    if let Some((data, send_electronically)) = &invoice {
+        crate::invoices::record(tx, &ctx.customer.id, data, *send_electronically, ctx.labels_at_booking)?;
     }
     crate::search::after_booking(tx, shipment_rowid)?;
     if let Some(f) = &req.fulfillment {
@@ -696,8 +700,75 @@ pub(crate) fn label_address(a: &wire::ViewAddress) -> LabelAddress {
     }
 }
 
-/// The label data of each piece of a booked shipment.
-fn label_data(view: &wire::ShipmentView, carrier_label: &str, service_label: &str, zone: &str) -> Vec<LabelData> {
+/// The postal customs declaration printed after each label of a carrier B shipment
+/// abroad, or `None` for any other shipment. The contents are the commercial invoice's
+/// items when the booking carried one, else its content description valued at the
+/// pieces' declared values; the short form up to 400 USD of contents (converted with
+/// `rates`), the long form above.
+pub(crate) fn customs_declaration(
+    view: &wire::ShipmentView,
+    invoice: Option<&documents::InvoiceData>,
+    rates: &RateBook,
+) -> Option<documents::CustomsDeclaration> {
+    if view.carrier_code != "postal" || is_domestic("postal", &view.sender.country, &view.receiver.country) {
+        return None;
+    }
+    let currency_code = view.customs_currency.clone().filter(|c| !c.trim().is_empty()).unwrap_or_else(|| view.currency.clone());
+    let weight: Decimal = view.pieces.iter().filter_map(|p| p.weight.parse::<Decimal>().ok()).sum();
+    let total_weight = format!("{} {}", weight.normalize(), view.weight_unit);
+    let (items, total) = match invoice {
+        Some(inv) => (
+            inv.lines
+                .iter()
+                .map(|l| documents::CustomsItem {
+                    description: l.description.clone(),
+                    quantity: l.quantity.clone(),
+                    value: format!("{} {}", l.line_value, inv.currency),
+                    weight: l.weight.clone(),
+                    hts_number: l.hts_number.clone(),
+                    origin: l.country_of_origin.clone(),
+                })
+                .collect(),
+            inv.total_value.parse::<Decimal>().unwrap_or_default(),
+        ),
+        None => {
+            let declared: Decimal = view.pieces.iter().filter_map(|p| p.declared_value).sum();
+            let description = if view.content_description.trim().is_empty() { "Merchandise" } else { view.content_description.trim() };
+            let item = documents::CustomsItem {
+                description: description.to_string(),
+                quantity: view.pieces.len().to_string(),
+                value: format!("{} {currency_code}", format2(declared)),
+                weight: total_weight.clone(),
+                hts_number: String::new(),
+                origin: String::new(),
+            };
+            (vec![item], declared)
+        }
+    };
+    let usd = currency_code.parse::<Currency>().map_or(total, |c| rates.convert(total, c, Currency::Usd));
+    let form =
+        if usd <= Decimal::from(documents::SHORT_FORM_LIMIT_USD) { documents::CustomsForm::Short } else { documents::CustomsForm::Long };
+    Some(documents::CustomsDeclaration {
+        form,
+        sender: label_address(&view.sender),
+        receiver: label_address(&view.receiver),
+        items,
+        total_value: format!("{} {currency_code}", format2(total)),
+        total_weight,
+        tracking_number: view.tracking_number.clone(),
+        date: shipment::parse_date(&view.shipment_date).unwrap_or_default(),
+    })
+}
+
+/// The label data of each piece of a booked shipment, each with the shipment's customs
+/// declaration (for the piece's tracking number) when it has one.
+fn label_data(
+    view: &wire::ShipmentView,
+    carrier_label: &str,
+    service_label: &str,
+    zone: &str,
+    customs: Option<&documents::CustomsDeclaration>,
+) -> Vec<LabelData> {
     let n = u32::try_from(view.tracking_numbers.len()).unwrap_or(u32::MAX);
     let date = shipment::parse_date(&view.shipment_date).unwrap_or_default();
     view.tracking_numbers
@@ -715,6 +786,7 @@ fn label_data(view: &wire::ShipmentView, carrier_label: &str, service_label: &st
             shipment_date: date,
             piece: (u32::try_from(i).unwrap_or(u32::MAX).saturating_add(1), n),
             zone: zone.to_string(),
+            customs: customs.map(|c| documents::CustomsDeclaration { tracking_number: tn.clone(), ..c.clone() }),
         })
         .collect()
 }
@@ -953,7 +1025,7 @@ pub(crate) fn void(
 /// matched in any case (`pdf`); `None` is the format chosen at booking.
 pub(crate) fn label(
     conn: &Connection,
-    catalog: &Catalog,
+    books: &Books,
     customer_id: &str,
     book_number: &str,
     format_code: Option<&str>,
@@ -968,7 +1040,7 @@ pub(crate) fn label(
         .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
     sheets_are_pdf(format, layout)?;
     if layout != LabelLayout::Label {
-        let sheets = documents::render_labels_pdf_on(&labels_of_shipment(catalog, &s)?, layout)
+        let sheets = documents::render_labels_pdf_on(&labels_of_shipment(conn, books, customer_id, &s)?, layout)
             .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?;
         return Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: vec![base64(&sheets)] });
     }
@@ -982,15 +1054,17 @@ pub(crate) fn label(
     let images = if !stored.is_empty() {
         stored
     } else {
-        let carrier =
-            catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
+        let carrier = books
+            .catalog
+            .carrier(&s.carrier_code)
+            .ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
         if !carrier.label_formats.iter().any(|f| f == format.code()) {
             return Err(Error::invalid(
                 "labelImageFormat",
                 format!("{} labels are not available for carrier {}", format.code(), s.carrier_code),
             ));
         }
-        render(format, &labels_of_shipment(catalog, &s)?)?
+        render(format, &labels_of_shipment(conn, books, customer_id, &s)?)?
     };
     Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| base64(b)).collect() })
 }
@@ -1006,7 +1080,7 @@ pub(crate) fn label(
 /// a voided shipment. Each names `bookNumbers[i]`.
 pub(crate) fn labels_of(
     conn: &Connection,
-    catalog: &Catalog,
+    books: &Books,
     customer_id: &str,
     book_numbers: &[String],
     format_code: &str,
@@ -1033,13 +1107,15 @@ pub(crate) fn labels_of(
         if s.voided {
             return Err(field(ErrorCategory::Conflict, format!("shipment {book_number} is voided; its label must not be printed")));
         }
-        let carrier =
-            catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
+        let carrier = books
+            .catalog
+            .carrier(&s.carrier_code)
+            .ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
         if !carrier.label_formats.iter().any(|f| f == format.code()) {
             let message = format!("{} labels are not available for carrier {}", format.code(), s.carrier_code);
             return Err(field(ErrorCategory::InvalidRequest, message));
         }
-        labels.extend(labels_of_shipment(catalog, &s)?);
+        labels.extend(labels_of_shipment(conn, books, customer_id, &s)?);
     }
     let images = match format {
         LabelFormat::Pdf => vec![documents::render_labels_pdf_on(&labels, layout)
@@ -1058,13 +1134,21 @@ fn sheets_are_pdf(format: LabelFormat, layout: LabelLayout) -> Result<()> {
     Ok(())
 }
 
-/// The label data of each piece of the stored shipment `s`, with its carrier's and
-/// service's names.
-fn labels_of_shipment(catalog: &Catalog, s: &StoredShipment) -> Result<Vec<LabelData>> {
+/// The label data of each piece of the customer's stored shipment `s`, with its
+/// carrier's and service's names and its customs declaration.
+fn labels_of_shipment(conn: &Connection, books: &Books, customer_id: &str, s: &StoredShipment) -> Result<Vec<LabelData>> {
     let carrier =
-        catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
-    let service_label = catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
-    Ok(label_data(&s.view, &carrier.label, &service_label, &s.zone))
+        books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
+    let service_label = books.catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
+    let invoice = crate::invoices::stored_data(conn, customer_id, &s.view.book_number)?;
+    let customs = customs_declaration(&s.view, invoice.as_ref(), books.rates);
+    Ok(label_data(&s.view, &carrier.label, &service_label, &s.zone, customs.as_ref()))
+}
+
+/// The catalog and the rate book labels are drawn with.
+pub(crate) struct Books<'a> {
+    pub catalog: &'a Catalog,
+    pub rates: &'a RateBook,
 }
 
 /// One PDF with a page per label, in order.
@@ -1074,12 +1158,12 @@ fn merged_pdf(labels: &[LabelData]) -> Result<Vec<u8>> {
 
 /// Batch book's `labelsPdf`: one PDF of every label of the shipments `book_numbers` of
 /// the customer (voided ones left out), in that order; `None` when there are none.
-pub(crate) fn labels_pdf(conn: &Connection, catalog: &Catalog, customer_id: &str, book_numbers: &[&str]) -> Result<Option<String>> {
+pub(crate) fn labels_pdf(conn: &Connection, books: &Books, customer_id: &str, book_numbers: &[&str]) -> Result<Option<String>> {
     let mut labels = Vec::new();
     for book_number in book_numbers {
         let s = find(conn, customer_id, book_number)?;
         if !s.voided {
-            labels.extend(labels_of_shipment(catalog, &s)?);
+            labels.extend(labels_of_shipment(conn, books, customer_id, &s)?);
         }
     }
     if labels.is_empty() {

@@ -105,6 +105,19 @@ fn render(data: &InvoiceData) -> Result<Vec<u8>> {
     documents::render_invoice_pdf(data).map_err(|e| Error::internal(format!("could not render the commercial invoice: {e}")).with_source(e))
 }
 
+/// What the invoice of the customer's shipment `book_number` prints, if it has one.
+pub(crate) fn stored_data(conn: &Connection, customer_id: &str, book_number: &str) -> Result<Option<InvoiceData>> {
+    let data: Option<String> = conn
+        .prepare_cached("SELECT data FROM commercial_invoices WHERE customer_id = ?1 AND book_number = ?2")?
+        .query_row([customer_id, book_number], |r| r.get(0))
+        .optional()?;
+    data.map(|d| {
+        serde_json::from_str(&d)
+            .map_err(|e| Error::internal(format!("the commercial invoice of {book_number} is unreadable: {e}")).with_source(e))
+    })
+    .transpose()
+}
+
 /// Retrieve commercial invoice: the PDF of the shipment's invoice, as kept or rendered now.
 ///
 /// # Errors

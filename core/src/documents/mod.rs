@@ -18,6 +18,7 @@
 //! as a whole (no labels at all, a document too large to number its objects).
 
 mod code128;
+mod customs;
 mod epl2;
 mod invoice;
 mod layout;
@@ -27,6 +28,7 @@ mod pdf;
 mod text;
 mod zpl;
 
+pub use customs::{CustomsDeclaration, CustomsForm, CustomsItem, SHORT_FORM_LIMIT_USD};
 pub use invoice::{render_invoice_pdf, CarrierTaxId, InvoiceData, InvoiceLine, Paper};
 pub use manifest::render_manifest_pdf;
 
@@ -81,6 +83,8 @@ pub struct LabelData {
     pub piece: (u32, u32),
     /// The zone used for the price.
     pub zone: String,
+    /// The postal customs declaration printed after the label (carrier B abroad), if any.
+    pub customs: Option<CustomsDeclaration>,
 }
 
 /// The output format of a label, the spec's `labelImageFormat`.
@@ -171,11 +175,25 @@ pub enum DocumentError {
 /// None in practice for a single label: every input renders (see the module docs). The
 /// `Result` is kept so callers handle document errors in one way.
 pub fn render_label(format: LabelFormat, label: &LabelData) -> Result<Vec<u8>, DocumentError> {
+    let drawings = drawings(std::slice::from_ref(label));
     match format {
         LabelFormat::Pdf => render_labels_pdf(std::slice::from_ref(label)),
-        LabelFormat::Zpl => Ok(zpl::render(&layout::label(label)).into_bytes()),
-        LabelFormat::Epl2 => Ok(epl2::render(&layout::label(label)).into_bytes()),
+        LabelFormat::Zpl => Ok(drawings.iter().map(|d| zpl::render(d)).collect::<String>().into_bytes()),
+        LabelFormat::Epl2 => Ok(drawings.iter().map(|d| epl2::render(d)).collect::<String>().into_bytes()),
     }
+}
+
+/// The 4x6 drawings of `labels` in print order: each label, then its customs
+/// declaration if it has one.
+fn drawings(labels: &[LabelData]) -> Vec<Vec<Element>> {
+    let mut out = Vec::with_capacity(labels.len());
+    for label in labels {
+        out.push(layout::label(label));
+        if let Some(declaration) = &label.customs {
+            out.push(customs::layout(declaration));
+        }
+    }
+    out
 }
 
 /// Renders several labels into one PDF, one 4x6 in page per label in the given order
@@ -189,9 +207,9 @@ pub fn render_labels_pdf(labels: &[LabelData]) -> Result<Vec<u8>, DocumentError>
     let first = labels.first().ok_or(DocumentError::NoLabels)?;
     let number: String = first.tracking_number.chars().take(64).collect();
     let mut doc = Document::new(&format!("Shipping label {number}"));
-    for label in labels {
+    for drawing in drawings(labels) {
         let mut canvas = Canvas::new(LABEL_WIDTH, LABEL_HEIGHT);
-        draw(&mut canvas, &layout::label(label));
+        draw(&mut canvas, &drawing);
         doc.add_page(canvas)?;
     }
     doc.finish()
@@ -245,15 +263,15 @@ pub fn render_labels_pdf_on(labels: &[LabelData], layout: LabelLayout) -> Result
     let gap = 2 * CUT_GAP;
     let left = (width - 2 * LABEL_WIDTH - gap) / 2;
     let top = (height - LABEL_HEIGHT) / 2;
-    for sheet in labels.chunks(2) {
+    for sheet in drawings(labels).chunks(2) {
         let mut canvas = Canvas::new(width, height);
-        for (i, label) in (0u32..).zip(sheet) {
+        for (i, drawing) in (0u32..).zip(sheet) {
             let x = left + i * (LABEL_WIDTH + gap);
             // Level marks go in the sheet's margins: left of the first label, right of the last.
             let outer = (i == 0, i == 1 || sheet.len() == 1);
             cut_marks(&mut canvas, x, top, left, outer);
             canvas.set_origin(x, top);
-            draw(&mut canvas, &layout::label(label));
+            draw(&mut canvas, drawing);
             canvas.set_origin(0, 0);
         }
         doc.add_page(canvas)?;

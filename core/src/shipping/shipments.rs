@@ -71,8 +71,9 @@ impl Shipping {
     /// # Errors
     /// As [`Shipping::label`]; `INVALID_REQUEST` on `layout` for sheets in ZPL or EPL2.
     pub fn label_on(&self, customer_id: &str, book_number: &str, format: Option<&str>, layout: LabelLayout) -> Result<wire::LabelResponse> {
-        let catalog = self.catalog();
-        self.read_for(customer_id, |conn| booking::label(conn, &catalog, customer_id, book_number, format, layout))
+        let (catalog, rates) = (self.catalog(), self.rate_book());
+        let books = booking::Books { catalog: &catalog, rates: &rates };
+        self.read_for(customer_id, |conn| booking::label(conn, &books, customer_id, book_number, format, layout))
     }
 
     /// Retrieve the labels of several shipments,
@@ -87,8 +88,9 @@ impl Shipping {
     /// unknown customer, or a shipment that is unknown or another customer's; `CONFLICT`
     /// for a voided one.
     pub fn labels(&self, customer_id: &str, format: &str, layout: LabelLayout, req: &wire::LabelsRequest) -> Result<wire::LabelResponse> {
-        let catalog = self.catalog();
-        self.read_for(customer_id, |conn| booking::labels_of(conn, &catalog, customer_id, &req.book_numbers, format, layout))
+        let (catalog, rates) = (self.catalog(), self.rate_book());
+        let books = booking::Books { catalog: &catalog, rates: &rates };
+        self.read_for(customer_id, |conn| booking::labels_of(conn, &books, customer_id, &req.book_numbers, format, layout))
     }
 
     /// Retrieve commercial invoice, `GET .../shipments/:bookNumber/commercialInvoice`:

@@ -138,3 +138,56 @@ fn sheets_are_pdf_and_an_unknown_layout_is_refused() {
     let path = Harness::path(&id, "/shipments/multiple/labels/ZPL?layout=a4");
     h.call("POST", &path, &json!({ "bookNumbers": [book] })).assert_error(400, "INVALID_REQUEST", Some("layout"));
 }
+
+/// Carrier B Priority Mail International, Philadelphia to London (recharges approved).
+fn postal_abroad() -> Value {
+    let mut b = intl_shipment();
+    for (key, value) in
+        [("carrierCode", "postal"), ("serviceCode", "postal_priority_mail_international"), ("packageTypeCode", "postal_custom")]
+    {
+        b[key] = json!(value);
+    }
+    b["approvePrepayRecharge"] = json!(true);
+    b
+}
+
+/// The pages of the shipment's PDF label, as text.
+fn label_pages(h: &Harness, id: &str, book: &str) -> Vec<String> {
+    let body = h.get(&Harness::path(id, &format!("/shipments/{book}/label/PDF"))).expect(200).clone();
+    let doc = Document::load_mem(&decode(&body["base64Images"][0])).unwrap();
+    (1..=u32::try_from(doc.get_pages().len()).unwrap()).map(|p| doc.extract_text(&[p]).unwrap()).collect()
+}
+
+#[test]
+fn carrier_b_abroad_prints_the_short_customs_declaration_after_its_label_up_to_400_usd() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let book = h.book(&id, &postal_abroad());
+    let pages = label_pages(&h, &id, &book);
+    assert_eq!(pages.len(), 2, "the label, then the declaration");
+    assert!(pages[0].contains("SHIP TO:"), "{}", pages[0]);
+    for needle in ["CUSTOMS DECLARATION CN 22", "ceramics", "80.00 USD", "Total value: 80.00 USD", "I certify that"] {
+        assert!(pages[1].contains(needle), "missing {needle:?} in {}", pages[1]);
+    }
+    // The thermal formats print it as a second label.
+    let zpl = h.get(&Harness::path(&id, &format!("/shipments/{book}/label/ZPL"))).expect(200).clone();
+    let zpl = String::from_utf8(decode(&zpl["base64Images"][0])).unwrap();
+    assert_eq!(zpl.matches("^XA").count(), 2);
+    // At home, no declaration.
+    let domestic = h.book(&id, &book_body());
+    assert_eq!(label_pages(&h, &id, &domestic).len(), 1);
+}
+
+#[test]
+fn carrier_b_abroad_over_400_usd_prints_the_long_form_from_the_invoice() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let invoice = with(invoice("1.2"), "/items/0/unitValue", json!("150.00"));
+    let book = h.book(&id, &with(postal_abroad(), "/commercialInvoice", invoice));
+    let pages = label_pages(&h, &id, &book);
+    assert_eq!(pages.len(), 2);
+    for needle in ["CUSTOMS DECLARATION CN 23", "Stoneware mug", "6912.00", "600.00 USD", "Ann Lee", "Jo Smith", "Total value: 600.00 USD"]
+    {
+        assert!(pages[1].contains(needle), "missing {needle:?} in {}", pages[1]);
+    }
+}

@@ -33,6 +33,7 @@ fn label() -> LabelData {
         shipment_date: NaiveDate::from_ymd_opt(2026, 11, 21).unwrap(),
         piece: (1, 2),
         zone: "5".into(),
+        customs: None,
     }
 }
 
@@ -609,4 +610,62 @@ fn sheets_hold_two_labels_side_by_side_with_cut_marks_outside_them() {
         assert_eq!(LabelLayout::from_code(code), Some(layout));
     }
     assert_eq!(LabelLayout::from_code("legal"), None);
+}
+
+fn declaration(form: CustomsForm) -> CustomsDeclaration {
+    CustomsDeclaration {
+        form,
+        sender: address("Alice Sender", "Springfield", "IL", "62701"),
+        receiver: LabelAddress { country: "GB".into(), ..address("Bob Receiver", "London", "", "SW1A 1AA") },
+        items: vec![CustomsItem {
+            description: "Stoneware mug".into(),
+            quantity: "4".into(),
+            value: "80.00 USD".into(),
+            weight: "1.2 kg".into(),
+            hts_number: "6912.00.48".into(),
+            origin: "US".into(),
+        }],
+        total_value: "80.00 USD".into(),
+        total_weight: "1.2 kg".into(),
+        tracking_number: "LZ123456785US".into(),
+        date: NaiveDate::from_ymd_opt(2026, 11, 25).unwrap(),
+    }
+}
+
+#[test]
+fn a_customs_declaration_follows_its_label_in_every_format() {
+    let mut l = label();
+    l.customs = Some(declaration(CustomsForm::Short));
+    let doc = parse(&render_label(LabelFormat::Pdf, &l).unwrap());
+    assert_eq!(doc.get_pages().len(), 2);
+    assert_eq!(media_box(&doc, 2), [0.0, 0.0, 288.0, 432.0]);
+    let form = doc.extract_text(&[2]).unwrap();
+    for needle in
+        ["CUSTOMS DECLARATION CN 22", "Stoneware mug", "80.00 USD", "1.2 kg", "Total value: 80.00 USD", "I certify that", "LZ123456785US"]
+    {
+        assert!(form.contains(needle), "missing {needle:?} in {form}");
+    }
+    assert!(!form.contains("6912.00.48"), "the short form has no HTS column");
+    let zpl = String::from_utf8(render_label(LabelFormat::Zpl, &l).unwrap()).unwrap();
+    assert_eq!((zpl.matches("^XA").count(), zpl.matches("^XZ").count()), (2, 2));
+    assert!(zpl.contains("CUSTOMS DECLARATION CN 22"));
+    let epl = String::from_utf8(render_label(LabelFormat::Epl2, &l).unwrap()).unwrap();
+    assert_eq!(epl.matches("\nN\n").count(), 2, "two labels: {epl}");
+    assert_drawing_on_page(&render_label(LabelFormat::Pdf, &l).unwrap(), 288.0, 432.0);
+}
+
+#[test]
+fn the_long_form_adds_addresses_hts_and_origin() {
+    let mut l = label();
+    let mut long = declaration(CustomsForm::Long);
+    long.items = (0..12).map(|i| CustomsItem { description: format!("Bowl {i}"), ..long.items[0].clone() }).collect();
+    l.customs = Some(long);
+    let doc = parse(&render_label(LabelFormat::Pdf, &l).unwrap());
+    let form = doc.extract_text(&[2]).unwrap();
+    for needle in
+        ["CUSTOMS DECLARATION CN 23", "FROM", "Alice Sender", "TO", "Bob Receiver", "6912.00.48", "Bowl 0", "Bowl 6", "and 5 more items"]
+    {
+        assert!(form.contains(needle), "missing {needle:?} in {form}");
+    }
+    assert_drawing_on_page(&render_label(LabelFormat::Pdf, &l).unwrap(), 288.0, 432.0);
 }
