@@ -710,7 +710,7 @@ pub(crate) fn customs_declaration(
     invoice: Option<&documents::InvoiceData>,
     rates: &RateBook,
 ) -> Option<documents::CustomsDeclaration> {
-    if view.carrier_code != "postal" || is_domestic("postal", &view.sender.country, &view.receiver.country) {
+    if !needs_customs(view) {
         return None;
     }
     let currency_code = view.customs_currency.clone().filter(|c| !c.trim().is_empty()).unwrap_or_else(|| view.currency.clone());
@@ -758,6 +758,11 @@ pub(crate) fn customs_declaration(
         tracking_number: view.tracking_number.clone(),
         date: shipment::parse_date(&view.shipment_date).unwrap_or_default(),
     })
+}
+
+/// Whether the shipment prints a postal customs declaration: carrier B, abroad.
+fn needs_customs(view: &wire::ShipmentView) -> bool {
+    view.carrier_code == "postal" && !is_domestic("postal", &view.sender.country, &view.receiver.country)
 }
 
 /// The label data of each piece of a booked shipment, each with the shipment's customs
@@ -1140,8 +1145,13 @@ fn labels_of_shipment(conn: &Connection, books: &Books, customer_id: &str, s: &S
     let carrier =
         books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
     let service_label = books.catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
-    let invoice = crate::invoices::stored_data(conn, customer_id, &s.view.book_number)?;
-    let customs = customs_declaration(&s.view, invoice.as_ref(), books.rates);
+    // Only a customs declaration reads the invoice: most labels need no query more.
+    let customs = if needs_customs(&s.view) {
+        let invoice = crate::invoices::stored_data(conn, customer_id, &s.view.book_number)?;
+        customs_declaration(&s.view, invoice.as_ref(), books.rates)
+    } else {
+        None
+    };
     Ok(label_data(&s.view, &carrier.label, &service_label, &s.zone, customs.as_ref()))
 }
 

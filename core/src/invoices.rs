@@ -111,11 +111,13 @@ pub(crate) fn stored_data(conn: &Connection, customer_id: &str, book_number: &st
         .prepare_cached("SELECT data FROM commercial_invoices WHERE customer_id = ?1 AND book_number = ?2")?
         .query_row([customer_id, book_number], |r| r.get(0))
         .optional()?;
-    data.map(|d| {
-        serde_json::from_str(&d)
-            .map_err(|e| Error::internal(format!("the commercial invoice of {book_number} is unreadable: {e}")).with_source(e))
-    })
-    .transpose()
+    data.map(|d| parse(book_number, &d)).transpose()
+}
+
+/// The stored JSON of an invoice, read back.
+fn parse(book_number: &str, data: &str) -> Result<InvoiceData> {
+    serde_json::from_str(data)
+        .map_err(|e| Error::internal(format!("the commercial invoice of {book_number} is unreadable: {e}")).with_source(e))
 }
 
 /// Retrieve commercial invoice: the PDF of the shipment's invoice, as kept or rendered now.
@@ -137,11 +139,7 @@ pub(crate) fn document(conn: &Connection, customer_id: &str, book_number: &str) 
     };
     let pdf = match pdf {
         Some(pdf) => pdf,
-        None => {
-            let data: InvoiceData = serde_json::from_str(&data)
-                .map_err(|e| Error::internal(format!("the commercial invoice of {book_number} is unreadable: {e}")).with_source(e))?;
-            render(&data)?
-        }
+        None => render(&parse(book_number, &data)?)?,
     };
     Ok(wire::InvoiceResponse { kind: "application/pdf".into(), data: crate::booking::base64(&pdf) })
 }

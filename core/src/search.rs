@@ -416,10 +416,7 @@ pub(crate) fn search(conn: &Connection, customer_id: &str, raw_keyword: &str) ->
     for book in books {
         let row: Option<(String, bool)> = stmt.query_row([&book, customer_id], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
         if let Some((view, voided)) = row {
-            let mut view = crate::booking::parse_view(&view)
-                .map_err(|e| Error::internal(format!("shipment {book} is unreadable: {e}")).with_source(e))?;
-            view.voided = voided;
-            shipments.push(view);
+            shipments.push(typed_view(&book, &view, voided)?);
         }
     }
     Ok(wire::ShipmentsResponse { shipments })
@@ -445,16 +442,19 @@ pub(crate) fn search_json(conn: &Connection, customer_id: &str, raw_keyword: &st
         }
         match (stored_shape == Some(shape)).then(|| as_stored(&view, voided)).flatten() {
             Some(written) => out.push_str(&written),
-            None => {
-                let mut typed = crate::booking::parse_view(&view)
-                    .map_err(|e| Error::internal(format!("shipment {book} is unreadable: {e}")).with_source(e))?;
-                typed.voided = voided;
-                out.push_str(&wire::to_json(&typed)?);
-            }
+            None => out.push_str(&wire::to_json(&typed_view(&book, &view, voided)?)?),
         }
     }
     out.push_str("]}");
     Ok(out)
+}
+
+/// The stored view of shipment `book` read into its type, with its `voided` flag.
+fn typed_view(book: &str, view: &str, voided: bool) -> Result<wire::ShipmentView> {
+    let mut typed =
+        crate::booking::parse_view(view).map_err(|e| Error::internal(format!("shipment {book} is unreadable: {e}")).with_source(e))?;
+    typed.voided = voided;
+    Ok(typed)
 }
 
 /// A stored view (written at booking, `voided` false) as the answer shows it, or `None`
