@@ -1164,6 +1164,11 @@ export type BookShipmentResponse = {
    * Extension: every tracking number, one per piece.
    */
   trackingNumbers: Array<string>,
+  /**
+   * The tracking number of the scan-based return label, when the booking asked for
+   * one (`scanBasedReturnLabel`, carrier B); absent otherwise.
+   */
+  returnTrackingNumber?: string,
 };
 
 /**
@@ -1291,6 +1296,11 @@ export type ShipmentView = {
    * one.
    */
   commercialInvoice: ViewInvoice | null,
+  /**
+   * Extension: the tracking number of the shipment's scan-based return label, or null
+   * when it was booked without one.
+   */
+  returnTrackingNumber: string | null,
 };
 
 /**

@@ -49,6 +49,9 @@ struct Valid<'a> {
     shipment: ValidShipment,
     label_format: LabelFormat,
     billed_to_prepay: bool,
+    /// Where a scan-based return label goes back to (`returnTo`, else the sender); `None`
+    /// when the booking asked for none.
+    return_to: Option<Address>,
 }
 
 /// True if the shipment stays in one country (for the postal carrier, the US and its
@@ -86,9 +89,12 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
 
     let sender = address::validate(&mut p, "sender", &req.sender, AddressUse::Booking);
     let receiver = address::validate(&mut p, "receiver", &req.receiver, AddressUse::Booking);
-    if let Some(r) = &req.return_to {
-        address::validate(&mut p, "returnTo", r, AddressUse::ReturnTo);
-    }
+    // A return label is addressed to `returnTo`: then it must be a whole address.
+    let wants_return = req.scan_based_return_label == Some(true);
+    let return_to = req.return_to.as_ref().map(|r| {
+        let usage = if wants_return { AddressUse::Booking } else { AddressUse::ReturnTo };
+        address::validate(&mut p, "returnTo", r, usage)
+    });
     let date = shipment::shipment_date(&mut p, "shipmentDate", &req.shipment_date, ctx.today);
     let (weight_unit, dim_unit, currency) =
         shipment::units(&mut p, &req.weight_unit, req.dim_unit.as_ref().map(Option::as_deref), Some(&req.currency));
@@ -166,8 +172,13 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
             }
         }
     };
-    if req.scan_based_return_label == Some(true) && carrier_code != "postal" {
+    if wants_return && carrier_code != "postal" {
         p.push("scanBasedReturnLabel", format!("is available for the postal carrier only, not {carrier_code}"));
+    } else if wants_return && req.pieces.len() > 1 {
+        p.push(
+            "scanBasedReturnLabel",
+            format!("a return label carries one package; book the {} pieces as shipments of their own", req.pieces.len()),
+        );
     }
     if req.postal_express_am_delivery == Some(true) && carrier_code != "postal" {
         p.push("postalExpressAmDelivery", format!("is available for the postal carrier only, not {carrier_code}"));
@@ -254,7 +265,45 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
         return Err(Error::invalid("pieces", reason.to_string()));
     }
     let billed_to_prepay = req.billing.as_ref().and_then(|b| b.party.as_deref()).is_none_or(|party| party == "sender");
-    Ok(Valid { service, carrier, package, shipment, label_format, billed_to_prepay })
+    let return_to = wants_return.then(|| return_to.unwrap_or_else(|| shipment.sender.clone()));
+    Ok(Valid { service, carrier, package, shipment, label_format, billed_to_prepay, return_to })
+}
+
+/// The price of the scan-based return label of `v` going back to `to`: the same service
+/// and package on the reversed route (from the receiver), without the outbound options
+/// (residential delivery, signature, Saturday or 10:30 delivery, insurance), in the
+/// shipment's currency. Fixed at booking and charged on the label's first scan.
+///
+/// # Errors
+/// `SERVICE_NOT_AVAILABLE` on `scanBasedReturnLabel` when the service does not carry
+/// the reversed route or no rate prices it.
+fn price_return(ctx: &Context, v: &Valid, to: &Address) -> Result<crate::returns::Price> {
+    let reversed = ValidShipment {
+        sender: v.shipment.receiver.clone(),
+        receiver: to.clone(),
+        residential: false,
+        signature: None,
+        saturday: false,
+        am_delivery: false,
+        dangerous_goods: None,
+        pieces: v.shipment.pieces.iter().map(|p| ValidPiece { insurance: None, ..p.clone() }).collect(),
+        ..v.shipment.clone()
+    };
+    let refused = |message: String| {
+        Error::fields(ErrorCategory::ServiceNotAvailable, vec![FieldError { field: "scanBasedReturnLabel".into(), message }])
+    };
+    let (from, back) = (&reversed.sender, &reversed.receiver);
+    if !ctx.catalog.serves(v.service, &from.country, &back.country, &back.state) {
+        return Err(refused(format!("{} carries no returns from {} to {}", v.service.label, from.country, back.country)));
+    }
+    let card = ctx.rates.card(&v.carrier.code, &v.service.code, &v.package.code);
+    let mut buf: Vec<PieceInput> = Vec::new();
+    let quote = quoting::rate_one(ctx.rates, card, &reversed, v.carrier, v.service, v.package, ctx.profile.markup_percent, &mut buf)
+        .map_err(|(_, reason)| refused(format!("the return cannot be priced: {reason}")))?;
+    let total = quote.rate.total;
+    let usd = round_cents(ctx.rates.convert(total, reversed.currency, Currency::Usd));
+    let cost_cents = to_cents(usd).ok_or_else(|| refused("the return costs more than can be charged".into()))?;
+    Ok(crate::returns::Price { zone: quote.rate.zone.as_str().to_string(), total, cost_cents })
 }
 
 /// The commercial invoice rules of booking (4.5 and part 7).
@@ -478,7 +527,7 @@ fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Resul
 
 /// Charges `cost_cents` (USD) to the customer's prepay balance, recharging first when
 /// asked to and needed (DECISIONS 7). Returns the balance after.
-fn charge(
+pub(crate) fn charge(
     tx: &Connection,
     customer: &Customer,
     cost_cents: i64,
@@ -547,6 +596,7 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
     let quote = req.quote_id.map(|q| bookable_quote(tx, ctx, q.0)).transpose()?;
     let v = validate(tx, ctx, req)?;
     let priced = price(ctx, &v, quote)?;
+    let return_price = v.return_to.as_ref().map(|to| price_return(ctx, &v, to)).transpose()?;
 
     let seq = store::next_id(tx, "book_number")?;
     let book_number = format!("{}", 1_000_000_000 + seq);
@@ -564,6 +614,12 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
     let tracking_numbers: Vec<String> =
         (first_serial..).take(v.shipment.pieces.len()).map(|n| tracking_number::generate(kind, n as u64, &ctx.customer.id)).collect();
     let first_tracking = tracking_numbers.first().cloned().unwrap_or_default();
+    let return_tracking = match &return_price {
+        Some(_) => {
+            Some(tracking_number::generate(kind, store::next_id(tx, &format!("tracking_{}", v.carrier.code))? as u64, &ctx.customer.id))
+        }
+        None => None,
+    };
     let piece_costs = split_cost(priced.total, &v.shipment.pieces);
 
     // The number of the order fulfilled shows where clients look for it, when the
@@ -573,7 +629,8 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
         (None, Some(f)) => crate::orders::order_number(tx, &ctx.customer.id, f)?.unwrap_or_default(),
         (None, None) => String::new(),
     };
-    let view = view_of(&book_number, &tracking_numbers, &v, req, priced.total, order_number);
+    let mut view = view_of(&book_number, &tracking_numbers, &v, req, priced.total, order_number);
+    view.return_tracking_number.clone_from(&return_tracking);
     let search = crate::search::entry(tx, &ctx.customer.id, seq, &view)?;
     // The first tracking event is kept on the shipment row: it commits with the booking.
     let booked = crate::tracking::booked_event(&v.shipment.sender, ctx.now);
@@ -637,6 +694,9 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
     if let Some((data, send_electronically)) = &invoice {
         crate::invoices::record(tx, &ctx.customer.id, data, *send_electronically, ctx.labels_at_booking)?;
     }
+    if let (Some(price), Some(tracking), Some(to)) = (&return_price, &return_tracking, &v.return_to) {
+        crate::returns::record(tx, &ctx.customer.id, &book_number, tracking, &view_address(to), price)?;
+    }
     crate::search::after_booking(tx, shipment_rowid)?;
     if let Some(f) = &req.fulfillment {
         crate::orders::fulfil(tx, &ctx.customer.id, &book_number, f)?;
@@ -658,6 +718,7 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
         total_shipping_cost: priced.total,
         currency: v.shipment.currency.as_str().to_string(),
         tracking_numbers,
+        return_tracking_number: return_tracking,
     };
     if let Some(key) = &req.idempotency_key {
         tx.prepare_cached("INSERT INTO idempotency_keys (customer_id, key, request, response, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?
@@ -796,7 +857,7 @@ fn label_data(
         .collect()
 }
 
-fn render(format: LabelFormat, labels: &[LabelData]) -> Result<Vec<Vec<u8>>> {
+pub(crate) fn render(format: LabelFormat, labels: &[LabelData]) -> Result<Vec<Vec<u8>>> {
     labels
         .iter()
         .map(|l| documents::render_label(format, l).map_err(|e| Error::internal(format!("could not render a label: {e}")).with_source(e)))
@@ -880,6 +941,7 @@ fn view_of(
             .commercial_invoice
             .as_ref()
             .map(|i| wire::ViewInvoice { send_electronically: i.send_electronically.unwrap_or(false) }),
+        return_tracking_number: None,
     }
 }
 
@@ -927,7 +989,8 @@ const SAMPLE_VIEW: &str = r#"{"bookNumber": "1000000001", "trackingNumber": "T1"
     "customsCurrency": "USD",
     "pieces": [{"weight": "1", "length": "1", "width": "1", "height": "1", "insuranceAmount": 1.5, "declaredValue": 1.5}],
     "fulfillment": {"orderId": "o", "integrationId": "i", "items": [{"productId": "p", "sku": "s", "lineId": "l", "quantity": 1}]},
-    "totalShippingCost": 1.25, "orderId": "o", "orderNumber": "n", "commercialInvoice": {"sendElectronically": true}}"#;
+    "totalShippingCost": 1.25, "orderId": "o", "orderNumber": "n", "commercialInvoice": {"sendElectronically": true},
+    "returnTrackingNumber": "R1"}"#;
 
 /// The shape of the views this build stores: a hash (FNV-1a) of [`SAMPLE_VIEW`] as this
 /// build writes it, so that any change to the view's fields, their order or how one is
@@ -1012,6 +1075,7 @@ pub(crate) fn void(
             "Shipment {book_number} has been scanned by the carrier ({status} at {time}), so it can no longer be voided."
         )));
     }
+    crate::returns::refuse_void_if_used(tx, customer_id, book_number)?;
     tx.execute(
         "UPDATE shipments SET voided = 1, voided_at = ?2 WHERE customer_id = ?3 AND book_number = ?1",
         [book_number, &ledger::timestamp(now), customer_id],
@@ -1132,7 +1196,7 @@ pub(crate) fn labels_of(
 
 /// Office sheets (`layout` letter or a4) are printed from PDF: ZPL and EPL2 go to label
 /// printers, which print 4x6 labels.
-fn sheets_are_pdf(format: LabelFormat, layout: LabelLayout) -> Result<()> {
+pub(crate) fn sheets_are_pdf(format: LabelFormat, layout: LabelLayout) -> Result<()> {
     if layout != LabelLayout::Label && format != LabelFormat::Pdf {
         return Err(Error::invalid("layout", format!("sheets of labels are PDF; {} labels are 4x6 for label printers", format.code())));
     }

@@ -57,6 +57,7 @@ mod pickups;
 mod quoting;
 mod rating;
 mod refdata;
+mod returns;
 mod router;
 mod search;
 mod secrets;

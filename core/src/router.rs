@@ -166,6 +166,7 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label", booked_label),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/commercialInvoice", commercial_invoice),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/return-label/:labelImageFormat", return_label),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/multiple/labels/:labelImageFormat", labels).reading(),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-information", tracking_information),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events", record_tracking_events),
@@ -526,6 +527,11 @@ fn layout(q: Query) -> Result<crate::LabelLayout> {
         Some(code) => crate::LabelLayout::from_code(&code)
             .ok_or_else(|| Error::invalid("layout", format!("expected 4x6, letter or a4, found {code:?}"))),
     }
+}
+
+/// Retrieve return label (4.5 `scanBasedReturnLabel`, an extension).
+fn return_label(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
+    json(200, &s.return_label(p.get("customerId")?, p.get("bookNumber")?, Some(p.get("labelImageFormat")?), layout(q)?)?)
 }
 
 /// Retrieve label in the format chosen at booking (DECISIONS 9, as clients call it).

@@ -169,6 +169,7 @@ pub(crate) fn body(view: &wire::ShipmentView) -> String {
     if !view.tracking_numbers.contains(&view.tracking_number) {
         fields.push(&view.tracking_number);
     }
+    fields.extend(view.return_tracking_number.as_deref());
     let mut digits = Vec::new();
     for a in [&view.sender, &view.receiver] {
         fields.extend([a.name.as_str(), a.company.as_str(), a.phone.as_str(), a.email.as_str()]);

@@ -206,20 +206,24 @@ pub(crate) fn store(
 }
 
 /// Records the events a carrier feed sends for `shipment` (DECISIONS 9), all or none;
-/// events already stored are counted as duplicates.
+/// events already stored are counted as duplicates. Events may be for the shipment's
+/// pieces or its scan-based return label; the first for the return label charges it
+/// (`now` dates the ledger entry).
 ///
 /// # Errors
 /// `NOT_FOUND` for an event whose tracking number is not one of the shipment's
 /// (`events[i].trackingNumber`); `INVALID_REQUEST` for no events, a carrier that cannot
 /// be tracked, a status outside 2.9, a time not `YYYY-MM-DD HH:MM:SS`, a country that is
 /// not ISO, or a carrier other than the shipment's; `LIMIT_EXCEEDED` past
-/// [`MAX_FEED_EVENTS`] events.
+/// [`MAX_FEED_EVENTS`] events; `CONFLICT` for an event of the return label of a voided
+/// shipment; `INSUFFICIENT_FUNDS` when the balance cannot pay for the return.
 pub(crate) fn record(
     tx: &Connection,
     catalog: &Catalog,
     customer_id: &str,
     shipment: &StoredShipment,
     events: &[wire::TrackingEvent],
+    now: DateTime<Utc>,
 ) -> Result<wire::RecordTrackingEventsResponse> {
     let book_number = &shipment.view.book_number;
     if events.is_empty() {
@@ -238,13 +242,17 @@ pub(crate) fn record(
         return Err(Error::invalid("events", format!("shipments of carrier {} cannot be tracked", shipment.carrier_code)));
     }
     let accepted = accepted_carriers(&shipment.carrier_code);
+    let return_label = crate::returns::find(tx, customer_id, book_number)?;
+    let is_return = |tn: &str| return_label.as_ref().is_some_and(|r| r.tracking_number == tn);
     let mut p = Problems::new();
     let mut unknown = Vec::new();
     let mut checked = Vec::with_capacity(events.len());
     for (i, e) in events.iter().enumerate() {
         let at = format!("events[{i}]");
         let e = check_event(&mut p, &at, e);
-        if !shipment.view.tracking_numbers.contains(&e.tracking_number) {
+        if is_return(&e.tracking_number) {
+            crate::returns::refuse_if_voided(shipment, &format!("{at}.trackingNumber"))?;
+        } else if !shipment.view.tracking_numbers.contains(&e.tracking_number) {
             unknown.push(FieldError {
                 field: format!("{at}.trackingNumber"),
                 message: format!("{:?} is not a tracking number of shipment {book_number}", e.tracking_number),
@@ -260,22 +268,29 @@ pub(crate) fn record(
     }
     p.finish()?;
     let (recorded, duplicates) = store(tx, customer_id, book_number, &checked)?;
+    if let Some(label) = return_label.filter(|r| checked.iter().any(|e| e.tracking_number == r.tracking_number)) {
+        crate::returns::charge_first_use(tx, customer_id, book_number, &label, now)?;
+    }
     Ok(wire::RecordTrackingEventsResponse { recorded, duplicates })
 }
 
 /// Records one event that `carrier` reports for its `tracking_number`, found across all
 /// customers as carriers key their data (e-commerce shipments are also found under
-/// `postal`, their final-mile carrier).
+/// `postal`, their final-mile carrier, and carrier B's return labels by their own
+/// number). The first event of a return label charges it (`now` dates the entry).
 ///
 /// # Errors
 /// `INVALID_REQUEST` for a carrier that cannot be tracked or an invalid event;
-/// `NOT_FOUND` when no shipment of `carrier` has the tracking number.
+/// `NOT_FOUND` when no shipment of `carrier` has the tracking number; `CONFLICT` for the
+/// return label of a voided shipment; `INSUFFICIENT_FUNDS` when the balance cannot pay
+/// for the return.
 pub(crate) fn record_for_carrier(
     tx: &Connection,
     catalog: &Catalog,
     carrier: &str,
     tracking_number: &str,
     event: &wire::CarrierEvent,
+    now: DateTime<Utc>,
 ) -> Result<wire::RecordTrackingEventsResponse> {
     if !catalog.carrier(carrier).is_some_and(|c| c.trackable) {
         return Err(Error::invalid("carrier", format!("expected a carrier whose shipments can be tracked, found {carrier:?}")));
@@ -292,7 +307,13 @@ pub(crate) fn record_for_carrier(
         .into_iter()
         .find(|(_, _, c)| accepted_carriers(c).contains(&carrier))
         .map(|(customer, b, _)| (customer, b));
+    // Only carrier B prints return labels.
+    let returned = match shipment {
+        None if carrier == "postal" => crate::returns::owner(tx, tracking_number)?,
+        _ => None,
+    };
     let (customer_id, book_number) = shipment
+        .or_else(|| returned.clone())
         .ok_or_else(|| Error::new(ErrorCategory::NotFound, format!("No {carrier} shipment has tracking number {tracking_number:?}.")))?;
     let full = wire::TrackingEvent {
         tracking_number: tracking_number.to_string(),
@@ -306,7 +327,17 @@ pub(crate) fn record_for_carrier(
     let mut p = Problems::new();
     let checked = check_event(&mut p, "", &full);
     p.finish()?;
+    let return_label = match returned {
+        Some(_) => {
+            crate::returns::refuse_if_voided(&crate::booking::find(tx, &customer_id, &book_number)?, "trackingNumber")?;
+            crate::returns::find(tx, &customer_id, &book_number)?
+        }
+        None => None,
+    };
     let (recorded, duplicates) = store(tx, &customer_id, &book_number, &[checked])?;
+    if let Some(label) = return_label {
+        crate::returns::charge_first_use(tx, &customer_id, &book_number, &label, now)?;
+    }
     Ok(wire::RecordTrackingEventsResponse { recorded, duplicates })
 }
 

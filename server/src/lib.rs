@@ -454,7 +454,7 @@ fn respond(method: &Method, path: &str, answer: consign::Response) -> Response {
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     if status == StatusCode::OK {
         let pdf = match consign::route_pattern(method.as_str(), path) {
-            Some(p) if p.contains("/label") => pdf_label(&answer.body),
+            Some(p) if p.contains("/label") || p.contains("/return-label/") => pdf_label(&answer.body),
             Some(p) if p.ends_with("/commercialInvoice") => pdf_document(&answer.body),
             _ => None,
         };

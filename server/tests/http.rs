@@ -280,6 +280,12 @@ fn http_conventions_status_codes_and_headers() {
     assert_eq!((pdf.status, pdf.header("content-type")), (200, Some("application/pdf")));
     assert!(pdf.bytes.starts_with(b"%PDF-"));
     s.get(&path(&id, &format!("/shipments/{book}/commercialInvoice"))).expect_error(404, "NOT_FOUND");
+    // A return label in PDF is the PDF itself.
+    let returned = s.book(&id, &with(book_body(), "/scanBasedReturnLabel", json!(true)));
+    let pdf = s.get(&path(&id, &format!("/shipments/{returned}/return-label/PDF")));
+    assert_eq!((pdf.status, pdf.header("content-type")), (200, Some("application/pdf")));
+    assert!(pdf.bytes.starts_with(b"%PDF-"));
+    s.get(&path(&id, &format!("/shipments/{book}/return-label/PDF"))).expect_error(404, "NOT_FOUND");
     // The labels of several shipments in PDF are one document, sent as its bytes.
     let merged = s.call("POST", &path(&id, "/shipments/multiple/labels/PDF"), &json!({"bookNumbers": [book, invoiced]}));
     assert_eq!((merged.status, merged.header("content-type")), (200, Some("application/pdf")));

@@ -39,6 +39,8 @@ mod quoting_options;
 mod rate_data;
 #[path = "conformance/regional.rs"]
 mod regional;
+#[path = "conformance/returns.rs"]
+mod returns;
 #[path = "conformance/robustness.rs"]
 mod robustness;
 #[path = "conformance/router.rs"]

@@ -27,7 +27,8 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment (or another customer's);
     /// `CONFLICT` when it is already voided, or the carrier has it in hand (it is on a
-    /// manifest, or the carrier feed reported an event after `Info Received`).
+    /// manifest, or the carrier feed reported an event after `Info Received`), or its
+    /// scan-based return label was used.
     pub fn void_shipment(&self, customer_id: &str, book_number: &str, req: &wire::VoidRequest) -> Result<wire::VoidResponse> {
         let now = self.clock.now();
         self.write_for(customer_id, |tx| booking::void(tx, customer_id, book_number, req, now))
@@ -105,6 +106,27 @@ impl Shipping {
         self.read_for(customer_id, |conn| crate::invoices::document(conn, customer_id, book_number))
     }
 
+    /// Retrieve return label, `GET .../shipments/:bookNumber/return-label/:labelImageFormat`:
+    /// the scan-based return label of a carrier B booking (`scanBasedReturnLabel`), from
+    /// the receiver back to `returnTo` (the sender when absent), in the shape of the label
+    /// answer, on `layout`'s paper. `format` `None` is the format chosen at booking.
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for an unknown customer or shipment, or one booked without a return
+    /// label; `CONFLICT` for a voided shipment; `INVALID_REQUEST` for a format the carrier
+    /// does not print, or sheets in ZPL or EPL2.
+    pub fn return_label(
+        &self,
+        customer_id: &str,
+        book_number: &str,
+        format: Option<&str>,
+        layout: LabelLayout,
+    ) -> Result<wire::LabelResponse> {
+        let (catalog, rates) = (self.catalog(), self.rate_book());
+        let books = booking::Books { catalog: &catalog, rates: &rates };
+        self.read_for(customer_id, |conn| crate::returns::label(conn, &books, customer_id, book_number, format, layout))
+    }
+
     /// Retrieve label in the format chosen at booking, `GET .../shipments/:bookNumber/label`.
     ///
     /// # Errors
@@ -144,24 +166,27 @@ impl Shipping {
 
     /// Record tracking events (carrier feed, DECISIONS 9), `POST
     /// .../shipments/:bookNumber/tracking-events`: events in the shape of 4.6, all or
-    /// none. Events already stored are counted as duplicates and ignored.
+    /// none, for the shipment's pieces or its scan-based return label. Events already
+    /// stored are counted as duplicates and ignored. The first event of the return label
+    /// charges the return to the prepay balance.
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment, or an event whose tracking number
     /// is not one of the shipment's (`events[i].trackingNumber`); `INVALID_REQUEST` for an
     /// empty list, a status outside 2.9, a time not `YYYY-MM-DD HH:MM:SS`, a country that
     /// is not ISO, or a carrier other than the shipment's; `LIMIT_EXCEEDED` past 1000
-    /// events.
+    /// events; `CONFLICT` for the return label of a voided shipment;
+    /// `INSUFFICIENT_FUNDS` when the balance cannot pay for the return.
     pub fn record_tracking_events(
         &self,
         customer_id: &str,
         book_number: &str,
         req: &wire::RecordTrackingEventsRequest,
     ) -> Result<wire::RecordTrackingEventsResponse> {
-        let catalog = self.catalog();
+        let (catalog, now) = (self.catalog(), self.clock.now());
         self.write_for(customer_id, |tx| {
             let shipment = booking::find(tx, customer_id, book_number)?;
-            tracking::record(tx, &catalog, customer_id, &shipment, &req.events)
+            tracking::record(tx, &catalog, customer_id, &shipment, &req.events, now)
         })
     }
 
@@ -171,16 +196,18 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` when no shipment of `carrier` has `tracking_number` (e-commerce
-    /// shipments are also found under `postal`, their final-mile carrier);
-    /// `INVALID_REQUEST` for a carrier that cannot be tracked or an invalid event.
+    /// shipments are also found under `postal`, their final-mile carrier, and return
+    /// labels by their own number); `INVALID_REQUEST` for a carrier that cannot be
+    /// tracked or an invalid event; `CONFLICT` for the return label of a voided
+    /// shipment; `INSUFFICIENT_FUNDS` when the balance cannot pay for the return.
     pub fn record_tracking_event(
         &self,
         carrier: &str,
         tracking_number: &str,
         event: &wire::CarrierEvent,
     ) -> Result<wire::RecordTrackingEventsResponse> {
-        let catalog = self.catalog();
-        self.write(|tx| tracking::record_for_carrier(tx, &catalog, carrier, tracking_number, event))
+        let (catalog, now) = (self.catalog(), self.clock.now());
+        self.write(|tx| tracking::record_for_carrier(tx, &catalog, carrier, tracking_number, event, now))
     }
 }
 

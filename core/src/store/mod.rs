@@ -39,6 +39,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../migrations/0004_search_merging.sql"),
     include_str!("../../migrations/0005_view_shape.sql"),
     include_str!("../../migrations/0006_commercial_invoices.sql"),
+    include_str!("../../migrations/0007_return_labels.sql"),
 ];
 
 /// The schema version this build writes.

@@ -197,6 +197,11 @@ pub struct BookShipmentResponse {
     pub currency: String,
     /// Extension: every tracking number, one per piece.
     pub tracking_numbers: Vec<String>,
+    /// The tracking number of the scan-based return label, when the booking asked for
+    /// one (`scanBasedReturnLabel`, carrier B); absent otherwise.
+    #[cfg_attr(feature = "typescript", ts(optional))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub return_tracking_number: Option<String>,
 }
 
 /// A piece of a carrier B multipiece booking.
@@ -273,6 +278,10 @@ pub struct ShipmentView {
     /// one.
     #[serde(default)]
     pub commercial_invoice: Option<ViewInvoice>,
+    /// Extension: the tracking number of the shipment's scan-based return label, or null
+    /// when it was booked without one.
+    #[serde(default)]
+    pub return_tracking_number: Option<String>,
 }
 
 /// A booked shipment's commercial invoice, as retrieve shipment and search show it; the

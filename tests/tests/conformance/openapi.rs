@@ -181,6 +181,13 @@ fn every_answer_matches_the_document() {
     let invoiced = c.h.book(id, &intl);
     c.check(get, &format!("{C}/shipments/{{bookNumber}}/commercialInvoice"), &[id, &invoiced], "", &none, 200);
     c.check(get, &format!("{C}/shipments/{{bookNumber}}/commercialInvoice"), &[id, book], "", &none, 404);
+    let returned = c.h.book(id, &with(book_body(), "/scanBasedReturnLabel", json!(true)));
+    let return_label = format!("{C}/shipments/{{bookNumber}}/return-label/{{labelImageFormat}}");
+    c.check(get, &return_label, &[id, &returned, "ZPL"], "", &none, 200);
+    c.check(get, &return_label, &[id, &returned, "pdf"], "?layout=a4", &none, 200);
+    c.check(get, &return_label, &[id, book, "PDF"], "", &none, 404);
+    c.check(get, &return_label, &[id, &returned, "EPL2"], "", &none, 400);
+    c.check(get, &format!("{C}/shipments/{{bookNumber}}"), &[id, &returned], "", &none, 200);
     let multiple = format!("{C}/shipments/multiple/labels/{{labelImageFormat}}");
     c.check(post, &multiple, &[id, "PDF"], "", &json!({"bookNumbers": [book, &invoiced]}), 200);
     c.check(post, &multiple, &[id, "ZPL"], "", &json!({"bookNumbers": [book]}), 200);

@@ -1,0 +1,202 @@
+//! Scan-based return labels (4.5 `scanBasedReturnLabel`, carrier B): a second label of
+//! a booking, from its receiver back to `returnTo` (the sender when absent), that costs
+//! nothing until it is used. Its price, the same service on the reversed route, is fixed
+//! at booking ([`Price`]); the first carrier-feed event for its tracking number charges
+//! it to the prepay ledger, once. Voiding the shipment before that voids the return label
+//! with it: it no longer prints, and a scan of it is refused.
+
+use chrono::{DateTime, Utc};
+use rusqlite::{Connection, OptionalExtension};
+use rust_decimal::Decimal;
+
+use crate::booking::{self, Books, StoredShipment};
+use crate::documents::{self, LabelData, LabelFormat, LabelLayout};
+use crate::error::{Error, ErrorCategory, FieldError, Result};
+use crate::{customers, ledger, shipment, wire};
+
+/// What a return costs, fixed at booking.
+pub(crate) struct Price {
+    /// The zone of the reversed route.
+    pub zone: String,
+    /// In the shipment's currency.
+    pub total: Decimal,
+    /// In USD cents, as the ledger charges it.
+    pub cost_cents: i64,
+}
+
+/// A shipment's return label as stored.
+pub(crate) struct ReturnLabel {
+    pub tracking_number: String,
+    pub return_to: wire::ViewAddress,
+    pub zone: String,
+    pub cost_cents: i64,
+    /// When its first scan charged it; `None` while unused.
+    pub used_at: Option<String>,
+}
+
+/// Stores the return label `tracking_number` of the customer's new shipment
+/// `book_number`, going back to `return_to` at `price`.
+pub(crate) fn record(
+    tx: &Connection,
+    customer_id: &str,
+    book_number: &str,
+    tracking_number: &str,
+    return_to: &wire::ViewAddress,
+    price: &Price,
+) -> Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO return_labels (customer_id, book_number, tracking_number, return_to, zone, total_amount, cost_cents)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?
+    .execute(rusqlite::params![
+        customer_id,
+        book_number,
+        tracking_number,
+        wire::to_json(return_to)?,
+        price.zone,
+        price.total.to_string(),
+        price.cost_cents
+    ])?;
+    Ok(())
+}
+
+/// The return label of the customer's shipment `book_number`, if it has one.
+pub(crate) fn find(conn: &Connection, customer_id: &str, book_number: &str) -> Result<Option<ReturnLabel>> {
+    let row: Option<(String, String, String, i64, Option<String>)> = conn
+        .prepare_cached(
+            "SELECT tracking_number, return_to, zone, cost_cents, used_at FROM return_labels WHERE customer_id = ?1 AND book_number = ?2",
+        )?
+        .query_row([customer_id, book_number], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+        .optional()?;
+    row.map(|(tracking_number, return_to, zone, cost_cents, used_at)| {
+        let return_to = serde_json::from_str(&return_to).map_err(|e| {
+            Error::internal(format!("the stored return address of shipment {book_number} is unreadable: {e}")).with_source(e)
+        })?;
+        Ok(ReturnLabel { tracking_number, return_to, zone, cost_cents, used_at })
+    })
+    .transpose()
+}
+
+/// The customer and book number of the shipment whose return label is `tracking_number`.
+pub(crate) fn owner(conn: &Connection, tracking_number: &str) -> Result<Option<(String, String)>> {
+    Ok(conn
+        .prepare_cached("SELECT customer_id, book_number FROM return_labels WHERE tracking_number = ?1")?
+        .query_row([tracking_number], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
+}
+
+/// Refuses the scan (`CONFLICT` on `field`) of the return label of a voided shipment:
+/// the void voided it too.
+pub(crate) fn refuse_if_voided(shipment: &StoredShipment, field: &str) -> Result<()> {
+    if shipment.voided {
+        let message = format!("the return label of shipment {} was voided with it and cannot be used", shipment.view.book_number);
+        return Err(Error::fields(ErrorCategory::Conflict, vec![FieldError { field: field.into(), message }]));
+    }
+    Ok(())
+}
+
+/// Charges the return label `label` of the customer's shipment `book_number` on its first
+/// scan: a ledger charge naming it, recharging the prepay balance first when it falls
+/// short and a payment method is on file (pay on use is the customer's standing consent).
+/// A label already used is not charged again.
+///
+/// # Errors
+/// `INSUFFICIENT_FUNDS` when the balance cannot cover it; nothing is written then.
+pub(crate) fn charge_first_use(
+    tx: &Connection,
+    customer_id: &str,
+    book_number: &str,
+    label: &ReturnLabel,
+    now: DateTime<Utc>,
+) -> Result<()> {
+    if label.used_at.is_some() {
+        return Ok(());
+    }
+    let customer = customers::find(tx, customer_id)?;
+    let reference = format!("return label {} of shipment {book_number}", label.tracking_number);
+    booking::charge(tx, &customer, label.cost_cents, true, &reference, now)?;
+    tx.prepare_cached("UPDATE return_labels SET used_at = ?3 WHERE customer_id = ?1 AND book_number = ?2")?.execute([
+        customer_id,
+        book_number,
+        &ledger::timestamp(now),
+    ])?;
+    Ok(())
+}
+
+/// Refuses to void shipment `book_number` once its return label was used: the return
+/// has been carried and charged.
+pub(crate) fn refuse_void_if_used(conn: &Connection, customer_id: &str, book_number: &str) -> Result<()> {
+    if let Some(ReturnLabel { used_at: Some(at), tracking_number, .. }) = find(conn, customer_id, book_number)? {
+        return Err(Error::conflict(format!(
+            "The return label {tracking_number} of shipment {book_number} was used at {at}, so the shipment can no longer be voided."
+        )));
+    }
+    Ok(())
+}
+
+/// Retrieve return label: the return label of the customer's shipment `book_number` in
+/// `format_code` (any case; `None` is the format chosen at booking), on `layout`'s paper.
+///
+/// # Errors
+/// `NOT_FOUND` for an unknown shipment or one without a return label; `CONFLICT` for a
+/// voided one; `INVALID_REQUEST` for a format the carrier does not print, or sheets in
+/// ZPL or EPL2.
+pub(crate) fn label(
+    conn: &Connection,
+    books: &Books,
+    customer_id: &str,
+    book_number: &str,
+    format_code: Option<&str>,
+    layout: LabelLayout,
+) -> Result<wire::LabelResponse> {
+    let s = booking::find(conn, customer_id, book_number)?;
+    let Some(ret) = find(conn, customer_id, book_number)? else {
+        return Err(Error::new(
+            ErrorCategory::NotFound,
+            format!("Shipment {book_number} has no scan-based return label: it was booked without scanBasedReturnLabel."),
+        ));
+    };
+    if s.voided {
+        return Err(Error::conflict(format!("Shipment {book_number} is voided, and its return label with it; it must not be printed.")));
+    }
+    let format_code = format_code.unwrap_or(&s.label_format);
+    let format = LabelFormat::from_code(&format_code.to_ascii_uppercase())
+        .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
+    booking::sheets_are_pdf(format, layout)?;
+    let carrier =
+        books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
+    if !carrier.label_formats.iter().any(|f| f == format.code()) {
+        return Err(Error::invalid(
+            "labelImageFormat",
+            format!("{} labels are not available for carrier {}", format.code(), s.carrier_code),
+        ));
+    }
+    let service_label = books.catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
+    let data = label_data(&s.view, &ret, &carrier.label, &service_label);
+    let image = if layout == LabelLayout::Label {
+        booking::render(format, std::slice::from_ref(&data))?.pop().unwrap_or_default()
+    } else {
+        documents::render_labels_pdf_on(std::slice::from_ref(&data), layout)
+            .map_err(|e| Error::internal(format!("could not render the return label: {e}")).with_source(e))?
+    };
+    Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: vec![booking::base64(&image)] })
+}
+
+/// What the return label prints: from the shipment's receiver to the return address,
+/// under its own tracking number and the reversed route's zone.
+pub(crate) fn label_data(view: &wire::ShipmentView, ret: &ReturnLabel, carrier_label: &str, service_label: &str) -> LabelData {
+    LabelData {
+        carrier_label: carrier_label.to_string(),
+        service_label: format!("{service_label} Return Service"),
+        tracking_number: ret.tracking_number.clone(),
+        book_number: view.book_number.clone(),
+        sender: booking::label_address(&view.receiver),
+        receiver: booking::label_address(&ret.return_to),
+        weight: view.pieces.first().map(|p| format!("{} {}", p.weight, view.weight_unit)).unwrap_or_default(),
+        reference: view.shipper_reference.clone(),
+        shipment_date: shipment::parse_date(&view.shipment_date).unwrap_or_default(),
+        piece: (1, 1),
+        zone: ret.zone.clone(),
+        customs: None,
+    }
+}
