@@ -69,6 +69,23 @@ CREATE TABLE rate_surcharge (
     amount TEXT NOT NULL,
     UNIQUE (carrier, service, kind, key)
 );
+CREATE TABLE rate_transit (
+    id INTEGER PRIMARY KEY,
+    carrier TEXT NOT NULL,
+    service TEXT NOT NULL,
+    zone TEXT NOT NULL,
+    days TEXT NOT NULL,
+    guaranteed TEXT NOT NULL,
+    UNIQUE (carrier, service, zone)
+);
+CREATE TABLE rate_calendar (
+    id INTEGER PRIMARY KEY,
+    carrier TEXT NOT NULL,
+    service TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    UNIQUE (carrier, service, key, value)
+);
 
 -- A customer's key is its own id.
 CREATE TABLE customers (

@@ -19,7 +19,8 @@ export interface ConsignError extends Error {
   status: number;
   errorCategory:
     | "INVALID_REQUEST" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "NOT_FOUND"
-    | "METHOD_NOT_ALLOWED" | "CONFLICT" | "QUOTE_EXPIRED" | "SERVICE_NOT_AVAILABLE" | "BUSY" | "INTERNAL";
+    | "METHOD_NOT_ALLOWED" | "CONFLICT" | "QUOTE_EXPIRED" | "SERVICE_NOT_AVAILABLE" | "DELIVERY_DATE_NOT_MET" | "BUSY"
+    | "INTERNAL";
   /** The fields at fault, as JSON paths (`shipments[3].sender.state`); empty otherwise. */
   details: FieldError[];
 }
@@ -28,7 +29,7 @@ export interface ConsignError extends Error {
 export interface FieldError { field: string; message: string; }
 
 /** The kinds of rate table CSV (`importRates`, `exportRates`). */
-export type RateCsvKind = "carriers" | "exchange-rates" | "zones" | "rates" | "surcharges";
+export type RateCsvKind = "carriers" | "exchange-rates" | "zones" | "rates" | "surcharges" | "transit" | "calendars";
 
 /** The nine tracking event statuses of the interface (2.9), spelled as it spells them. */
 export type EventStatus = "Info Received" | "In Transit" | "Out for Delivery" | "Delivery Arragned" | "With Delivery Courier"
@@ -569,6 +570,11 @@ export type QuoteShipment = {
    * Commercial invoice for international shipments.
    */
   commercialInvoice?: CommercialInvoice | null,
+  /**
+   * Extension: `YYYY-MM-DD`, the latest arrival wanted. Services estimated to
+   * arrive later are reported in `quoteErrors` as `DELIVERY_DATE_NOT_MET`.
+   */
+  deliverBy?: string,
 };
 
 /**
@@ -810,6 +816,20 @@ export type Quote = {
    */
   quotedWeightType: string,
   /**
+   * Extension: business days in transit; null when the service has no transit time
+   * for the route.
+   */
+  transitDays: number | null,
+  /**
+   * Extension: the estimated delivery date, `YYYY-MM-DD`; null when the service has
+   * no transit time for the route.
+   */
+  estimatedDeliveryDate: string | null,
+  /**
+   * Extension: whether the carrier guarantees the date.
+   */
+  deliveryDateGuaranteed: boolean,
+  /**
    * Surcharge lines.
    */
   surcharges: Array<QuoteSurcharge>,
@@ -857,6 +877,11 @@ export type QuoteError = {
    * Error category code.
    */
   errorCategory: string,
+  /**
+   * Extension: when the service would arrive, for `DELIVERY_DATE_NOT_MET` (absent
+   * otherwise, and when the service has no transit time for the route).
+   */
+  estimatedDeliveryDate?: string,
 };
 
 /**
@@ -1169,6 +1194,11 @@ export type BookShipmentResponse = {
    * one (`scanBasedReturnLabel`, carrier B); absent otherwise.
    */
   returnTrackingNumber?: string,
+  /**
+   * Extension: the estimated delivery date, `YYYY-MM-DD`, by the service's transit
+   * time and its carrier's calendar; null when the service has none for the route.
+   */
+  estimatedDeliveryDate: string | null,
 };
 
 /**
@@ -1301,6 +1331,12 @@ export type ShipmentView = {
    * when it was booked without one.
    */
   returnTrackingNumber: string | null,
+  /**
+   * Extension: the estimated delivery date at booking, `YYYY-MM-DD`; null when the
+   * service has no transit time for the route (or for shipments booked before
+   * consign estimated dates).
+   */
+  estimatedDeliveryDate: string | null,
 };
 
 /**
@@ -1546,6 +1582,20 @@ export type BatchQuote = {
    * `Actual` or `Dimensional`.
    */
   quotedWeightType: string,
+  /**
+   * Extension: business days in transit; null when the service has no transit time
+   * for the route.
+   */
+  transitDays: number | null,
+  /**
+   * Extension: the estimated delivery date, `YYYY-MM-DD`; null when the service has
+   * no transit time for the route.
+   */
+  estimatedDeliveryDate: string | null,
+  /**
+   * Extension: whether the carrier guarantees the date.
+   */
+  deliveryDateGuaranteed: boolean,
   /**
    * Surcharge lines.
    */

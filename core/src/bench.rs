@@ -148,6 +148,9 @@ mod tests {
             zone: "5".into(),
             quoted_weight: "2.5".into(),
             quoted_weight_type: "Actual".into(),
+            transit_days: Some(3),
+            estimated_delivery_date: chrono::NaiveDate::from_ymd_opt(2026, 11, 30),
+            delivery_date_guaranteed: false,
             surcharges: vec![wire::QuoteSurcharge { description: "Fuel".into(), amount: Decimal::new(326, 2) }],
         };
         let error = Error::invalid("shipments[1].sender.state", "expected a two-letter US state code");

@@ -245,6 +245,7 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
         dim_unit,
         currency,
         pieces,
+        deliver_by: None,
     };
 
     // The rules that a quote reports per service are errors of the booking.
@@ -525,6 +526,14 @@ fn price(ctx: &Context, v: &Valid, quote: Option<quoting::StoredQuote>) -> Resul
     Ok(Priced { total: quote.rate.total, zone: quote.rate.zone.as_str().to_string(), quote_id: None })
 }
 
+/// When the booked shipment `v` arrives, priced in `zone`: its service's transit time
+/// and its carrier's calendar from the shipment date (`None` without a transit time).
+fn arrival(ctx: &Context, v: &Valid, zone: &str) -> Option<NaiveDate> {
+    let card = ctx.rates.card(&v.carrier.code, &v.service.code, &v.package.code)?;
+    let zone = rating::Zone::new(zone)?;
+    ctx.rates.arrival(card, zone, v.shipment.date, v.shipment.saturday).map(|a| a.date)
+}
+
 /// Charges `cost_cents` (USD) to the customer's prepay balance, recharging first when
 /// asked to and needed (DECISIONS 7). Returns the balance after.
 pub(crate) fn charge(
@@ -596,6 +605,7 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
     let quote = req.quote_id.map(|q| bookable_quote(tx, ctx, q.0)).transpose()?;
     let v = validate(tx, ctx, req)?;
     let priced = price(ctx, &v, quote)?;
+    let arrives = arrival(ctx, &v, &priced.zone);
     let return_price = v.return_to.as_ref().map(|to| price_return(ctx, &v, to)).transpose()?;
 
     let seq = store::next_id(tx, "book_number")?;
@@ -631,6 +641,7 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
     };
     let mut view = view_of(&book_number, &tracking_numbers, &v, req, priced.total, order_number);
     view.return_tracking_number.clone_from(&return_tracking);
+    view.estimated_delivery_date = arrives;
     let search = crate::search::entry(tx, &ctx.customer.id, seq, &view)?;
     // The first tracking event is kept on the shipment row: it commits with the booking.
     let booked = crate::tracking::booked_event(&v.shipment.sender, ctx.now);
@@ -719,6 +730,7 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
         currency: v.shipment.currency.as_str().to_string(),
         tracking_numbers,
         return_tracking_number: return_tracking,
+        estimated_delivery_date: arrives,
     };
     if let Some(key) = &req.idempotency_key {
         tx.prepare_cached("INSERT INTO idempotency_keys (customer_id, key, request, response, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?
@@ -942,6 +954,7 @@ fn view_of(
             .as_ref()
             .map(|i| wire::ViewInvoice { send_electronically: i.send_electronically.unwrap_or(false) }),
         return_tracking_number: None,
+        estimated_delivery_date: None,
     }
 }
 
@@ -990,7 +1003,7 @@ const SAMPLE_VIEW: &str = r#"{"bookNumber": "1000000001", "trackingNumber": "T1"
     "pieces": [{"weight": "1", "length": "1", "width": "1", "height": "1", "insuranceAmount": 1.5, "declaredValue": 1.5}],
     "fulfillment": {"orderId": "o", "integrationId": "i", "items": [{"productId": "p", "sku": "s", "lineId": "l", "quantity": 1}]},
     "totalShippingCost": 1.25, "orderId": "o", "orderNumber": "n", "commercialInvoice": {"sendElectronically": true},
-    "returnTrackingNumber": "R1"}"#;
+    "returnTrackingNumber": "R1", "estimatedDeliveryDate": "2026-11-30"}"#;
 
 /// The shape of the views this build stores: a hash (FNV-1a) of [`SAMPLE_VIEW`] as this
 /// build writes it, so that any change to the view's fields, their order or how one is

@@ -32,6 +32,9 @@ pub enum ErrorCategory {
     QuoteExpired,
     /// A named service does not serve the route (a quote result; 400 if ever answered alone).
     ServiceNotAvailable,
+    /// A service cannot arrive by the shipment's `deliverBy` date (a quote result; 400
+    /// when the single quote of a named service answers it).
+    DeliveryDateNotMet,
     /// The database stayed locked by another connection (another process or `Shipping`
     /// on the same file) past the busy timeout (503). Nothing was done: retry later.
     Busy,
@@ -52,6 +55,7 @@ impl ErrorCategory {
             Self::Conflict => "CONFLICT",
             Self::QuoteExpired => "QUOTE_EXPIRED",
             Self::ServiceNotAvailable => "SERVICE_NOT_AVAILABLE",
+            Self::DeliveryDateNotMet => "DELIVERY_DATE_NOT_MET",
             Self::Busy => "BUSY",
             Self::Internal => "INTERNAL",
         }
@@ -60,7 +64,7 @@ impl ErrorCategory {
     /// The HTTP status an answer of this category carries.
     pub fn status(self) -> u16 {
         match self {
-            Self::InvalidRequest | Self::LimitExceeded | Self::ServiceNotAvailable => 400,
+            Self::InvalidRequest | Self::LimitExceeded | Self::ServiceNotAvailable | Self::DeliveryDateNotMet => 400,
             Self::Unauthorized => 401,
             Self::InsufficientFunds => 402,
             Self::NotFound => 404,
@@ -91,6 +95,7 @@ pub(crate) fn category_from_code(code: &str) -> ErrorCategory {
         Conflict,
         QuoteExpired,
         ServiceNotAvailable,
+        DeliveryDateNotMet,
         Busy,
         Internal,
     ]

@@ -74,7 +74,7 @@ pub mod wire;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing {
-    use crate::rating::rows::{CarrierRow, ExchangeRow, PriceRow, RateRow, SurchargeRow, ZoneRow};
+    use crate::rating::rows::{CalendarRow, CarrierRow, ExchangeRow, PriceRow, RateRow, SurchargeRow, TransitRow, ZoneRow};
     use crate::{router, wire, CsvKind, Error};
 
     /// The quotes of a stored `quotes` column (the packed form), their ids from `first_id`.
@@ -114,6 +114,8 @@ pub mod fuzzing {
                 CsvKind::Zones => values::<ZoneRow>,
                 CsvKind::Rates => values::<PriceRow>,
                 CsvKind::Surcharges => values::<SurchargeRow>,
+                CsvKind::Transit => values::<TransitRow>,
+                CsvKind::Calendars => values::<CalendarRow>,
             };
             statement.query_row(rusqlite::params_from_iter(texts), read).map_err(|e| e.to_string())
         })

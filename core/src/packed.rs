@@ -14,9 +14,13 @@
 //! # The quotes
 //!
 //! ```text
-//! quotes  = 0x01 quote*
+//! quotes  = 0x02 quote*                     (0x01: quotes written before arrivals,
+//!                                            each without its arrival)
 //! quote   = carrier:same service:str description:str package:same currency:str
-//!           total:dec base:dec zone:str weight weightType line* 0xFF
+//!           total:dec base:dec zone:str weight weightType arrival line* 0xFF
+//! arrival = 0x00                             (no transit time for the route)
+//!         | 0x01 days:u8 date:varint         (date: days from 0001-01-01, not guaranteed)
+//!         | 0x02 days:u8 date:varint         (the same, guaranteed)
 //! weight  = 0x00 str                         (text that is not a number's text)
 //!         | 0x01 dec                         (a number, read back as its text)
 //! weightType = 0x00 "Actual" | 0x01 "Dimensional" | 0x02 str
@@ -31,13 +35,16 @@
 //!
 //! Quote ids are not stored: a row's quotes have consecutive ids from its first.
 
+use chrono::Datelike as _;
 use rust_decimal::Decimal;
 
 use crate::rating::{SurchargeKind, WeightType};
 use crate::wire::{self, QuoteFields, QuotedWeight};
 
 /// First byte of packed quotes.
-const QUOTES_FORM: u8 = 0x01;
+const QUOTES_FORM: u8 = 0x02;
+/// First byte of quotes packed before they had arrivals.
+const QUOTES_FORM_WITHOUT_ARRIVALS: u8 = 0x01;
 /// Ends a quote's surcharge lines.
 const END_OF_LINES: u8 = 0xFF;
 
@@ -108,6 +115,14 @@ where
                 text(out, q.quoted_weight_type);
             }
         }
+        match (q.transit_days, q.estimated_delivery_date) {
+            (Some(days), Some(date)) => {
+                out.push(if q.delivery_date_guaranteed { 2 } else { 1 });
+                out.push(days);
+                varint(out, u128::from(date.num_days_from_ce().unsigned_abs()));
+            }
+            _ => out.push(0),
+        }
         for (name, amount) in lines {
             match name {
                 LineName::Kind(kind) => out.push(kind as u8 + 1),
@@ -143,9 +158,11 @@ pub(crate) fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
 /// The reason, when `packed` is not in the packed form (a damaged row).
 pub(crate) fn unpack_quotes(packed: &[u8], first_id: i64) -> Result<Vec<wire::Quote>, String> {
     let mut r = Reader { bytes: packed, at: 0 };
-    if r.byte()? != QUOTES_FORM {
-        return Err("not packed quotes".into());
-    }
+    let with_arrivals = match r.byte()? {
+        QUOTES_FORM => true,
+        QUOTES_FORM_WITHOUT_ARRIVALS => false,
+        _ => return Err("not packed quotes".into()),
+    };
     let mut quotes: Vec<wire::Quote> = Vec::new();
     while !r.done() {
         let previous = quotes.last();
@@ -167,6 +184,16 @@ pub(crate) fn unpack_quotes(packed: &[u8], first_id: i64) -> Result<Vec<wire::Qu
             1 => WeightType::Dimensional.as_str().to_string(),
             2 => r.text()?,
             b => return Err(format!("weight type {b}")),
+        };
+        let (transit_days, estimated_delivery_date, delivery_date_guaranteed) = match if with_arrivals { r.byte()? } else { 0 } {
+            0 => (None, None, false),
+            form @ (1 | 2) => {
+                let days = r.byte()?;
+                let n = i32::try_from(r.varint()?).map_err(|_| "arrival date out of range")?;
+                let date = chrono::NaiveDate::from_num_days_from_ce_opt(n).ok_or("arrival date out of range")?;
+                (Some(days), Some(date), form == 2)
+            }
+            b => return Err(format!("arrival form {b}")),
         };
         let mut surcharges = Vec::new();
         loop {
@@ -190,6 +217,9 @@ pub(crate) fn unpack_quotes(packed: &[u8], first_id: i64) -> Result<Vec<wire::Qu
             zone,
             quoted_weight,
             quoted_weight_type,
+            transit_days,
+            estimated_delivery_date,
+            delivery_date_guaranteed,
             surcharges,
         });
     }
@@ -330,6 +360,9 @@ mod tests {
             zone: "2".into(),
             quoted_weight: "2".into(),
             quoted_weight_type: "Dimensional".into(),
+            transit_days: Some(2),
+            estimated_delivery_date: chrono::NaiveDate::from_ymd_opt(2026, 11, 30),
+            delivery_date_guaranteed: true,
             surcharges: lines.iter().map(|(d, a)| wire::QuoteSurcharge { description: (*d).into(), amount: dec(a) }).collect(),
         }
     }
@@ -343,19 +376,38 @@ mod tests {
         second.quote_id = 8;
         second.quoted_weight_type = "Actual".into();
         second.surcharges.clear();
+        second.transit_days = None;
+        second.estimated_delivery_date = None;
+        second.delivery_date_guaranteed = false;
         let packed = pack_quotes(&[q.clone(), second.clone()]);
         #[rustfmt::skip]
         let expected: Vec<u8> = [
+            &[0x02][..],
+            &[7], b"parcel", &[1], b"g", &[6], b"Ground", &[14], b"parcel_custom", &[3], b"USD",
+            &[2, 0xC9, 0x13], &[2, 0x91, 0x09], &[1], b"2", &[1, 0, 2], &[1], &[2, 2, 0xEE, 0x94, 0x2D],
+            &[1, 2, 0xD3, 0x04], &[10, 2, 0x9F, 0x03], &[0, 3], b"Odd", &[0x81, 5], &[0xFF],
+            &[0], &[1], b"g", &[6], b"Ground", &[0], &[3], b"USD",
+            &[2, 0xC9, 0x13], &[2, 0x91, 0x09], &[1], b"2", &[1, 0, 2], &[0], &[0], &[0xFF],
+        ]
+        .concat();
+        assert_eq!(packed, expected);
+        assert_eq!(unpack_quotes(&packed, 7).unwrap(), vec![q.clone(), second.clone()]);
+        // a quote not guaranteed
+        let mut maybe = q.clone();
+        maybe.delivery_date_guaranteed = false;
+        assert_eq!(pack_quotes(&[maybe.clone()])[47..52], [1, 2, 0xEE, 0x94, 0x2D], "form 1: not guaranteed");
+        assert_eq!(unpack_quotes(&pack_quotes(&[maybe.clone()]), 7).unwrap(), vec![maybe]);
+        // Rows written before arrivals (form 0x01, no arrival byte) read without them.
+        #[rustfmt::skip]
+        let old: Vec<u8> = [
             &[0x01][..],
             &[7], b"parcel", &[1], b"g", &[6], b"Ground", &[14], b"parcel_custom", &[3], b"USD",
             &[2, 0xC9, 0x13], &[2, 0x91, 0x09], &[1], b"2", &[1, 0, 2], &[1],
             &[1, 2, 0xD3, 0x04], &[10, 2, 0x9F, 0x03], &[0, 3], b"Odd", &[0x81, 5], &[0xFF],
-            &[0], &[1], b"g", &[6], b"Ground", &[0], &[3], b"USD",
-            &[2, 0xC9, 0x13], &[2, 0x91, 0x09], &[1], b"2", &[1, 0, 2], &[0], &[0xFF],
         ]
         .concat();
-        assert_eq!(packed, expected);
-        assert_eq!(unpack_quotes(&packed, 7).unwrap(), vec![q, second]);
+        let without = wire::Quote { transit_days: None, estimated_delivery_date: None, delivery_date_guaranteed: false, ..q };
+        assert_eq!(unpack_quotes(&old, 7).unwrap(), vec![without]);
     }
 
     /// Whatever the text, amount or line, a quote reads back as it was.

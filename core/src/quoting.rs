@@ -28,7 +28,7 @@ use crate::address::{self, Address, AddressUse};
 use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service, ServicePackage};
 use crate::error::{Error, ErrorCategory, Problems, Result};
 use crate::packed::{self, LineName};
-use crate::rating::{self, CardId, Currency, DimUnit, PieceInput, Place, Rate, RateBook, RateError, RateInput, WeightUnit};
+use crate::rating::{self, Arrival, CardId, Currency, DimUnit, PieceInput, Place, Rate, RateBook, RateError, RateInput, WeightUnit};
 use crate::shipment::{self, ValidPiece};
 use crate::wire::{self, CompactString};
 
@@ -55,6 +55,8 @@ pub(crate) struct ValidShipment {
     pub dim_unit: Option<DimUnit>,
     pub currency: Currency,
     pub pieces: Vec<ValidPiece>,
+    /// The latest arrival wanted (`deliverBy`): services estimated later are quote errors.
+    pub deliver_by: Option<NaiveDate>,
 }
 
 /// Which request a shipment to quote came in; they differ in what a client must send.
@@ -126,6 +128,15 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
         None if !single => p.push("shipmentReference", "is required"),
         _ => {}
     }
+    let deliver_by = s.deliver_by.as_deref().and_then(|text| {
+        let by = shipment::parse_date(text);
+        match (by, date) {
+            (None, _) => p.push("deliverBy", format!("expected a date as YYYY-MM-DD, found {text:?}")),
+            (Some(by), Some(date)) if by < date => p.push("deliverBy", format!("{by} is before the shipment date {date}")),
+            _ => {}
+        }
+        by
+    });
     let currency_text = match given(&s.currency, single) {
         Some(text) => Some(text),
         None if single => Some(Currency::Usd.as_str()),
@@ -195,6 +206,7 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
         dim_unit,
         currency,
         pieces,
+        deliver_by,
     })
 }
 
@@ -216,6 +228,8 @@ pub(crate) struct PricedQuote<'c> {
     pub service: &'c Service,
     pub package_type: &'c str,
     pub rate: Rate,
+    /// When it arrives; `None` when the service has no transit time for the route.
+    pub arrival: Option<Arrival>,
 }
 
 impl PricedQuote<'_> {
@@ -234,6 +248,9 @@ impl PricedQuote<'_> {
             zone: rate.zone.as_str().to_string(),
             quoted_weight: rate.quoted_weight.normalize().to_string(),
             quoted_weight_type: rate.weight_type.as_str().to_string(),
+            transit_days: self.arrival.map(|a| a.transit_days),
+            estimated_delivery_date: self.arrival.map(|a| a.date),
+            delivery_date_guaranteed: self.arrival.is_some_and(|a| a.guaranteed),
             surcharges: rate
                 .surcharges
                 .iter()
@@ -259,6 +276,9 @@ impl PricedQuote<'_> {
             zone: rate.zone.as_str(),
             quoted_weight: wire::QuotedWeight::Number(rate.quoted_weight.normalize()),
             quoted_weight_type: rate.weight_type.as_str(),
+            transit_days: self.arrival.map(|a| a.transit_days),
+            estimated_delivery_date: self.arrival.map(|a| a.date),
+            delivery_date_guaranteed: self.arrival.is_some_and(|a| a.guaranteed),
         }
     }
 }
@@ -282,7 +302,22 @@ fn quote_error(service: &Service, package_type: &str, category: ErrorCategory, e
         package_type_code: package_type.to_string(),
         error,
         error_category: category.code().to_string(),
+        estimated_delivery_date: None,
     }
+}
+
+/// `None` when `quote` arrives by `by`; else the quote error `DELIVERY_DATE_NOT_MET`
+/// that says when it would arrive (or that it cannot promise a date).
+fn late(quote: &PricedQuote<'_>, by: NaiveDate) -> Option<wire::QuoteError> {
+    let label = &quote.service.label;
+    let (message, date) = match quote.arrival {
+        Some(a) if a.date <= by => return None,
+        Some(a) => (format!("{label} is estimated to arrive on {}, after deliverBy {by}", a.date), Some(a.date)),
+        None => (format!("{label} has no transit time for this route, so it cannot promise arrival by {by}"), None),
+    };
+    let mut e = quote_error(quote.service, quote.package_type, ErrorCategory::DeliveryDateNotMet, message);
+    e.estimated_delivery_date = date;
+    Some(e)
 }
 
 /// Why a service cannot take the shipment at all, whatever the package type.
@@ -482,10 +517,13 @@ pub(crate) fn price<'c>(ctx: &Context<'c>, s: &ValidShipment, markup: Decimal, b
                 continue;
             }
             match rate_one(ctx.rates, *card, s, carrier, service, pt, markup, buf) {
-                Ok(quote) => {
-                    quoted_any = true;
-                    out.quotes.push(quote);
-                }
+                Ok(quote) => match s.deliver_by.and_then(|by| late(&quote, by)) {
+                    Some(late) => out.errors.push(late),
+                    None => {
+                        quoted_any = true;
+                        out.quotes.push(quote);
+                    }
+                },
                 Err((category, reason)) => out.errors.push(quote_error(service, &pt.code, category, reason)),
             }
         }
@@ -564,7 +602,8 @@ pub(crate) fn rate_one<'c>(
         };
         (category, e.to_string())
     })?;
-    Ok(PricedQuote { quote_id: 0, service, package_type: &pt.code, rate })
+    let arrival = rates.arrival(card, rate.zone, s.date, s.saturday);
+    Ok(PricedQuote { quote_id: 0, service, package_type: &pt.code, rate, arrival })
 }
 
 /// Everything the price of `s` in package type `pt` depends on besides the rate card:
@@ -881,6 +920,7 @@ mod tests {
                 weight_type: WeightType::Actual,
                 currency: Currency::Usd,
             },
+            arrival: None,
         };
         // a shipment with line items, and a plain one
         let with_items = r#"{ "shipmentDate": "2026-11-23", "shipmentReference": "R1", "sender": {"name": "Ann \"A\" Lee", "zip": "19106"},
@@ -971,6 +1011,12 @@ mod tests {
                         weight_type: if j == 0 { WeightType::Actual } else { WeightType::Dimensional },
                         currency: Currency::Usd,
                     },
+                    arrival: [
+                        None,
+                        NaiveDate::from_ymd_opt(2026, 11, 30).map(|date| Arrival { transit_days: 2, date, guaranteed: true }),
+                        NaiveDate::from_ymd_opt(2027, 1, 4).map(|date| Arrival { transit_days: 12, date, guaranteed: false }),
+                        NaiveDate::from_ymd_opt(10_000, 1, 1).map(|date| Arrival { transit_days: 0, date, guaranteed: false }),
+                    ][i * 2 + j],
                 });
             }
         }

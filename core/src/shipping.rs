@@ -199,6 +199,8 @@ impl Shipping {
             let stored: Option<String> = tx.query_row("SELECT document FROM catalog WHERE id = 1", [], |r| r.get(0)).optional()?;
             let catalog = match stored {
                 Some(doc) => {
+                    // Rate data written before transit times existed gets the default ones.
+                    store::seed_arrivals(&tx)?;
                     Catalog::stored(&doc).map_err(|e| Error::internal(format!("the stored catalog does not load: {}", e.message())))?
                 }
                 None => {

@@ -3,6 +3,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests: a failure should stop the test loudly
 
+#[path = "conformance/arrivals.rs"]
+mod arrivals;
 #[path = "conformance/batches.rs"]
 mod batches;
 #[path = "conformance/booking.rs"]

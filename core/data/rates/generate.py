@@ -403,4 +403,94 @@ add("postal", "*", "oversize_girth", "108", "80.00")
 
 sur.sort(key=lambda r: r[0])
 write("surcharges.csv", ["carrier", "service", "kind", "key", "amount"], sur)
-print(f"rates: {len(rate_rows)} rows, zones: {len(zone_rows)} rows, surcharges: {len(sur)} rows")
+
+# ---------------------------------------------------------------- transit times
+# Business days in transit, shaped like the carriers' published service guides:
+# ground 1-5 days by distance zone, two-day 2, overnight 1, international express
+# 2-5 and economy 4-8 by country group. Guaranteed: the express services whose date
+# the carrier kinds guarantee (money back), not ground, postal retail or economy.
+transit = []
+
+
+def by_zone(carrier, service, days, guaranteed, zones=range(1, 9)):
+    """One row per distance zone; `days` lists zones 1-8 (and 9 when given)."""
+    for z, d in zip(list(zones) + ([9] if len(days) > 8 else []), days):
+        transit.append((carrier, service, str(z), d, guaranteed))
+
+
+def everywhere(carrier, service, days, guaranteed):
+    transit.append((carrier, service, "*", days, guaranteed))
+
+
+def by_group(carrier, service, labels, days, guaranteed):
+    """One row per country group (CA, MX, Caribbean, South America, Western Europe,
+    other Europe, Asia, Oceania, Middle East and South Asia, Africa)."""
+    for label, d in zip(LABELS[labels], days):
+        transit.append((carrier, service, label, d, guaranteed))
+
+
+GROUND = [1, 1, 2, 3, 4, 4, 5, 5]
+EXPRESS_INTL = [2, 2, 3, 4, 2, 3, 3, 4, 4, 5]
+ECONOMY_INTL = [4, 4, 5, 6, 5, 6, 6, 7, 7, 8]
+by_zone("ecommerce", "ecommerce_parcel_expedited", [2, 2, 2, 3, 3, 3, 4, 4, 6], "false")
+by_zone("ecommerce", "ecommerce_parcel_ground", [2, 3, 3, 4, 5, 6, 7, 7, 8], "false")
+by_group("ecommerce", "ecommerce_parcel_international_direct", "numbers", [4, 5, 6, 7, 6, 7, 7, 8, 8, 8], "false")
+for service in ("expressground_ground", "expressground_home_delivery"):
+    by_zone("expressground", service, GROUND, "false")
+    transit.append(("expressground", service, "CA", 4, "false"))
+everywhere("expressground", "expressground_express_saver", 3, "true")
+everywhere("expressground", "expressground_2day", 2, "true")
+for service in ("expressground_standard_overnight", "expressground_priority_overnight", "expressground_first_overnight"):
+    everywhere("expressground", service, 1, "true")
+by_group("expressground", "expressground_international_priority", "names", EXPRESS_INTL, "true")
+by_group("expressground", "expressground_international_economy", "names", ECONOMY_INTL, "false")
+for service in ("intlexpress_express_worldwide", "intlexpress_express_1200", "intlexpress_express_worldwide_import"):
+    by_group("intlexpress", service, "letters", EXPRESS_INTL, "true")
+by_group("intlexpress", "intlexpress_economy_select", "letters", ECONOMY_INTL, "false")
+by_zone("parcel", "parcel_ground", GROUND, "false")
+everywhere("parcel", "parcel_3_day_select", 3, "true")
+everywhere("parcel", "parcel_2nd_day_air", 2, "true")
+everywhere("parcel", "parcel_next_day_air_saver", 1, "true")
+everywhere("parcel", "parcel_next_day_air", 1, "true")
+transit.append(("parcel", "parcel_standard", "CA", 4, "false"))
+transit.append(("parcel", "parcel_standard", "MX", 5, "false"))
+by_group("parcel", "parcel_worldwide_saver", "names", [2, 2, 3, 4, 3, 3, 3, 4, 4, 5], "true")
+by_group("parcel", "parcel_worldwide_express", "names", EXPRESS_INTL, "true")
+by_group("parcel", "parcel_worldwide_express_import", "names", EXPRESS_INTL, "true")
+by_zone("postal", "postal_ground_advantage", [2, 2, 3, 3, 4, 4, 5, 5, 7], "false")
+by_zone("postal", "postal_priority_mail", [1, 1, 2, 2, 2, 3, 3, 3, 4], "false")
+by_zone("postal", "postal_priority_mail_express", [1, 1, 1, 1, 1, 1, 1, 1, 2], "true")
+by_zone("postal", "postal_media_mail", [2, 3, 4, 5, 6, 7, 8, 8, 10], "false")
+by_group("postal", "postal_first_class_international", "numbers", [7, 8, 10, 12, 8, 10, 10, 12, 12, 15], "false")
+by_group("postal", "postal_priority_mail_international", "numbers", [6, 6, 8, 10, 6, 8, 8, 10, 10, 10], "false")
+by_group("postal", "postal_priority_mail_express_international", "numbers", [3, 3, 4, 5, 3, 4, 4, 5, 5, 5], "false")
+served = {(s["carrier"], s["code"]) for s in catalog["services"]}
+assert {(c, s) for c, s, *_ in transit} == served, "every service of the catalog has transit rows"
+transit.sort(key=lambda r: (r[0], r[1]))  # stable: keeps the zone order within a service
+write("transit.csv", ["carrier", "service", "zone", "days", "guaranteed"], transit)
+
+# ---------------------------------------------------------------- calendars
+# The private carriers pick up and deliver Monday to Friday and close on the six
+# holidays they all observe; the postal carrier works Monday to Saturday and closes on
+# every federal holiday; the e-commerce carrier hands its parcels to the postal
+# carrier for the final mile, so it delivers on Saturdays and its holidays.
+SIX = "new_years_day memorial_day independence_day labor_day thanksgiving christmas"
+FEDERAL = ("new_years_day mlk_day presidents_day memorial_day juneteenth independence_day labor_day "
+           "columbus_day veterans_day thanksgiving christmas")
+WEEK = "mon tue wed thu fri"
+calendars = []
+for carrier, pickup, delivery, holidays in [
+    ("ecommerce", WEEK, WEEK + " sat", FEDERAL),
+    ("expressground", WEEK, WEEK, SIX),
+    ("intlexpress", WEEK, WEEK, SIX),
+    ("parcel", WEEK, WEEK, SIX),
+    ("postal", WEEK + " sat", WEEK + " sat", FEDERAL),
+]:
+    calendars += [(carrier, "*", "pickup_days", pickup), (carrier, "*", "delivery_days", delivery),
+                  (carrier, "*", "holidays", holidays)]
+# Home delivery (residential ground) delivers Tuesday to Saturday.
+calendars.append(("expressground", "expressground_home_delivery", "delivery_days", "tue wed thu fri sat"))
+calendars.sort(key=lambda r: r[0])  # stable: export order (carrier, then as written)
+write("calendars.csv", ["carrier", "service", "key", "value"], calendars)
+print(f"rates: {len(rate_rows)} rows, zones: {len(zone_rows)} rows, surcharges: {len(sur)} rows, "
+      f"transit: {len(transit)} rows, calendars: {len(calendars)} rows")

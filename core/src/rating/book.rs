@@ -7,7 +7,10 @@ use std::sync::Arc;
 use rust_decimal::Decimal;
 
 use super::fixed::D;
-use super::rows::{Basis, Break, RateRows, SurchargeKey, SurchargeRow, SurchargeType, ZoneRule};
+use chrono::NaiveDate;
+
+use super::rows::{Basis, Break, CalendarEntry, RateRows, SurchargeKey, SurchargeRow, SurchargeType, ZoneRule};
+use super::transit::{Calendar, Days, Holiday, ServiceTransit, TransitTable};
 use super::{zones, Currency, DimUnit, Place, RateBook, Scale, WeightUnit, Zone};
 
 /// Why rate data could not be loaded.
@@ -221,6 +224,8 @@ pub(crate) struct Card {
     pub flat: bool,
     pub zones: Vec<ZonePrices>,
     pub surcharges: Surcharges,
+    /// When the card's service arrives; `None` without transit rows.
+    pub transit: Option<Arc<ServiceTransit>>,
 }
 
 /// Default exchange rates (per USD) for currencies the table does not list.
@@ -296,6 +301,7 @@ pub(crate) fn build(rows: &RateRows) -> Result<RateBook, RateBookError> {
         }
         sur_by_carrier.entry(&r.carrier).or_default().push(r);
     }
+    let transit = transit_by_service(rows, &carrier_idx)?;
     // cards
     let mut by_card: BTreeMap<(&str, &str, &str), Vec<_>> = BTreeMap::new();
     for r in &rows.prices {
@@ -405,9 +411,90 @@ pub(crate) fn build(rows: &RateRows) -> Result<RateBook, RateBookError> {
             flat,
             zones,
             surcharges: s,
+            transit: transit.get(&(carrier, service)).cloned(),
         });
     }
-    Ok(RateBook { carriers, charts, cards, fx })
+    let transit_services = transit.keys().map(|(c, s)| (Box::from(*c), Box::from(*s))).collect();
+    Ok(RateBook { carriers, charts, cards, fx, transit_services })
+}
+
+/// The transit of every service with transit rows, each with its carrier's calendar
+/// (Monday to Friday without holidays for a carrier without calendar rows) and the
+/// service's own pickup and delivery days where its rows set them.
+///
+/// # Errors
+/// [`RateBookError::Invalid`] for rows of a carrier that is not in the carriers data.
+fn transit_by_service<'r>(
+    rows: &'r RateRows,
+    carrier_idx: &BTreeMap<&str, u16>,
+) -> Result<BTreeMap<(&'r str, &'r str), Arc<ServiceTransit>>, RateBookError> {
+    let unknown = |kind: &str, carrier: &str| RateBookError::Invalid(format!("{kind}: carrier {carrier:?} is not in the carriers data"));
+    /// The days a carrier's or a service's rows set.
+    #[derive(Default, Clone, Copy)]
+    struct Set {
+        pickup: Option<Days>,
+        delivery: Option<Days>,
+    }
+    /// A carrier's calendar rows.
+    #[derive(Default)]
+    struct Rows {
+        days: Set,
+        rules: Vec<Holiday>,
+        extra: Vec<NaiveDate>,
+    }
+    // each carrier's calendar, and the days its services set for themselves
+    let mut calendars: BTreeMap<&str, Rows> = BTreeMap::new();
+    let mut service_days: BTreeMap<(&str, &str), Set> = BTreeMap::new();
+    for r in &rows.calendars {
+        if !carrier_idx.contains_key(r.carrier.as_str()) {
+            return Err(unknown("calendars", &r.carrier));
+        }
+        let carrier = calendars.entry(&r.carrier).or_default();
+        match (&r.service, &r.entry) {
+            (None, CalendarEntry::PickupDays(d)) => carrier.days.pickup = Some(*d),
+            (None, CalendarEntry::DeliveryDays(d)) => carrier.days.delivery = Some(*d),
+            (None, CalendarEntry::Holidays(rules)) => carrier.rules.extend(rules),
+            (None, CalendarEntry::Holiday(date)) => carrier.extra.push(*date),
+            (Some(service), CalendarEntry::PickupDays(d)) => service_days.entry((&r.carrier, service)).or_default().pickup = Some(*d),
+            (Some(service), CalendarEntry::DeliveryDays(d)) => service_days.entry((&r.carrier, service)).or_default().delivery = Some(*d),
+            (Some(_), _) => {
+                return Err(RateBookError::Invalid(format!("calendars of {}: holidays are the carrier's (service *)", r.carrier)))
+            }
+        }
+    }
+    let calendars: BTreeMap<&str, Arc<Calendar>> = calendars
+        .into_iter()
+        .map(|(carrier, c)| {
+            let (pickup, delivery) = (c.days.pickup.unwrap_or(Days::WEEKDAYS), c.days.delivery.unwrap_or(Days::WEEKDAYS));
+            (carrier, Arc::new(Calendar::new(pickup, delivery, c.rules, c.extra)))
+        })
+        .collect();
+    let weekdays = Arc::new(Calendar::weekdays());
+    let mut tables: BTreeMap<(&str, &str), TransitTable> = BTreeMap::new();
+    for r in &rows.transit {
+        if !carrier_idx.contains_key(r.carrier.as_str()) {
+            return Err(unknown("transit", &r.carrier));
+        }
+        let table = tables.entry((&r.carrier, &r.service)).or_default();
+        match r.zone {
+            Some(zone) => table.zones.push((zone, r.days, r.guaranteed)),
+            None => table.other = Some((r.days, r.guaranteed)),
+        }
+    }
+    Ok(tables
+        .into_iter()
+        .map(|((carrier, service), table)| {
+            let calendar = calendars.get(carrier).unwrap_or(&weekdays).clone();
+            let own = service_days.get(&(carrier, service)).copied().unwrap_or_default();
+            let transit = ServiceTransit {
+                table,
+                pickup: own.pickup.unwrap_or(calendar.pickup),
+                delivery: own.delivery.unwrap_or(calendar.delivery),
+                calendar,
+            };
+            ((carrier, service), Arc::new(transit))
+        })
+        .collect())
 }
 
 /// The text of a signature option key.

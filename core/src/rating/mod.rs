@@ -37,6 +37,7 @@ mod csv;
 mod fixed;
 pub(crate) mod rows;
 mod store;
+mod transit;
 mod zones;
 
 #[cfg(test)]
@@ -44,10 +45,11 @@ mod tests;
 
 pub use self::book::RateBookError;
 pub use self::rows::CsvKind;
-pub(crate) use self::store::import;
 pub use self::store::{export_csv, seed_defaults, ImportSummary, RowError};
+pub(crate) use self::store::{import, seed_arrivals_if_missing};
 #[cfg(test)]
 pub(crate) use self::store::{import_csv, ImportError};
+pub use self::transit::Arrival;
 pub use self::zones::End;
 
 use self::book::{Card, Carrier};
@@ -608,6 +610,8 @@ pub struct RateBook {
     pub(crate) cards: Vec<Card>,
     /// `fx[from][to]`: multiply an amount in `from` by this to get `to`.
     pub(crate) fx: [[Decimal; 4]; 4],
+    /// The (carrier, service) of every transit table, in order.
+    pub(crate) transit_services: Vec<(Box<str>, Box<str>)>,
 }
 
 /// Checked multiplication: rate data and inputs are bounded, but exchange rates,
@@ -736,6 +740,19 @@ impl RateBook {
             .binary_search_by(|c| (&*c.carrier, &*c.service, &*c.package_type).cmp(&(carrier, service, package_type)))
             .ok()
             .map(|i| CardId(i as u32))
+    }
+
+    /// When a shipment dated `ship` that card `card` rates in `zone` arrives, by the
+    /// card's service's transit table and its carrier's calendar; Saturday is a delivery
+    /// day when `saturday` delivery was asked for. `None` when the service has no transit
+    /// row for the zone (or its calendar never delivers).
+    pub fn arrival(&self, card: CardId, zone: Zone, ship: chrono::NaiveDate, saturday: bool) -> Option<Arrival> {
+        self.cards.get(card.0 as usize)?.transit.as_ref()?.arrival(zone, ship, saturday)
+    }
+
+    /// The (carrier, service) of every service with a transit table.
+    pub fn transit_services(&self) -> impl Iterator<Item = (&str, &str)> + '_ {
+        self.transit_services.iter().map(|(c, s)| (&**c, &**s))
     }
 
     /// All cards, as (carrier, service, package type, id).

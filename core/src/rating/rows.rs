@@ -8,8 +8,10 @@
 
 use std::str::FromStr;
 
+use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
+use super::transit::{Days, Holiday};
 use super::{Currency, DimUnit, WeightUnit, Zone};
 
 /// The kinds of rate data file (docs/rate-cards.md).
@@ -25,13 +27,27 @@ pub enum CsvKind {
     Rates,
     /// Surcharges and their parameters per carrier (and service).
     Surcharges,
+    /// Business days in transit per service and zone, and whether the date is
+    /// guaranteed.
+    Transit,
+    /// Per carrier (and service): pickup and delivery days, holidays.
+    Calendars,
 }
 
 impl CsvKind {
     /// All kinds, in the order data must be seeded.
-    pub const ALL: [CsvKind; 5] = [CsvKind::Carriers, CsvKind::ExchangeRates, CsvKind::Zones, CsvKind::Rates, CsvKind::Surcharges];
+    pub const ALL: [CsvKind; 7] = [
+        CsvKind::Carriers,
+        CsvKind::ExchangeRates,
+        CsvKind::Zones,
+        CsvKind::Rates,
+        CsvKind::Surcharges,
+        CsvKind::Transit,
+        CsvKind::Calendars,
+    ];
 
-    /// `carriers`, `exchange-rates`, `zones`, `rates`, `surcharges`.
+    /// `carriers`, `exchange-rates`, `zones`, `rates`, `surcharges`, `transit`,
+    /// `calendars`.
     pub fn as_str(self) -> &'static str {
         match self {
             CsvKind::Carriers => "carriers",
@@ -39,6 +55,8 @@ impl CsvKind {
             CsvKind::Zones => "zones",
             CsvKind::Rates => "rates",
             CsvKind::Surcharges => "surcharges",
+            CsvKind::Transit => "transit",
+            CsvKind::Calendars => "calendars",
         }
     }
 
@@ -50,6 +68,8 @@ impl CsvKind {
             CsvKind::Zones => &["chart", "basis", "country", "zone"],
             CsvKind::Rates => &["carrier", "service", "package_type", "chart", "zone", "weight", "price"],
             CsvKind::Surcharges => &["carrier", "service", "kind", "key", "amount"],
+            CsvKind::Transit => &["carrier", "service", "zone", "days", "guaranteed"],
+            CsvKind::Calendars => &["carrier", "service", "key", "value"],
         }
     }
 
@@ -61,6 +81,8 @@ impl CsvKind {
             CsvKind::Zones => "rate_zone",
             CsvKind::Rates => "rate_price",
             CsvKind::Surcharges => "rate_surcharge",
+            CsvKind::Transit => "rate_transit",
+            CsvKind::Calendars => "rate_calendar",
         }
     }
 
@@ -72,14 +94,18 @@ impl CsvKind {
             CsvKind::Zones => "chart, id",
             CsvKind::Rates => "carrier, service, package_type, id",
             CsvKind::Surcharges => "carrier, id",
+            CsvKind::Transit => "carrier, service, id",
+            CsvKind::Calendars => "carrier, id",
         }
     }
 
     /// How many leading columns name the group an import replaces: a carrier, a
-    /// currency, a chart, or a rate card (carrier, service, package type).
+    /// currency, a chart, a service (carrier, service) or a rate card (carrier, service,
+    /// package type).
     pub(crate) fn group_len(self) -> usize {
         match self {
-            CsvKind::Carriers | CsvKind::ExchangeRates | CsvKind::Zones | CsvKind::Surcharges => 1,
+            CsvKind::Carriers | CsvKind::ExchangeRates | CsvKind::Zones | CsvKind::Surcharges | CsvKind::Calendars => 1,
+            CsvKind::Transit => 2,
             CsvKind::Rates => 3,
         }
     }
@@ -92,6 +118,8 @@ impl CsvKind {
             CsvKind::Zones => include_str!("../../data/rates/zones.csv"),
             CsvKind::Rates => default_rates_csv(),
             CsvKind::Surcharges => include_str!("../../data/rates/surcharges.csv"),
+            CsvKind::Transit => include_str!("../../data/rates/transit.csv"),
+            CsvKind::Calendars => include_str!("../../data/rates/calendars.csv"),
         }
     }
 }
@@ -119,7 +147,7 @@ impl FromStr for CsvKind {
         CsvKind::ALL
             .into_iter()
             .find(|k| k.as_str() == s)
-            .ok_or_else(|| super::parse_err("carriers, exchange-rates, zones, rates, surcharges", s))
+            .ok_or_else(|| super::parse_err("carriers, exchange-rates, zones, rates, surcharges, transit, calendars", s))
     }
 }
 
@@ -317,6 +345,95 @@ pub(crate) struct SurchargeRow {
     pub amount: Decimal,
 }
 
+/// One row of `rate_transit`.
+#[derive(Clone, Debug)]
+pub(crate) struct TransitRow {
+    pub carrier: String,
+    pub service: String,
+    /// `None`: `*`, every zone without a row of its own.
+    pub zone: Option<Zone>,
+    /// Business days in transit.
+    pub days: u8,
+    pub guaranteed: bool,
+}
+
+/// What a row of `rate_calendar` sets.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum CalendarEntry {
+    /// The days the carrier (or the service's carrier for it) picks up.
+    PickupDays(Days),
+    /// The days the carrier (or the service) delivers.
+    DeliveryDays(Days),
+    /// The federal holidays the carrier observes, by rule (empty: none).
+    Holidays(Vec<Holiday>),
+    /// A further date the carrier is closed.
+    Holiday(NaiveDate),
+}
+
+impl CalendarEntry {
+    const KEYS: &'static str = "pickup_days, delivery_days, holidays or holiday";
+
+    fn key(&self) -> &'static str {
+        match self {
+            CalendarEntry::PickupDays(_) => "pickup_days",
+            CalendarEntry::DeliveryDays(_) => "delivery_days",
+            CalendarEntry::Holidays(_) => "holidays",
+            CalendarEntry::Holiday(_) => "holiday",
+        }
+    }
+
+    fn value(&self) -> String {
+        match self {
+            CalendarEntry::PickupDays(d) | CalendarEntry::DeliveryDays(d) => d.text(),
+            CalendarEntry::Holidays(rules) => rules.iter().map(|h| h.as_str()).collect::<Vec<_>>().join(" "),
+            CalendarEntry::Holiday(date) => date.to_string(),
+        }
+    }
+
+    /// The entry of `key` with the text `value`; `Err` says what `value` should be
+    /// (`None` for an unknown key).
+    fn parse(key: &str, value: &str) -> Result<CalendarEntry, Option<&'static str>> {
+        const DAYS: &str = "weekday names (mon tue wed thu fri sat sun) separated by single spaces, each once";
+        match key {
+            "pickup_days" => Days::parse(value).map(CalendarEntry::PickupDays).ok_or(Some(DAYS)),
+            "delivery_days" => Days::parse(value).map(CalendarEntry::DeliveryDays).ok_or(Some(DAYS)),
+            "holidays" => {
+                let names: Vec<&str> = if value.is_empty() { Vec::new() } else { value.split(' ').collect() };
+                let rules: Option<Vec<Holiday>> = names.iter().map(|n| Holiday::parse(n)).collect();
+                match rules {
+                    Some(mut rules) => {
+                        let n = rules.len();
+                        rules.sort();
+                        rules.dedup();
+                        if rules.len() == n {
+                            Ok(CalendarEntry::Holidays(rules))
+                        } else {
+                            Err(Some("each holiday named once"))
+                        }
+                    }
+                    None => Err(Some(
+                        "holiday names separated by single spaces: new_years_day mlk_day presidents_day memorial_day juneteenth independence_day labor_day columbus_day veterans_day thanksgiving christmas",
+                    )),
+                }
+            }
+            "holiday" => {
+                let date = (value.len() == 10).then(|| NaiveDate::parse_from_str(value, "%Y-%m-%d").ok()).flatten();
+                date.map(CalendarEntry::Holiday).ok_or(Some("a date YYYY-MM-DD"))
+            }
+            _ => Err(None),
+        }
+    }
+}
+
+/// One row of `rate_calendar`.
+#[derive(Clone, Debug)]
+pub(crate) struct CalendarRow {
+    pub carrier: String,
+    /// `None`: `*`, the carrier's own row.
+    pub service: Option<String>,
+    pub entry: CalendarEntry,
+}
+
 /// All rate data, as the book is built from it.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RateRows {
@@ -325,6 +442,8 @@ pub(crate) struct RateRows {
     pub zones: Vec<ZoneRow>,
     pub prices: Vec<PriceRow>,
     pub surcharges: Vec<SurchargeRow>,
+    pub transit: Vec<TransitRow>,
+    pub calendars: Vec<CalendarRow>,
 }
 
 /// A row type of one [`CsvKind`].
@@ -754,5 +873,110 @@ impl RateRow for SurchargeRow {
 
     fn key(&self) -> Vec<String> {
         self.values()[..4].to_vec()
+    }
+}
+
+/// Most business days a transit row may give.
+const MAX_TRANSIT_DAYS: u8 = 60;
+
+impl RateRow for TransitRow {
+    const KIND: CsvKind = CsvKind::Transit;
+
+    fn check(c: &mut Fields<'_>) -> Option<Self> {
+        let f = c.f;
+        let carrier = c.code(0, "carrier");
+        let service = c.code(1, "service");
+        let zone = if f[2] == "*" { Some(None) } else { Zone::new(&f[2]).map(Some) };
+        if zone.is_none() {
+            c.bad("zone", "a zone code of 1 to 8 letters or digits, or *", &f[2]);
+        }
+        let days = (!f[3].is_empty() && f[3].len() <= 2 && f[3].bytes().all(|b| b.is_ascii_digit()))
+            .then(|| f[3].parse::<u8>().ok())
+            .flatten()
+            .filter(|d| *d <= MAX_TRANSIT_DAYS);
+        if days.is_none() {
+            c.bad("days", "a whole number of business days from 0 to 60", &f[3]);
+        }
+        let guaranteed = match f[4].as_str() {
+            "true" => Some(true),
+            "false" => Some(false),
+            other => {
+                c.bad("guaranteed", "true or false", other);
+                None
+            }
+        };
+        (|| Some(TransitRow { carrier: carrier?, service: service?, zone: zone?, days: days?, guaranteed: guaranteed? }))()
+    }
+
+    fn values(&self) -> Vec<String> {
+        vec![self.carrier.clone(), self.service.clone(), zone_or_star(self.zone), self.days.to_string(), self.guaranteed.to_string()]
+    }
+
+    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        Ok(TransitRow {
+            carrier: row.get("carrier")?,
+            service: row.get("service")?,
+            zone: parsed(row, "zone", |s| if s == "*" { Some(None) } else { Zone::new(s).map(Some) })?,
+            days: parsed(row, "days", |s| s.parse::<u8>().ok())?,
+            guaranteed: parsed(row, "guaranteed", |s| match s {
+                "true" => Some(true),
+                "false" => Some(false),
+                _ => None,
+            })?,
+        })
+    }
+
+    fn key(&self) -> Vec<String> {
+        self.values()[..3].to_vec()
+    }
+}
+
+impl RateRow for CalendarRow {
+    const KIND: CsvKind = CsvKind::Calendars;
+
+    fn check(c: &mut Fields<'_>) -> Option<Self> {
+        let f = c.f;
+        let carrier = c.code(0, "carrier");
+        let service = if f[1] == "*" { Some(None) } else { is_code(&f[1]).then(|| Some(f[1].clone())) };
+        if service.is_none() {
+            c.bad("service", "a service code or *", &f[1]);
+        }
+        let entry = match CalendarEntry::parse(&f[2], &f[3]) {
+            Ok(entry) => Some(entry),
+            Err(None) => {
+                c.bad("key", CalendarEntry::KEYS, &f[2]);
+                None
+            }
+            Err(Some(expected)) => {
+                c.bad("value", expected, &f[3]);
+                None
+            }
+        };
+        if let (Some(Some(_)), Some(e @ (CalendarEntry::Holidays(_) | CalendarEntry::Holiday(_)))) = (&service, &entry) {
+            c.bad("service", &format!("* for {}: holidays are the carrier's", e.key()), &f[1]);
+        }
+        (|| Some(CalendarRow { carrier: carrier?, service: service?, entry: entry? }))()
+    }
+
+    fn values(&self) -> Vec<String> {
+        vec![self.carrier.clone(), self.service.clone().unwrap_or_else(|| "*".to_owned()), self.entry.key().to_owned(), self.entry.value()]
+    }
+
+    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+        let key: String = row.get("key")?;
+        Ok(CalendarRow {
+            carrier: row.get("carrier")?,
+            service: parsed(row, "service", |s| Some((s != "*").then(|| s.to_owned())))?,
+            entry: parsed(row, "value", |v| CalendarEntry::parse(&key, v).ok())?,
+        })
+    }
+
+    /// One row per key, but a listed holiday per date.
+    fn key(&self) -> Vec<String> {
+        let mut key = self.values();
+        if !matches!(self.entry, CalendarEntry::Holiday(_)) {
+            key.truncate(3);
+        }
+        key
     }
 }

@@ -13,7 +13,7 @@ use rusqlite::{params_from_iter, Connection};
 
 use super::book::{self, RateBookError};
 use super::csv::{self, DialectError, Record};
-use super::rows::{self, CarrierRow, CsvKind, ExchangeRow, PriceRow, RateRow, RateRows, SurchargeRow, ZoneRow};
+use super::rows::{self, CalendarRow, CarrierRow, CsvKind, ExchangeRow, PriceRow, RateRow, RateRows, SurchargeRow, TransitRow, ZoneRow};
 use super::RateBook;
 use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError};
@@ -203,6 +203,8 @@ fn import_and_load(tx: &Connection, kind: CsvKind, csv: &str) -> Result<(ImportS
         CsvKind::Zones => import_rows::<ZoneRow>(tx, csv),
         CsvKind::Rates => import_rows::<PriceRow>(tx, csv),
         CsvKind::Surcharges => import_rows::<SurchargeRow>(tx, csv),
+        CsvKind::Transit => import_rows::<TransitRow>(tx, csv),
+        CsvKind::Calendars => import_rows::<CalendarRow>(tx, csv),
     }?;
     let book = RateBook::load(tx).map_err(|e| match e {
         RateBookError::Sql(e) => ImportError::Sql(e),
@@ -243,16 +245,21 @@ pub(crate) fn import(tx: &Connection, catalog: &Catalog, kind: CsvKind, csv: &st
         ImportError::Sql(e) => Error::from(e),
         other => Error::new(ErrorCategory::InvalidRequest, other.to_string()).with_source(other),
     })?;
-    let strays: Vec<FieldError> = book
+    let not_offered = |carrier: &str, service: &str| catalog.service(service).is_none_or(|s| s.carrier != carrier);
+    let mut strays: Vec<FieldError> = book
         .cards()
         .filter(|(carrier, service, package, _)| {
-            catalog.service(service).is_none_or(|s| s.carrier != *carrier || !s.package_types.iter().any(|p| p.package_type == *package))
+            not_offered(carrier, service)
+                || catalog.service(service).is_some_and(|s| !s.package_types.iter().any(|p| p.package_type == *package))
         })
         .map(|(carrier, service, package, _)| FieldError {
             field: "rates".into(),
             message: format!("card {carrier}/{service}/{package} names no service and package type of the catalog"),
         })
         .collect();
+    strays.extend(book.transit_services().filter(|(carrier, service)| not_offered(carrier, service)).map(|(carrier, service)| {
+        FieldError { field: kind.as_str().into(), message: format!("{carrier}/{service} names no service of the catalog") }
+    }));
     if !strays.is_empty() {
         return Err(Error::fields(ErrorCategory::InvalidRequest, strays));
     }
@@ -271,6 +278,8 @@ fn defaults() -> Result<&'static RateRows, RateBookError> {
             zones: parse_rows(CsvKind::Zones.default_csv())?,
             prices: parse_rows(CsvKind::Rates.default_csv())?,
             surcharges: parse_rows(CsvKind::Surcharges.default_csv())?,
+            transit: parse_rows(CsvKind::Transit.default_csv())?,
+            calendars: parse_rows(CsvKind::Calendars.default_csv())?,
         })
     };
     DEFAULTS
@@ -291,6 +300,28 @@ pub fn seed_defaults(tx: &Connection) -> Result<(), RateBookError> {
     write_rows(tx, &d.zones)?;
     write_rows(tx, &d.prices)?;
     write_rows(tx, &d.surcharges)?;
+    write_rows(tx, &d.transit)?;
+    write_rows(tx, &d.calendars)?;
+    Ok(())
+}
+
+/// Writes the default transit tables and calendars of the carriers whose rate data the
+/// tables hold, when neither kind has a row: a database whose rate data was written
+/// before they existed gets them on its first open by a build that has them.
+///
+/// # Errors
+/// [`RateBookError`] on a database error.
+pub(crate) fn seed_arrivals_if_missing(tx: &Connection) -> Result<(), RateBookError> {
+    let count = |table: &str| tx.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get::<_, i64>(0));
+    if count("rate_transit")? > 0 || count("rate_calendar")? > 0 {
+        return Ok(());
+    }
+    let d = defaults()?;
+    let carriers: BTreeSet<String> = load_rows::<CarrierRow>(tx)?.into_iter().map(|c| c.carrier).collect();
+    let transit: Vec<TransitRow> = d.transit.iter().filter(|r| carriers.contains(&r.carrier)).cloned().collect();
+    let calendars: Vec<CalendarRow> = d.calendars.iter().filter(|r| carriers.contains(&r.carrier)).cloned().collect();
+    write_rows(tx, &transit)?;
+    write_rows(tx, &calendars)?;
     Ok(())
 }
 
@@ -337,6 +368,8 @@ impl RateBook {
             zones: load_rows(conn)?,
             prices: load_rows(conn)?,
             surcharges: load_rows(conn)?,
+            transit: load_rows(conn)?,
+            calendars: load_rows(conn)?,
         })
     }
 }

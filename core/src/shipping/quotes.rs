@@ -110,7 +110,14 @@ impl Shipping {
                     .into_iter()
                     .next()
                     .ok_or_else(|| Error::new(ErrorCategory::ServiceNotAvailable, "The named service could not be quoted."))?;
-                Err(Error::new(crate::error::category_from_code(&e.error_category), e.error))
+                match crate::error::category_from_code(&e.error_category) {
+                    // the date is the shipment's to change: name it
+                    ErrorCategory::DeliveryDateNotMet => Err(Error::fields(
+                        ErrorCategory::DeliveryDateNotMet,
+                        vec![crate::error::FieldError { field: "deliverBy".into(), message: e.error }],
+                    )),
+                    category => Err(Error::new(category, e.error)),
+                }
             },
         )
     }

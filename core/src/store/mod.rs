@@ -40,6 +40,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../migrations/0005_view_shape.sql"),
     include_str!("../../migrations/0006_commercial_invoices.sql"),
     include_str!("../../migrations/0007_return_labels.sql"),
+    include_str!("../../migrations/0008_transit.sql"),
 ];
 
 /// The schema version this build writes.
@@ -245,6 +246,16 @@ fn upgrade(tx: &Connection, from: i64, to: i64) -> Result<()> {
 /// `INTERNAL` when the rows cannot be written.
 pub(crate) fn seed_rate_book(tx: &Connection) -> Result<()> {
     crate::rating::seed_defaults(tx).map_err(|e| Error::internal(format!("could not write the default rate book: {e}")))
+}
+
+/// Writes the default transit times and calendars of the stored rate data's carriers
+/// when it has none (rate data written before they existed): on every open of an
+/// existing database, a no-op once they are there.
+///
+/// # Errors
+/// `INTERNAL` when the rows cannot be read or written.
+pub(crate) fn seed_arrivals(tx: &Connection) -> Result<()> {
+    crate::rating::seed_arrivals_if_missing(tx).map_err(|e| Error::internal(format!("could not write the default transit times: {e}")))
 }
 
 /// A database as consign wrote it at schema `version`: the frozen baseline and the

@@ -202,6 +202,11 @@ pub struct BookShipmentResponse {
     #[cfg_attr(feature = "typescript", ts(optional))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub return_tracking_number: Option<String>,
+    /// Extension: the estimated delivery date, `YYYY-MM-DD`, by the service's transit
+    /// time and its carrier's calendar; null when the service has none for the route.
+    #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(type = "string | null"))]
+    pub estimated_delivery_date: Option<chrono::NaiveDate>,
 }
 
 /// A piece of a carrier B multipiece booking.
@@ -282,6 +287,12 @@ pub struct ShipmentView {
     /// when it was booked without one.
     #[serde(default)]
     pub return_tracking_number: Option<String>,
+    /// Extension: the estimated delivery date at booking, `YYYY-MM-DD`; null when the
+    /// service has no transit time for the route (or for shipments booked before
+    /// consign estimated dates).
+    #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(type = "string | null"))]
+    pub estimated_delivery_date: Option<chrono::NaiveDate>,
 }
 
 /// A booked shipment's commercial invoice, as retrieve shipment and search show it; the

@@ -1,5 +1,6 @@
 //! Batch quote (4.1), single quote (DECISIONS 9) and the quote object (2.5).
 
+use chrono::{Datelike, NaiveDate};
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -98,6 +99,11 @@ pub struct QuoteShipment {
     /// Commercial invoice for international shipments.
     #[serde(default)]
     pub commercial_invoice: Option<CommercialInvoice>,
+    /// Extension: `YYYY-MM-DD`, the latest arrival wanted. Services estimated to
+    /// arrive later are reported in `quoteErrors` as `DELIVERY_DATE_NOT_MET`.
+    #[serde(default, deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional))]
+    pub deliver_by: Option<CompactString>,
 }
 
 /// A package (2.2).
@@ -300,6 +306,15 @@ pub struct Quote {
     pub quoted_weight: String,
     /// `Actual` or `Dimensional`.
     pub quoted_weight_type: String,
+    /// Extension: business days in transit; null when the service has no transit time
+    /// for the route.
+    pub transit_days: Option<u8>,
+    /// Extension: the estimated delivery date, `YYYY-MM-DD`; null when the service has
+    /// no transit time for the route.
+    #[cfg_attr(feature = "typescript", ts(type = "string | null"))]
+    pub estimated_delivery_date: Option<NaiveDate>,
+    /// Extension: whether the carrier guarantees the date.
+    pub delivery_date_guaranteed: bool,
     /// Surcharge lines.
     pub surcharges: Vec<QuoteSurcharge>,
 }
@@ -333,6 +348,11 @@ pub struct QuoteError {
     pub error: String,
     /// Error category code.
     pub error_category: String,
+    /// Extension: when the service would arrive, for `DELIVERY_DATE_NOT_MET` (absent
+    /// otherwise, and when the service has no transit time for the route).
+    #[cfg_attr(feature = "typescript", ts(type = "string", optional))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_delivery_date: Option<NaiveDate>,
 }
 
 /// Answer of batch quote.
@@ -411,6 +431,9 @@ pub(crate) struct QuoteFields<'a> {
     pub zone: &'a str,
     pub quoted_weight: QuotedWeight<'a>,
     pub quoted_weight_type: &'a str,
+    pub transit_days: Option<u8>,
+    pub estimated_delivery_date: Option<NaiveDate>,
+    pub delivery_date_guaranteed: bool,
 }
 
 /// The quoted weight of [`QuoteFields`]: the text of a [`Quote`], or the number a
@@ -462,7 +485,21 @@ where
         }
         out.push_str("\",\"quotedWeightType\":\"");
         json_str_body(out, q.quoted_weight_type);
-        out.push_str("\",\"surcharges\":[");
+        out.push_str("\",\"transitDays\":");
+        match q.transit_days {
+            Some(days) => super::numbers::push_int(out, i64::from(days)),
+            None => out.push_str("null"),
+        }
+        out.push_str(",\"estimatedDeliveryDate\":");
+        match q.estimated_delivery_date {
+            Some(date) => push_date(out, date),
+            None => out.push_str("null"),
+        }
+        out.push_str(if q.delivery_date_guaranteed {
+            ",\"deliveryDateGuaranteed\":true,\"surcharges\":["
+        } else {
+            ",\"deliveryDateGuaranteed\":false,\"surcharges\":["
+        });
         for (j, (description, value)) in lines.enumerate() {
             out.push_str(if j > 0 { ",{\"description\":\"" } else { "{\"description\":\"" });
             json_str_body(out, description);
@@ -513,9 +550,33 @@ pub(crate) fn write_quote_errors(out: &mut String, errors: &[QuoteError]) {
             out.push_str(key);
             json_str_body(out, value);
         }
-        out.push_str("\"}");
+        out.push('"');
+        if let Some(date) = e.estimated_delivery_date {
+            out.push_str(",\"estimatedDeliveryDate\":");
+            push_date(out, date);
+        }
+        out.push('}');
     }
     out.push(']');
+}
+
+/// Appends `date` as serde writes a [`NaiveDate`]: `"YYYY-MM-DD"`, quotes included.
+fn push_date(out: &mut String, date: NaiveDate) {
+    use std::fmt::Write as _;
+    let (y, m, d) = (date.year(), date.month(), date.day());
+    if (0..=9999).contains(&y) {
+        let digits = [y / 1000, y / 100 % 10, y / 10 % 10, y % 10];
+        out.push('"');
+        digits.iter().for_each(|&n| out.push(char::from(b'0' + n as u8)));
+        for (sep, n) in [('-', m), ('-', d)] {
+            out.push(sep);
+            out.push(char::from(b'0' + (n / 10) as u8));
+            out.push(char::from(b'0' + (n % 10) as u8));
+        }
+        out.push('"');
+    } else {
+        let _ = write!(out, "\"{date}\"");
+    }
 }
 
 /// The fields of `q` to write.
@@ -533,6 +594,9 @@ pub(crate) fn quote_fields(q: &Quote) -> QuoteFields<'_> {
         zone: &q.zone,
         quoted_weight: QuotedWeight::Text(&q.quoted_weight),
         quoted_weight_type: &q.quoted_weight_type,
+        transit_days: q.transit_days,
+        estimated_delivery_date: q.estimated_delivery_date,
+        delivery_date_guaranteed: q.delivery_date_guaranteed,
     }
 }
 
@@ -563,6 +627,7 @@ mod tests {
             package_type_code: String::new(),
             error: text.into(),
             error_category: "INVALID_REQUEST".into(),
+            estimated_delivery_date: (i == 1).then(|| NaiveDate::from_ymd_opt(2026, 12, 1)).flatten(),
         };
         for errors in [vec![], vec![error(0, "too heavy")], vec![error(0, "a\nb"), error(1, "ok"), error(2, "\u{7f}\u{2028}")]] {
             let mut out = String::from("x");
