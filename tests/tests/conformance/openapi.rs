@@ -152,6 +152,8 @@ fn every_answer_matches_the_document() {
     );
     let one = c.check(post, &format!("{C}/quote"), &[id], "", &named, 200);
     assert!(one.get("quoteId").is_some(), "a named service quotes one: {one}");
+    let too_late = with(named.clone(), "/deliverBy", named["shipmentDate"].clone());
+    c.check(post, &format!("{C}/quote"), &[id], "", &too_late, 400);
     let reduced = json!({"sender": {"country": "US", "zip": "19106"}, "receiver": {"country": "US", "zip": "90012"}, "weightUnit": "lb",
         "dimUnit": "in", "carrierCode": "", "pieces": [{"weight": 2, "length": 10, "width": 8, "height": 6}]});
     c.check(post, &format!("{C}/quote"), &[id], "", &reduced, 200);
