@@ -92,6 +92,12 @@ pub fn run(db: &str) -> Result<(), String> {
         .map(|q| {
             let text = |k: &str| q[k].as_str().unwrap_or("").to_string();
             let lines = q["surcharges"].as_array().map_or(0, Vec::len);
+            let guaranteed = if q["deliveryDateGuaranteed"] == json!(true) { ", guaranteed" } else { "" };
+            let arrives = match (q["estimatedDeliveryDate"].as_str(), q["transitDays"].as_u64()) {
+                (Some(date), Some(1)) => format!("{date} (1 day{guaranteed})"),
+                (Some(date), Some(days)) => format!("{date} ({days} days{guaranteed})"),
+                _ => "-".to_string(),
+            };
             vec![
                 q["quoteId"].to_string(),
                 text("carrierCode"),
@@ -101,11 +107,12 @@ pub fn run(db: &str) -> Result<(), String> {
                 q["baseAmount"].to_string(),
                 lines.to_string(),
                 q["totalAmount"].to_string(),
+                arrives,
             ]
         })
         .collect();
     println!("4. Quotes for 3.5 lb, 12x10x8 in, Philadelphia PA -> Los Angeles CA (residential), cheapest first:");
-    println!("{}", table::render(&[">quote", "carrier", "service", "zone", "weight", ">base", ">surcharges", ">total"], &rows));
+    println!("{}", table::render(&[">quote", "carrier", "service", "zone", "weight", ">base", ">surcharges", ">total", "arrives"], &rows));
 
     // Book the cheapest quote at its price and write its label.
     let cheapest = quotes.first().ok_or("no service quoted the demo shipment")?;
@@ -117,13 +124,14 @@ pub fn run(db: &str) -> Result<(), String> {
     let booked = call(&shipping, "POST", &format!("/restapi/v1/customers/{id}/shipments"), booking)?;
     let book_number = booked["bookNumber"].as_str().ok_or("no bookNumber in the answer")?;
     println!(
-        "5. Booked quote {} ({} {}): book number {book_number}, tracking number {}, zone {}, charged {} USD.",
+        "5. Booked quote {} ({} {}): book number {book_number}, tracking number {}, zone {}, charged {} USD, arrives {}.",
         cheapest["quoteId"],
         cheapest["carrierCode"].as_str().unwrap_or(""),
         cheapest["serviceDescription"].as_str().unwrap_or(""),
         booked["trackingNumber"].as_str().unwrap_or(""),
         booked["zone"].as_str().unwrap_or(""),
-        booked["totalShippingCost"]
+        booked["totalShippingCost"],
+        booked["estimatedDeliveryDate"].as_str().unwrap_or("(no estimate)")
     );
     let label = call(&shipping, "GET", &format!("/restapi/v1/customers/{id}/shipments/{book_number}/label/PDF"), json!(null))?;
     let dir = std::path::Path::new(db).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));

@@ -29,6 +29,8 @@ const $ = (sel) => document.querySelector(sel);
 const money = (n) => new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }).format(n);
 let customerId;
 let lastShipment;
+let lastQuotes = [];
+let lastErrors = [];
 
 function say(text, isError = false) {
   $("#status").textContent = text;
@@ -99,17 +101,35 @@ async function quote(event) {
   }
 }
 
+// Quotes without an estimated date sort after every dated one.
+const arrival = (q) => q.estimatedDeliveryDate ?? "9999-12-31";
+const byPrice = (a, b) => a.totalAmount - b.totalAmount || arrival(a).localeCompare(arrival(b));
+const byArrival = (a, b) => arrival(a).localeCompare(arrival(b)) || a.totalAmount - b.totalAmount;
+
+/** "Mon, Nov 30 (2 days, guaranteed)" for a quote, or "no estimate". */
+function arrives(q) {
+  if (!q.estimatedDeliveryDate) return "no estimate";
+  const date = new Date(`${q.estimatedDeliveryDate}T12:00:00`).toLocaleDateString("en-US",
+    { weekday: "short", month: "short", day: "numeric" });
+  const days = `${q.transitDays} day${q.transitDays === 1 ? "" : "s"}`;
+  return `${date} (${days}${q.deliveryDateGuaranteed ? ", guaranteed" : ""})`;
+}
+
 function showQuotes(quotes, errors) {
+  [lastQuotes, lastErrors] = [quotes, errors];
   const body = $("#quotes tbody");
   body.replaceChildren();
-  for (const q of [...quotes].sort((a, b) => a.totalAmount - b.totalAmount)) {
+  const order = $("#sortBy").value === "arrival" ? byArrival : byPrice;
+  for (const q of [...quotes].sort(order)) {
     const row = body.insertRow();
+    row.dataset.arrives = q.estimatedDeliveryDate ?? "";
     for (const text of [q.carrierCode, q.serviceDescription, q.packageTypeCode, q.zone, `${q.quotedWeight} lb`]) {
       row.insertCell().textContent = text;
     }
     const price = row.insertCell();
     price.className = "num";
     price.textContent = money(q.totalAmount);
+    row.insertCell().textContent = arrives(q);
     const book = document.createElement("button");
     book.textContent = "Book";
     book.onclick = () => bookQuote(q, book);
@@ -234,6 +254,7 @@ $("#shipment").shipmentDate.value = date.toLocaleDateString("sv"); // YYYY-MM-DD
 $("#shipment").addEventListener("submit", quote);
 $("#shipment").receiverCountry.addEventListener("change", (e) => ($("#customs").hidden = e.target.value === "US"));
 $("#printDay").addEventListener("click", printDay);
+$("#sortBy").addEventListener("change", () => showQuotes(lastQuotes, lastErrors));
 $("#export").addEventListener("click", exportDatabase);
 $("#import").addEventListener("change", importDatabase);
 try {

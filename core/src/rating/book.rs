@@ -10,7 +10,7 @@ use super::fixed::D;
 use chrono::NaiveDate;
 
 use super::rows::{Basis, Break, CalendarEntry, RateRows, SurchargeKey, SurchargeRow, SurchargeType, ZoneRule};
-use super::transit::{Calendar, Days, Holiday, ServiceTransit, TransitTable};
+use super::transit::{Calendar, Days, Holidays, ServiceTransit, TransitTable};
 use super::{zones, Currency, DimUnit, Place, RateBook, Scale, WeightUnit, Zone};
 
 /// Why rate data could not be loaded.
@@ -411,12 +411,15 @@ pub(crate) fn build(rows: &RateRows) -> Result<RateBook, RateBookError> {
             flat,
             zones,
             surcharges: s,
-            transit: transit.get(&(carrier, service)).cloned(),
+            transit: transit.iter().find(|(k, _)| *k == (carrier, service)).map(|(_, t)| t.clone()),
         });
     }
-    let transit_services = transit.keys().map(|(c, s)| (Box::from(*c), Box::from(*s))).collect();
+    let transit_services = transit.iter().map(|((c, s), _)| (Box::from(*c), Box::from(*s))).collect();
     Ok(RateBook { carriers, charts, cards, fx, transit_services })
 }
+
+/// A service as (carrier, service) codes.
+type Service<'r> = (&'r str, &'r str);
 
 /// The transit of every service with transit rows, each with its carrier's calendar
 /// (Monday to Friday without holidays for a carrier without calendar rows) and the
@@ -427,7 +430,7 @@ pub(crate) fn build(rows: &RateRows) -> Result<RateBook, RateBookError> {
 fn transit_by_service<'r>(
     rows: &'r RateRows,
     carrier_idx: &BTreeMap<&str, u16>,
-) -> Result<BTreeMap<(&'r str, &'r str), Arc<ServiceTransit>>, RateBookError> {
+) -> Result<Vec<(Service<'r>, Arc<ServiceTransit>)>, RateBookError> {
     let unknown = |kind: &str, carrier: &str| RateBookError::Invalid(format!("{kind}: carrier {carrier:?} is not in the carriers data"));
     /// The days a carrier's or a service's rows set.
     #[derive(Default, Clone, Copy)]
@@ -439,30 +442,42 @@ fn transit_by_service<'r>(
     #[derive(Default)]
     struct Rows {
         days: Set,
-        rules: Vec<Holiday>,
+        rules: Holidays,
         extra: Vec<NaiveDate>,
     }
+    /// The entry of `key` in `list` (a few carriers or services: searched in turn).
+    fn entry<K: PartialEq + Copy, V: Default>(list: &mut Vec<(K, V)>, key: K) -> &mut V {
+        let i = list.iter().position(|(k, _)| *k == key).unwrap_or_else(|| {
+            list.push((key, V::default()));
+            list.len() - 1
+        });
+        &mut list[i].1
+    }
     // each carrier's calendar, and the days its services set for themselves
-    let mut calendars: BTreeMap<&str, Rows> = BTreeMap::new();
-    let mut service_days: BTreeMap<(&str, &str), Set> = BTreeMap::new();
+    let mut calendars: Vec<(&str, Rows)> = Vec::new();
+    let mut service_days: Vec<((&str, &str), Set)> = Vec::new();
     for r in &rows.calendars {
         if !carrier_idx.contains_key(r.carrier.as_str()) {
             return Err(unknown("calendars", &r.carrier));
         }
-        let carrier = calendars.entry(&r.carrier).or_default();
+        let carrier = entry(&mut calendars, r.carrier.as_str());
         match (&r.service, &r.entry) {
             (None, CalendarEntry::PickupDays(d)) => carrier.days.pickup = Some(*d),
             (None, CalendarEntry::DeliveryDays(d)) => carrier.days.delivery = Some(*d),
-            (None, CalendarEntry::Holidays(rules)) => carrier.rules.extend(rules),
+            (None, CalendarEntry::Holidays(rules)) => carrier.rules = Holidays(carrier.rules.0 | rules.0),
             (None, CalendarEntry::Holiday(date)) => carrier.extra.push(*date),
-            (Some(service), CalendarEntry::PickupDays(d)) => service_days.entry((&r.carrier, service)).or_default().pickup = Some(*d),
-            (Some(service), CalendarEntry::DeliveryDays(d)) => service_days.entry((&r.carrier, service)).or_default().delivery = Some(*d),
+            (Some(service), CalendarEntry::PickupDays(d)) => {
+                entry(&mut service_days, (r.carrier.as_str(), service.as_str())).pickup = Some(*d)
+            }
+            (Some(service), CalendarEntry::DeliveryDays(d)) => {
+                entry(&mut service_days, (r.carrier.as_str(), service.as_str())).delivery = Some(*d)
+            }
             (Some(_), _) => {
                 return Err(RateBookError::Invalid(format!("calendars of {}: holidays are the carrier's (service *)", r.carrier)))
             }
         }
     }
-    let calendars: BTreeMap<&str, Arc<Calendar>> = calendars
+    let calendars: Vec<(&str, Arc<Calendar>)> = calendars
         .into_iter()
         .map(|(carrier, c)| {
             let (pickup, delivery) = (c.days.pickup.unwrap_or(Days::WEEKDAYS), c.days.delivery.unwrap_or(Days::WEEKDAYS));
@@ -470,12 +485,12 @@ fn transit_by_service<'r>(
         })
         .collect();
     let weekdays = Arc::new(Calendar::weekdays());
-    let mut tables: BTreeMap<(&str, &str), TransitTable> = BTreeMap::new();
+    let mut tables: Vec<((&str, &str), TransitTable)> = Vec::new();
     for r in &rows.transit {
         if !carrier_idx.contains_key(r.carrier.as_str()) {
             return Err(unknown("transit", &r.carrier));
         }
-        let table = tables.entry((&r.carrier, &r.service)).or_default();
+        let table = entry(&mut tables, (r.carrier.as_str(), r.service.as_str()));
         match r.zone {
             Some(zone) => table.zones.push((zone, r.days, r.guaranteed)),
             None => table.other = Some((r.days, r.guaranteed)),
@@ -484,8 +499,8 @@ fn transit_by_service<'r>(
     Ok(tables
         .into_iter()
         .map(|((carrier, service), table)| {
-            let calendar = calendars.get(carrier).unwrap_or(&weekdays).clone();
-            let own = service_days.get(&(carrier, service)).copied().unwrap_or_default();
+            let calendar = calendars.iter().find(|(c, _)| *c == carrier).map_or(&weekdays, |(_, c)| c).clone();
+            let own = service_days.iter().find(|(k, _)| *k == (carrier, service)).map(|(_, s)| *s).unwrap_or_default();
             let transit = ServiceTransit {
                 table,
                 pickup: own.pickup.unwrap_or(calendar.pickup),

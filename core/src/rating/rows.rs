@@ -11,7 +11,7 @@ use std::str::FromStr;
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
-use super::transit::{Days, Holiday};
+use super::transit::{Days, Holiday, Holidays};
 use super::{Currency, DimUnit, WeightUnit, Zone};
 
 /// The kinds of rate data file (docs/rate-cards.md).
@@ -365,7 +365,7 @@ pub(crate) enum CalendarEntry {
     /// The days the carrier (or the service) delivers.
     DeliveryDays(Days),
     /// The federal holidays the carrier observes, by rule (empty: none).
-    Holidays(Vec<Holiday>),
+    Holidays(Holidays),
     /// A further date the carrier is closed.
     Holiday(NaiveDate),
 }
@@ -385,7 +385,7 @@ impl CalendarEntry {
     fn value(&self) -> String {
         match self {
             CalendarEntry::PickupDays(d) | CalendarEntry::DeliveryDays(d) => d.text(),
-            CalendarEntry::Holidays(rules) => rules.iter().map(|h| h.as_str()).collect::<Vec<_>>().join(" "),
+            CalendarEntry::Holidays(rules) => rules.iter().map(Holiday::as_str).collect::<Vec<_>>().join(" "),
             CalendarEntry::Holiday(date) => date.to_string(),
         }
     }
@@ -398,26 +398,18 @@ impl CalendarEntry {
             "pickup_days" => Days::parse(value).map(CalendarEntry::PickupDays).ok_or(Some(DAYS)),
             "delivery_days" => Days::parse(value).map(CalendarEntry::DeliveryDays).ok_or(Some(DAYS)),
             "holidays" => {
-                let names: Vec<&str> = if value.is_empty() { Vec::new() } else { value.split(' ').collect() };
-                let rules: Option<Vec<Holiday>> = names.iter().map(|n| Holiday::parse(n)).collect();
-                match rules {
-                    Some(mut rules) => {
-                        let n = rules.len();
-                        rules.sort();
-                        rules.dedup();
-                        if rules.len() == n {
-                            Ok(CalendarEntry::Holidays(rules))
-                        } else {
-                            Err(Some("each holiday named once"))
-                        }
+                const NAMES: &str = "holiday names separated by single spaces, each once: new_years_day mlk_day presidents_day memorial_day juneteenth independence_day labor_day columbus_day veterans_day thanksgiving christmas";
+                let mut rules = Holidays::default();
+                for name in value.split(' ').filter(|_| !value.is_empty()) {
+                    match Holiday::parse(name) {
+                        Some(h) if !rules.contains(h) => rules = rules.with(h),
+                        _ => return Err(Some(NAMES)),
                     }
-                    None => Err(Some(
-                        "holiday names separated by single spaces: new_years_day mlk_day presidents_day memorial_day juneteenth independence_day labor_day columbus_day veterans_day thanksgiving christmas",
-                    )),
                 }
+                Ok(CalendarEntry::Holidays(rules))
             }
             "holiday" => {
-                let date = (value.len() == 10).then(|| NaiveDate::parse_from_str(value, "%Y-%m-%d").ok()).flatten();
+                let date = (value.trim() == value).then(|| crate::shipment::parse_date(value)).flatten();
                 date.map(CalendarEntry::Holiday).ok_or(Some("a date YYYY-MM-DD"))
             }
             _ => Err(None),

@@ -87,12 +87,6 @@ pub struct ImportSummary {
 
 // ---------------------------------------------------------------- CSV to rows
 
-/// A checked row and the line its record starts on.
-struct Lined<T> {
-    line: usize,
-    row: T,
-}
-
 /// Parses and checks a whole file of `T`'s kind; all row errors are collected.
 fn parse_rows<T: RateRow>(text: &str) -> Result<Vec<T>, ImportError> {
     let records = match csv::parse(text) {
@@ -102,11 +96,34 @@ fn parse_rows<T: RateRow>(text: &str) -> Result<Vec<T>, ImportError> {
         }
         Err(DialectError::Csv(source, line)) => return Err(ImportError::Unreadable { line, source }),
     };
-    check_rows(records).map_err(ImportError::Rows)
+    let mut rows = Vec::new();
+    check_records(T::KIND, records, &mut |fields, msgs| {
+        let row = rows::check::<T>(fields, msgs)?;
+        let group = row.one_per_group().map(|(g, v)| (g.into_iter().map(str::to_owned).collect(), v.to_owned()));
+        let checked = Checked { key: row.key(), group };
+        rows.push(row);
+        Some(checked)
+    })
+    .map_err(ImportError::Rows)?;
+    Ok(rows)
 }
 
-fn check_rows<T: RateRow>(records: Vec<Record>) -> Result<Vec<T>, Vec<RowError>> {
-    let kind = T::KIND;
+/// What the check of a whole file needs of a row that passed its own checks.
+struct Checked {
+    /// The columns that must be unique within the file.
+    key: Vec<String>,
+    /// For a whole-group rule: the group and the value the same across it.
+    group: Option<(Vec<String>, String)>,
+}
+
+/// The check of one record's fields: its row's messages pushed, and what the file's
+/// rules need of a good row.
+type CheckRow<'c> = dyn FnMut(&[String], &mut Vec<String>) -> Option<Checked> + 'c;
+
+/// Checks the header and every record of a file of `kind`, each record's row by `check`
+/// (which records its messages, and gives what the file's rules need of a good row):
+/// all errors, in file order, or none. One body for every kind of row.
+fn check_records(kind: CsvKind, records: Vec<Record>, check: &mut CheckRow<'_>) -> Result<(), Vec<RowError>> {
     let mut iter = records.into_iter();
     let cols = kind.columns();
     match iter.next() {
@@ -125,18 +142,17 @@ fn check_rows<T: RateRow>(records: Vec<Record>) -> Result<Vec<T>, Vec<RowError>>
         _ => {}
     }
     let mut errors = Vec::new();
-    let mut rows = Vec::new();
     let mut seen: BTreeSet<Vec<String>> = BTreeSet::new();
+    let mut groups: Vec<(usize, (Vec<String>, String))> = Vec::new();
     for Record { line, fields } in iter {
         if fields.len() != cols.len() {
             errors.push(RowError { line, message: format!("expected {} fields, found {}", cols.len(), fields.len()) });
             continue;
         }
         let mut msgs = Vec::new();
-        let row = rows::check::<T>(&fields, &mut msgs);
-        if let Some(row) = row {
-            if seen.insert(row.key()) {
-                rows.push(Lined { line, row });
+        if let Some(row) = check(&fields, &mut msgs) {
+            if seen.insert(row.key) {
+                groups.extend(row.group.map(|g| (line, g)));
             } else {
                 msgs.push("duplicate row: the same key appears on an earlier line".into());
             }
@@ -146,23 +162,22 @@ fn check_rows<T: RateRow>(records: Vec<Record>) -> Result<Vec<T>, Vec<RowError>>
     if errors.is_empty() {
         // whole-group rules: one basis per chart, one chart per card
         let (what, per) = if kind == CsvKind::Zones { ("basis", "chart") } else { ("chart", "rate card") };
-        let mut groups: BTreeMap<Vec<&str>, (&str, usize)> = BTreeMap::new();
-        for r in &rows {
-            let Some((g, v)) = r.row.one_per_group() else { continue };
-            match groups.get(&g) {
-                Some((first, first_line)) if *first != v => errors.push(RowError {
-                    line: r.line,
-                    message: format!("{what}: {v:?} differs from {first:?} on line {first_line}; one {what} per {per}"),
+        let mut first: BTreeMap<&[String], (&str, usize)> = BTreeMap::new();
+        for (line, (g, v)) in &groups {
+            match first.get(g.as_slice()) {
+                Some((value, first_line)) if *value != v.as_str() => errors.push(RowError {
+                    line: *line,
+                    message: format!("{what}: {v:?} differs from {value:?} on line {first_line}; one {what} per {per}"),
                 }),
                 Some(_) => {}
                 None => {
-                    groups.insert(g, (v, r.line));
+                    first.insert(g, (v, *line));
                 }
             }
         }
     }
     if errors.is_empty() {
-        Ok(rows.into_iter().map(|r| r.row).collect())
+        Ok(())
     } else {
         Err(errors)
     }
@@ -172,9 +187,13 @@ fn check_rows<T: RateRow>(records: Vec<Record>) -> Result<Vec<T>, Vec<RowError>>
 
 /// Replaces the groups the rows name (see [`CsvKind::group_len`]) with the rows.
 fn write_rows<T: RateRow>(conn: &Connection, rows: &[T]) -> rusqlite::Result<ImportSummary> {
-    let kind = T::KIND;
+    write_values(conn, T::KIND, &rows.iter().map(RateRow::values).collect::<Vec<_>>())
+}
+
+/// [`write_rows`] of rows of `kind` as the text of their columns (one body for every
+/// kind, not one per row type).
+fn write_values(conn: &Connection, kind: CsvKind, values: &[Vec<String>]) -> rusqlite::Result<ImportSummary> {
     let (table, cols, group_len) = (kind.table(), kind.columns(), kind.group_len());
-    let values: Vec<Vec<String>> = rows.iter().map(RateRow::values).collect();
     let groups: BTreeSet<&[String]> = values.iter().map(|v| &v[..group_len]).collect();
     let where_: Vec<String> = cols[..group_len].iter().map(|c| format!("{c} = ?")).collect();
     let mut del = conn.prepare(&format!("DELETE FROM {table} WHERE {}", where_.join(" AND ")))?;
@@ -183,10 +202,10 @@ fn write_rows<T: RateRow>(conn: &Connection, rows: &[T]) -> rusqlite::Result<Imp
     }
     let marks = vec!["?"; cols.len()].join(", ");
     let mut ins = conn.prepare(&format!("INSERT INTO {table} ({}) VALUES ({marks})", cols.join(", ")))?;
-    for v in &values {
+    for v in values {
         ins.execute(params_from_iter(v.iter()))?;
     }
-    Ok(ImportSummary { kind, rows: rows.len(), replaced: groups.len() })
+    Ok(ImportSummary { kind, rows: values.len(), replaced: groups.len() })
 }
 
 /// Checks a file of `T`'s kind and writes it.
@@ -317,7 +336,7 @@ pub(crate) fn seed_arrivals_if_missing(tx: &Connection) -> Result<(), RateBookEr
         return Ok(());
     }
     let d = defaults()?;
-    let carriers: BTreeSet<String> = load_rows::<CarrierRow>(tx)?.into_iter().map(|c| c.carrier).collect();
+    let carriers: Vec<String> = load_rows::<CarrierRow>(tx)?.into_iter().map(|c| c.carrier).collect();
     let transit: Vec<TransitRow> = d.transit.iter().filter(|r| carriers.contains(&r.carrier)).cloned().collect();
     let calendars: Vec<CalendarRow> = d.calendars.iter().filter(|r| carriers.contains(&r.carrier)).cloned().collect();
     write_rows(tx, &transit)?;

@@ -51,8 +51,8 @@ impl Days {
     }
 }
 
-/// A US federal holiday, computed for any year.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A US federal holiday, computed for any year. In the order of the calendar year.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Holiday {
     NewYearsDay,
     MlkDay,
@@ -102,9 +102,8 @@ impl Holiday {
         Holiday::ALL.into_iter().find(|h| h.as_str() == s)
     }
 
-    /// The day it is observed in `year`'s calendar (`None` before Juneteenth existed).
-    /// New Year's Day on a Saturday is observed on December 31 of the year before: the
-    /// caller asks for `year + 1` too.
+    /// The day it is observed for `year` (`None` before Juneteenth existed). New
+    /// Year's Day on a Saturday is observed on December 31 of the year before.
     pub(crate) fn observed(self, year: i32) -> Option<NaiveDate> {
         let fixed = |month, day| NaiveDate::from_ymd_opt(year, month, day).map(nearest_weekday);
         match self {
@@ -143,14 +142,34 @@ fn last_weekday(year: i32, month: u32, weekday: Weekday) -> Option<NaiveDate> {
     nth_weekday(year, month, weekday, 5).or_else(|| nth_weekday(year, month, weekday, 4))
 }
 
-/// The holidays of `rules` observed in `year` (a New Year's Day observed on December 31
-/// included), sorted.
-pub(crate) fn observed_in(rules: &[Holiday], year: i32) -> Vec<NaiveDate> {
-    let mut days: Vec<NaiveDate> =
-        rules.iter().flat_map(|h| [h.observed(year), h.observed(year.saturating_add(1))]).flatten().filter(|d| d.year() == year).collect();
-    days.sort();
-    days.dedup();
-    days
+/// A set of [`Holiday`]s: bit i is `Holiday::ALL[i]`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Holidays(pub u16);
+
+impl Holidays {
+    /// Every federal holiday.
+    #[cfg(test)]
+    pub(crate) const FEDERAL: Holidays = Holidays((1 << Holiday::ALL.len()) - 1);
+
+    pub(crate) fn contains(self, h: Holiday) -> bool {
+        self.0 & (1 << h as u16) != 0
+    }
+
+    pub(crate) fn with(self, h: Holiday) -> Holidays {
+        Holidays(self.0 | (1 << h as u16))
+    }
+
+    /// The holidays of the set, in the order of the year.
+    pub(crate) fn iter(self) -> impl Iterator<Item = Holiday> {
+        Holiday::ALL.into_iter().filter(move |h| self.contains(*h))
+    }
+}
+
+/// The days in `year` on which the holidays of `rules` are observed, in order (New
+/// Year's Day of the year after included when it is observed on December 31).
+pub(crate) fn observed_in(rules: Holidays, year: i32) -> Vec<NaiveDate> {
+    let next_new_year = rules.contains(Holiday::NewYearsDay).then(|| Holiday::NewYearsDay.observed(year.saturating_add(1))).flatten();
+    rules.iter().filter_map(|h| h.observed(year)).chain(next_new_year).filter(|d| d.year() == year).collect()
 }
 
 /// Years whose holidays are kept as bits; others are computed when asked.
@@ -168,7 +187,7 @@ fn day_number(d: NaiveDate) -> i32 {
 pub(crate) struct Calendar {
     pub pickup: Days,
     pub delivery: Days,
-    rules: Vec<Holiday>,
+    rules: Holidays,
     extra: Vec<NaiveDate>,
     /// Bit n: day `base + n` is a holiday (of the rules or listed), FIRST_YEAR to LAST_YEAR.
     closed: Box<[u64]>,
@@ -178,11 +197,7 @@ pub(crate) struct Calendar {
 impl Calendar {
     /// A calendar of `pickup` and `delivery` days, closed on the holidays of `rules` and
     /// the `extra` dates.
-    pub(crate) fn new(pickup: Days, delivery: Days, mut rules: Vec<Holiday>, mut extra: Vec<NaiveDate>) -> Calendar {
-        rules.sort();
-        rules.dedup();
-        extra.sort();
-        extra.dedup();
+    pub(crate) fn new(pickup: Days, delivery: Days, rules: Holidays, extra: Vec<NaiveDate>) -> Calendar {
         let first = NaiveDate::from_ymd_opt(FIRST_YEAR, 1, 1).map_or(0, day_number);
         let last = NaiveDate::from_ymd_opt(LAST_YEAR, 12, 31).map_or(0, day_number);
         let span = usize::try_from(last - first + 1).unwrap_or(0);
@@ -195,7 +210,7 @@ impl Calendar {
             }
         };
         for year in FIRST_YEAR..=LAST_YEAR {
-            observed_in(&rules, year).into_iter().for_each(&mut mark);
+            observed_in(rules, year).into_iter().for_each(&mut mark);
         }
         extra.iter().copied().for_each(mark);
         Calendar { pickup, delivery, rules, extra, closed: closed.into_boxed_slice(), base: first }
@@ -203,7 +218,7 @@ impl Calendar {
 
     /// Monday to Friday, no holidays: a carrier without calendar rows.
     pub(crate) fn weekdays() -> Calendar {
-        Calendar::new(Days::WEEKDAYS, Days::WEEKDAYS, Vec::new(), Vec::new())
+        Calendar::new(Days::WEEKDAYS, Days::WEEKDAYS, Holidays::default(), Vec::new())
     }
 
     /// Whether the carrier is closed on day number `n` (a holiday).
@@ -218,7 +233,7 @@ impl Calendar {
     /// [`Calendar::is_closed`] outside the years kept as bits.
     fn is_closed_slowly(&self, n: i32) -> bool {
         let Some(d) = NaiveDate::from_num_days_from_ce_opt(n + 1) else { return false };
-        self.extra.binary_search(&d).is_ok() || observed_in(&self.rules, d.year()).contains(&d)
+        self.extra.contains(&d) || observed_in(self.rules, d.year()).contains(&d)
     }
 
     /// The arrival of a shipment dated `ship` that takes `days` delivery days, picked up on
@@ -300,14 +315,20 @@ mod tests {
         NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
     }
 
-    const SIX: [Holiday; 6] = [
-        Holiday::NewYearsDay,
-        Holiday::MemorialDay,
-        Holiday::IndependenceDay,
-        Holiday::LaborDay,
-        Holiday::Thanksgiving,
-        Holiday::Christmas,
-    ];
+    fn set(holidays: &[Holiday]) -> Holidays {
+        holidays.iter().fold(Holidays::default(), |set, h| set.with(*h))
+    }
+
+    fn six() -> Holidays {
+        set(&[
+            Holiday::NewYearsDay,
+            Holiday::MemorialDay,
+            Holiday::IndependenceDay,
+            Holiday::LaborDay,
+            Holiday::Thanksgiving,
+            Holiday::Christmas,
+        ])
+    }
 
     fn texts(days: Vec<NaiveDate>) -> Vec<String> {
         days.into_iter().map(|d| d.to_string()).collect()
@@ -318,7 +339,7 @@ mod tests {
     #[test]
     fn federal_holidays_are_computed_for_any_year() {
         assert_eq!(
-            texts(observed_in(&Holiday::ALL, 2026)),
+            texts(observed_in(Holidays::FEDERAL, 2026)),
             [
                 "2026-01-01",
                 "2026-01-19",
@@ -334,7 +355,7 @@ mod tests {
             ]
         );
         assert_eq!(
-            texts(observed_in(&Holiday::ALL, 2027)),
+            texts(observed_in(Holidays::FEDERAL, 2027)),
             [
                 "2027-01-01",
                 "2027-01-18",
@@ -352,7 +373,7 @@ mod tests {
             "New Year's Day 2028 is a Saturday: observed on Friday 2027-12-31"
         );
         assert_eq!(
-            texts(observed_in(&Holiday::ALL, 2028)),
+            texts(observed_in(Holidays::FEDERAL, 2028)),
             [
                 "2028-01-17",
                 "2028-02-21",
@@ -368,32 +389,32 @@ mod tests {
             "no New Year's Day in 2028's own days; Veterans Day on a Saturday is observed on Friday"
         );
         assert_eq!(
-            texts(observed_in(&SIX, 2021)),
+            texts(observed_in(six(), 2021)),
             ["2021-01-01", "2021-05-31", "2021-07-05", "2021-09-06", "2021-11-25", "2021-12-24", "2021-12-31"]
         );
         // Juneteenth from 2021 only
-        assert!(observed_in(&[Holiday::Juneteenth], 2020).is_empty());
-        assert_eq!(texts(observed_in(&[Holiday::Juneteenth], 2022)), ["2022-06-20"]);
+        assert!(observed_in(set(&[Holiday::Juneteenth]), 2020).is_empty());
+        assert_eq!(texts(observed_in(set(&[Holiday::Juneteenth]), 2022)), ["2022-06-20"]);
         // far years, outside the bits, by the same rules
-        assert_eq!(texts(observed_in(&[Holiday::Thanksgiving, Holiday::Christmas], 2150)), ["2150-11-26", "2150-12-25"]);
+        assert_eq!(texts(observed_in(set(&[Holiday::Thanksgiving, Holiday::Christmas]), 2150)), ["2150-11-26", "2150-12-25"]);
     }
 
-    fn weekday_calendar(rules: &[Holiday]) -> Calendar {
-        Calendar::new(Days::WEEKDAYS, Days::WEEKDAYS, rules.to_vec(), Vec::new())
+    fn weekday_calendar(rules: Holidays) -> Calendar {
+        Calendar::new(Days::WEEKDAYS, Days::WEEKDAYS, rules, Vec::new())
     }
 
     #[test]
     fn a_two_day_service_shipped_the_day_before_thanksgiving_arrives_on_monday() {
-        let c = weekday_calendar(&SIX);
+        let c = weekday_calendar(six());
         assert_eq!(c.arrival(date("2026-11-25"), 2, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("2026-11-30")));
         // without the holiday it would be Friday
-        let plain = weekday_calendar(&[]);
+        let plain = weekday_calendar(Holidays::default());
         assert_eq!(plain.arrival(date("2026-11-25"), 2, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("2026-11-27")));
     }
 
     #[test]
     fn saturday_delivery_moves_a_friday_overnight_to_saturday() {
-        let c = weekday_calendar(&SIX);
+        let c = weekday_calendar(six());
         let friday = date("2026-12-04");
         assert_eq!(c.arrival(friday, 1, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("2026-12-07")));
         assert_eq!(c.arrival(friday, 1, Days::WEEKDAYS, Days(Days::WEEKDAYS.0 | Days::SATURDAY.0)), Some(date("2026-12-05")));
@@ -401,7 +422,7 @@ mod tests {
 
     #[test]
     fn a_date_without_pickup_counts_from_the_next_pickup_day() {
-        let c = weekday_calendar(&SIX);
+        let c = weekday_calendar(six());
         // Saturday and Sunday: picked up Monday, overnight arrives Tuesday
         assert_eq!(c.arrival(date("2026-12-05"), 1, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("2026-12-08")));
         assert_eq!(c.arrival(date("2026-12-06"), 1, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("2026-12-08")));
@@ -413,11 +434,11 @@ mod tests {
 
     #[test]
     fn listed_dates_close_the_carrier_too() {
-        let c = Calendar::new(Days::WEEKDAYS, Days::WEEKDAYS, SIX.to_vec(), vec![date("2026-11-27")]);
+        let c = Calendar::new(Days::WEEKDAYS, Days::WEEKDAYS, six(), vec![date("2026-11-27")]);
         // the day after Thanksgiving listed: Wednesday's two-day arrives Tuesday
         assert_eq!(c.arrival(date("2026-11-25"), 2, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("2026-12-01")));
         // a listed date beyond the years kept as bits
-        let far = Calendar::new(Days::WEEKDAYS, Days::WEEKDAYS, Vec::new(), vec![date("2150-06-02")]);
+        let far = Calendar::new(Days::WEEKDAYS, Days::WEEKDAYS, Holidays::default(), vec![date("2150-06-02")]);
         assert_eq!(far.arrival(date("2150-06-01"), 1, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("2150-06-03")));
     }
 
@@ -431,7 +452,7 @@ mod tests {
 
     #[test]
     fn a_calendar_without_working_days_gives_no_date() {
-        let c = Calendar::new(Days::SATURDAY, Days::WEEKDAYS, Vec::new(), Vec::new());
+        let c = Calendar::new(Days::SATURDAY, Days::WEEKDAYS, Holidays::default(), Vec::new());
         assert!(c.arrival(date("2026-11-25"), 1, Days::SATURDAY, Days(0)).is_none());
     }
 
@@ -455,7 +476,7 @@ mod tests {
             ) {
                 let origin = NaiveDate::from_ymd_opt(2000, 1, 1).unwrap();
                 let ship = origin + chrono::Duration::days(offset);
-                let rules = if postal { Holiday::ALL.to_vec() } else { SIX.to_vec() };
+                let rules = if postal { Holidays::FEDERAL } else { six() };
                 let extra: Vec<NaiveDate> = listed.iter().map(|o| origin + chrono::Duration::days(*o)).collect();
                 let c = Calendar::new(Days(pickup), Days(delivery), rules, extra);
                 if let Some(arrives) = c.arrival(ship, days, Days(pickup), Days(delivery)) {

@@ -58,6 +58,17 @@ try {
   assert.ok(rows.length >= 3, `quotes of several services, found ${rows.length}`);
   assert.deepEqual(prices, [...prices].sort((a, b) => a - b), "sorted by price");
   assert.ok(prices.every((p) => p > 0));
+  const dates = await page.$$eval("#quotes tbody tr", (trs) => trs.map((tr) => tr.dataset.arrives));
+  assert.ok(dates.every((d) => /^\d{4}-\d{2}-\d{2}$/.test(d)), `every quote has an arrival date: ${dates}`);
+  assert.ok(rows.every((r) => /\(\d+ days?(, guaranteed)?\)$/.test(r[6])), `an arrives column: ${rows.map((r) => r[6])}`);
+  // sorted by arrival, then back by price
+  await page.selectOption("#sortBy", "arrival");
+  const byArrival = await page.$$eval("#quotes tbody tr", (trs) => trs.map((tr) => tr.dataset.arrives));
+  assert.deepEqual(byArrival, [...dates].sort(), "sorted by arrival");
+  assert.notDeepEqual(byArrival, dates, "the fastest services are not the cheapest");
+  await page.selectOption("#sortBy", "price");
+  const again = await page.$$eval("#quotes tbody tr", (trs) => trs.map((tr) => Number(tr.cells[5].textContent.replace(/[$,]/g, ""))));
+  assert.deepEqual(again, prices, "sorted by price again");
   mkdirSync(shots, { recursive: true });
   await page.screenshot({ path: join(shots, "web-quotes.png"), fullPage: true });
   console.log(`quotes: ${rows.length} services, ${rows[0][1]} ${rows[0][5]} to ${rows.at(-1)[1]} ${rows.at(-1)[5]}`);
