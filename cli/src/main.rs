@@ -29,7 +29,7 @@ const USAGE: &str = "usage:
                                                         issue an API key (for one customer, else a partner key) and print it once
   consign keys list [--db FILE]                         list the API keys (never the keys themselves)
   consign keys revoke ID [--db FILE]                    revoke an API key
-    KIND: carriers, exchange-rates, zones, rates, surcharges (CSV, docs/rate-cards.md) or catalog (JSON)";
+    KIND: carriers, exchange-rates, zones, rates, surcharges, transit, calendars (CSV, docs/rate-cards.md) or catalog (JSON)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
