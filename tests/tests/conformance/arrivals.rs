@@ -284,3 +284,53 @@ fn invalid_transit_and_calendar_rows_are_named_by_line_and_nothing_changes() {
     assert!(e.message().contains("owl"), "{e:?}");
     assert_eq!((h.shipping.export_rates(CsvKind::Transit).unwrap(), h.shipping.export_rates(CsvKind::Calendars).unwrap()), before);
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// The days each carrier (or service) of the default calendars delivers, and the
+    /// holidays of the weeks the property ships in (Thanksgiving to New Year's Day).
+    fn delivers(carrier: &str, service: &str, weekday: chrono::Weekday, saturday_asked: bool) -> bool {
+        use chrono::Weekday::*;
+        let saturday = matches!(carrier, "postal" | "ecommerce") || service == "expressground_home_delivery" || saturday_asked;
+        match weekday {
+            Sun => false,
+            Sat => saturday,
+            Mon => service != "expressground_home_delivery",
+            _ => true,
+        }
+    }
+
+    const HOLIDAYS: [&str; 3] = ["2026-11-26", "2026-12-25", "2027-01-01"];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+        /// Whatever the shipment date and options: every quote's estimate is after the
+        /// shipment date, on a day its carrier delivers, never on a holiday, and
+        /// `transitDays` delivery days after its pickup.
+        #[test]
+        fn an_estimate_is_never_before_the_shipment_date_nor_on_a_day_without_delivery(
+            offset in 0i64..45,
+            saturday in any::<bool>(),
+            residential in any::<bool>(),
+        ) {
+            let h = Harness::new();
+            let id = h.create_customer("ann@example.com");
+            let ship = days_ahead(offset);
+            let s = with(with(shipment(&ship), "/saturdayDelivery", json!(saturday)), "/residential", json!(residential));
+            let result = h.quote_one(&id, s);
+            for q in result["quotes"].as_array().into_iter().flatten() {
+                let (days, date, _) = arrival(q);
+                let (carrier, service) = (q["carrierCode"].as_str().unwrap(), q["serviceCode"].as_str().unwrap());
+                let arrives = chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d").unwrap();
+                prop_assert!(date > ship.as_str() && days > 0, "{service}: {date} for {ship}");
+                prop_assert!(!HOLIDAYS.contains(&date), "{service} arrives on the holiday {date}");
+                prop_assert!(delivers(carrier, service, chrono::Datelike::weekday(&arrives), saturday),
+                    "{service} does not deliver on {date} ({:?})", chrono::Datelike::weekday(&arrives));
+            }
+        }
+    }
+}
