@@ -1118,9 +1118,7 @@ pub(crate) fn label(
         return Err(Error::conflict(format!("Shipment {book_number} is voided; its label must not be printed.")));
     }
     let format_code = format_code.unwrap_or(&s.label_format);
-    let format = LabelFormat::from_code(&format_code.to_ascii_uppercase())
-        .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
-    sheets_are_pdf(format, layout)?;
+    let format = requested_format(format_code, layout)?;
     if layout != LabelLayout::Label {
         let sheets = documents::render_labels_pdf_on(&labels_of_shipment(conn, books, customer_id, &s)?, layout)
             .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?;
@@ -1169,9 +1167,7 @@ pub(crate) fn labels_of(
     layout: LabelLayout,
 ) -> Result<wire::LabelResponse> {
     crate::wire::bounded::check("bookNumbers", book_numbers.len(), crate::pickups::MAX_SHIPMENTS)?;
-    let format = LabelFormat::from_code(&format_code.to_ascii_uppercase())
-        .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
-    sheets_are_pdf(format, layout)?;
+    let format = requested_format(format_code, layout)?;
     if book_numbers.is_empty() {
         return Err(Error::invalid("bookNumbers", "expected at least one book number"));
     }
@@ -1207,9 +1203,21 @@ pub(crate) fn labels_of(
     Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| base64(b)).collect() })
 }
 
+/// The label format a label route names (`format_code`, in any case) for `layout`.
+///
+/// # Errors
+/// `INVALID_REQUEST` on `labelImageFormat` for an unknown format, or on `layout` for
+/// sheets in ZPL or EPL2.
+pub(crate) fn requested_format(format_code: &str, layout: LabelLayout) -> Result<LabelFormat> {
+    let format = LabelFormat::from_code(&format_code.to_ascii_uppercase())
+        .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
+    sheets_are_pdf(format, layout)?;
+    Ok(format)
+}
+
 /// Office sheets (`layout` letter or a4) are printed from PDF: ZPL and EPL2 go to label
 /// printers, which print 4x6 labels.
-pub(crate) fn sheets_are_pdf(format: LabelFormat, layout: LabelLayout) -> Result<()> {
+fn sheets_are_pdf(format: LabelFormat, layout: LabelLayout) -> Result<()> {
     if layout != LabelLayout::Label && format != LabelFormat::Pdf {
         return Err(Error::invalid("layout", format!("sheets of labels are PDF; {} labels are 4x6 for label printers", format.code())));
     }

@@ -10,7 +10,7 @@ use rusqlite::{Connection, OptionalExtension};
 use rust_decimal::Decimal;
 
 use crate::booking::{self, Books, StoredShipment};
-use crate::documents::{self, LabelData, LabelFormat, LabelLayout};
+use crate::documents::{self, LabelData, LabelLayout};
 use crate::error::{Error, ErrorCategory, FieldError, Result};
 use crate::{customers, ledger, shipment, wire};
 
@@ -160,9 +160,7 @@ pub(crate) fn label(
         return Err(Error::conflict(format!("Shipment {book_number} is voided, and its return label with it; it must not be printed.")));
     }
     let format_code = format_code.unwrap_or(&s.label_format);
-    let format = LabelFormat::from_code(&format_code.to_ascii_uppercase())
-        .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
-    booking::sheets_are_pdf(format, layout)?;
+    let format = booking::requested_format(format_code, layout)?;
     let carrier =
         books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
     if !carrier.label_formats.iter().any(|f| f == format.code()) {

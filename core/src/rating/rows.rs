@@ -526,6 +526,16 @@ impl Fields<'_> {
         }
     }
 
+    /// A service code, or `*` (`Some(None)`): every service of the carrier.
+    fn service_or_star(&mut self, i: usize) -> Option<Option<String>> {
+        let f = self.f;
+        let service = if f[i] == "*" { Some(None) } else { is_code(&f[i]).then(|| Some(f[i].clone())) };
+        if service.is_none() {
+            self.bad("service", "a service code or *", &f[i]);
+        }
+        service
+    }
+
     fn currency(&mut self, i: usize) -> Option<Currency> {
         let f = self.f;
         let c = Currency::from_str(&f[i]).ok();
@@ -808,10 +818,7 @@ impl RateRow for SurchargeRow {
     fn check(c: &mut Fields<'_>) -> Option<Self> {
         let f = c.f;
         let carrier = c.code(0, "carrier");
-        let service = if f[1] == "*" { Some(None) } else { is_code(&f[1]).then(|| Some(f[1].clone())) };
-        if service.is_none() {
-            c.bad("service", "a service code or *", &f[1]);
-        }
+        let service = c.service_or_star(1);
         let kind = SurchargeType::parse(&f[2]);
         let key = match kind {
             None => {
@@ -929,10 +936,7 @@ impl RateRow for CalendarRow {
     fn check(c: &mut Fields<'_>) -> Option<Self> {
         let f = c.f;
         let carrier = c.code(0, "carrier");
-        let service = if f[1] == "*" { Some(None) } else { is_code(&f[1]).then(|| Some(f[1].clone())) };
-        if service.is_none() {
-            c.bad("service", "a service code or *", &f[1]);
-        }
+        let service = c.service_or_star(1);
         let entry = match CalendarEntry::parse(&f[2], &f[3]) {
             Ok(entry) => Some(entry),
             Err(None) => {

@@ -56,6 +56,17 @@ fn feed(h: &Harness, id: &str, book: &str, tracking: &str, status: &str, time: &
     h.call("POST", &Harness::path(id, &format!("/shipments/{book}/tracking-events")), &json!({ "events": [event] }))
 }
 
+/// A carrier's `In Transit` event of `time` at `area` (US), for the carrier-keyed feed.
+fn scan(event: &str, time: &str, area: &str) -> wire::CarrierEvent {
+    wire::CarrierEvent {
+        event: event.into(),
+        event_status: "In Transit".into(),
+        event_time: time.into(),
+        service_area: area.into(),
+        service_area_country: "US".into(),
+    }
+}
+
 fn prepay(h: &Harness, id: &str) -> Value {
     h.get(&Harness::path(id, "/prepay")).expect(200).clone()
 }
@@ -222,13 +233,7 @@ fn nothing_is_charged_at_booking_and_the_first_scan_charges_the_reversed_route_o
     // later scans, a repeat, and the carrier-keyed feed charge nothing more
     feed(&h, &id, &book_number, &ret, "In Transit", "2026-12-02 09:00:00").expect(200);
     feed(&h, &id, &book_number, &ret, "Delivered", "2026-12-04 11:00:00").expect(200);
-    let event = wire::CarrierEvent {
-        event: "Arrived at facility".into(),
-        event_status: "In Transit".into(),
-        event_time: "2026-12-03 06:00:00".into(),
-        service_area: "San Diego, CA".into(),
-        service_area_country: "US".into(),
-    };
+    let event = scan("Arrived at facility", "2026-12-03 06:00:00", "San Diego, CA");
     assert_eq!(h.shipping.record_tracking_event("postal", &ret, &event).unwrap().recorded, 1);
     assert_eq!(charges_naming(&h, &id, &ret).len(), 1, "charged once");
     // the return's events are the shipment's tracking
@@ -243,13 +248,7 @@ fn the_carrier_keyed_feed_finds_a_return_label_by_its_number_and_charges_it() {
     let id = h.shipper("ann@example.com");
     let (book_number, b) = book(&h, &id, &with_return());
     let ret = b["returnTrackingNumber"].as_str().unwrap();
-    let event = wire::CarrierEvent {
-        event: "Accepted at the post office".into(),
-        event_status: "In Transit".into(),
-        event_time: "2026-12-01 15:00:00".into(),
-        service_area: "Los Angeles, CA".into(),
-        service_area_country: "US".into(),
-    };
+    let event = scan("Accepted at the post office", "2026-12-01 15:00:00", "Los Angeles, CA");
     let e = h.shipping.record_tracking_event("parcel", ret, &event).unwrap_err();
     assert_eq!(e.category(), ErrorCategory::NotFound, "only carrier B prints return labels");
     assert!(charges_naming(&h, &id, ret).is_empty());
@@ -279,13 +278,7 @@ fn a_return_label_never_scanned_costs_nothing_and_a_void_voids_it() {
     return_label(&h, &id, &book_number, "PDF").assert_error_without_details(409, "CONFLICT");
     let before_scan = prepay(&h, &id);
     feed(&h, &id, &book_number, ret, "In Transit", "2026-12-01 15:00:00").assert_error(409, "CONFLICT", Some("events[0].trackingNumber"));
-    let event = wire::CarrierEvent {
-        event: "Accepted at the post office".into(),
-        event_status: "In Transit".into(),
-        event_time: "2026-12-01 15:00:00".into(),
-        service_area: "Los Angeles, CA".into(),
-        service_area_country: "US".into(),
-    };
+    let event = scan("Accepted at the post office", "2026-12-01 15:00:00", "Los Angeles, CA");
     let e = h.shipping.record_tracking_event("postal", ret, &event).unwrap_err();
     assert_eq!(e.category(), ErrorCategory::Conflict);
     assert_eq!(e.details()[0].field, "trackingNumber");
