@@ -115,29 +115,39 @@ impl CsvKind {
         match self {
             CsvKind::Carriers => include_str!("../../data/rates/carriers.csv"),
             CsvKind::ExchangeRates => include_str!("../../data/rates/exchange-rates.csv"),
-            CsvKind::Zones => include_str!("../../data/rates/zones.csv"),
-            CsvKind::Rates => default_rates_csv(),
-            CsvKind::Surcharges => include_str!("../../data/rates/surcharges.csv"),
-            CsvKind::Transit => include_str!("../../data/rates/transit.csv"),
+            CsvKind::Zones => embedded!("zones.csv"),
+            CsvKind::Rates => embedded!("rates.csv"),
+            CsvKind::Surcharges => embedded!("surcharges.csv"),
+            CsvKind::Transit => embedded!("transit.csv"),
             CsvKind::Calendars => include_str!("../../data/rates/calendars.csv"),
         }
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
-fn default_rates_csv() -> &'static str {
-    include_str!("../../data/rates/rates.csv")
+/// The default file `data/rates/<name>`: its text natively; on wasm32 deflated by
+/// core/build.rs (the files of thousands of rows, so that the package stays small),
+/// inflated once when first read.
+macro_rules! embedded {
+    ($name:literal) => {{
+        #[cfg(not(target_arch = "wasm32"))]
+        let text: &'static str = include_str!(concat!("../../data/rates/", $name));
+        #[cfg(target_arch = "wasm32")]
+        let text: &'static str = {
+            static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+            inflated(&TEXT, include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".deflate")))
+        };
+        text
+    }};
 }
+use embedded;
 
-/// The WASM build embeds the rate table deflated (core/build.rs) to stay small.
+/// The text of `deflated`, a default file build.rs deflated, inflated into `cell` once.
 #[cfg(target_arch = "wasm32")]
-fn default_rates_csv() -> &'static str {
-    static CSV: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    CSV.get_or_init(|| {
-        let deflated = include_bytes!(concat!(env!("OUT_DIR"), "/rates.csv.deflate"));
+fn inflated(cell: &'static std::sync::OnceLock<String>, deflated: &[u8]) -> &'static str {
+    cell.get_or_init(|| {
         let text = miniz_oxide::inflate::decompress_to_vec(deflated).ok().and_then(|b| String::from_utf8(b).ok());
         #[allow(clippy::expect_used, reason = "build.rs wrote it from the UTF-8 file: failing here is a broken build")]
-        text.expect("the embedded rate table inflates to UTF-8")
+        text.expect("an embedded default rate file inflates to UTF-8")
     })
 }
 
