@@ -620,16 +620,14 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
 
     let kind = tracking_number::kind_for(&v.carrier.code, v.service.family == "ground")
         .ok_or_else(|| Error::internal(format!("carrier {} has no tracking number format", v.carrier.code)))?;
-    let first_serial = store::next_ids(tx, &format!("tracking_{}", v.carrier.code), v.shipment.pieces.len())?;
-    let tracking_numbers: Vec<String> =
-        (first_serial..).take(v.shipment.pieces.len()).map(|n| tracking_number::generate(kind, n as u64, &ctx.customer.id)).collect();
+    // One reservation for the pieces' numbers and the return label's, which comes last.
+    let pieces = v.shipment.pieces.len();
+    let numbers = pieces + usize::from(return_price.is_some());
+    let first_serial = store::next_ids(tx, &format!("tracking_{}", v.carrier.code), numbers)?;
+    let mut serials = (first_serial..).take(numbers).map(|n| tracking_number::generate(kind, n as u64, &ctx.customer.id));
+    let tracking_numbers: Vec<String> = serials.by_ref().take(pieces).collect();
+    let return_tracking = serials.next();
     let first_tracking = tracking_numbers.first().cloned().unwrap_or_default();
-    let return_tracking = match &return_price {
-        Some(_) => {
-            Some(tracking_number::generate(kind, store::next_id(tx, &format!("tracking_{}", v.carrier.code))? as u64, &ctx.customer.id))
-        }
-        None => None,
-    };
     let piece_costs = split_cost(priced.total, &v.shipment.pieces);
 
     // The number of the order fulfilled shows where clients look for it, when the
@@ -786,7 +784,7 @@ pub(crate) fn customs_declaration(
     if !needs_customs(view) {
         return None;
     }
-    let currency_code = view.customs_currency.clone().filter(|c| !c.trim().is_empty()).unwrap_or_else(|| view.currency.clone());
+    let currency_code = customs_currency(view);
     let weight: Decimal = view.pieces.iter().filter_map(|p| p.weight.parse::<Decimal>().ok()).sum();
     let total_weight = format!("{} {}", weight.normalize(), view.weight_unit);
     let (items, total) = match invoice {
@@ -831,6 +829,12 @@ pub(crate) fn customs_declaration(
         tracking_number: view.tracking_number.clone(),
         date: shipment::parse_date(&view.shipment_date).unwrap_or_default(),
     })
+}
+
+/// The currency its customs documents value a shipment's contents in: `customsCurrency`,
+/// else the shipment's own.
+pub(crate) fn customs_currency(view: &wire::ShipmentView) -> String {
+    view.customs_currency.clone().filter(|c| !c.trim().is_empty()).unwrap_or_else(|| view.currency.clone())
 }
 
 /// Whether the shipment prints a postal customs declaration: carrier B, abroad.

@@ -24,6 +24,7 @@ pub(crate) fn invoice_data(
 ) -> InvoiceData {
     let text = |v: &Option<String>| v.as_deref().unwrap_or_default().trim().to_string();
     let given = |v: &Option<Option<String>>| v.clone().flatten().unwrap_or_default().trim().to_string();
+    let mut total = Decimal::ZERO;
     let lines: Vec<InvoiceLine> = invoice
         .items
         .iter()
@@ -31,20 +32,19 @@ pub(crate) fn invoice_data(
         .map(|item| {
             let quantity = item.quantity.map_or(0, |q| q.0);
             let unit_value = item.unit_value.map_or(Decimal::ZERO, |v| v.0);
+            let value = line_value(quantity, unit_value);
+            total = total.saturating_add(value);
             InvoiceLine {
                 description: text(&item.description),
                 hts_number: text(&item.hts_number),
                 country_of_origin: text(&item.country_of_origin),
                 quantity: quantity.to_string(),
                 unit_value: unit_amount(unit_value),
-                line_value: format2(line_value(quantity, unit_value)),
+                line_value: format2(value),
                 weight: item.weight.map(|w| format!("{} {unit}", w.0.normalize())).unwrap_or_default(),
             }
         })
         .collect();
-    let total = invoice.items.iter().flatten().fold(Decimal::ZERO, |sum, item| {
-        sum.saturating_add(line_value(item.quantity.map_or(0, |q| q.0), item.unit_value.map_or(Decimal::ZERO, |v| v.0)))
-    });
     InvoiceData {
         paper: Paper::for_country(&view.sender.country),
         date: crate::shipment::parse_date(&view.shipment_date).unwrap_or_default(),
@@ -71,7 +71,7 @@ pub(crate) fn invoice_data(
         total_weight: format!("{} {unit}", total_weight.normalize()),
         lines,
         total_value: format2(total),
-        currency: view.customs_currency.clone().filter(|c| !c.trim().is_empty()).unwrap_or_else(|| view.currency.clone()),
+        currency: crate::booking::customs_currency(view),
     }
 }
 

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension};
 use rust_decimal::Decimal;
 
-use crate::booking::{self, Books, StoredShipment};
+use crate::booking::{self, Books};
 use crate::documents::{self, LabelData, LabelLayout};
 use crate::error::{Error, ErrorCategory, FieldError, Result};
 use crate::{customers, ledger, shipment, wire};
@@ -77,41 +77,47 @@ pub(crate) fn find(conn: &Connection, customer_id: &str, book_number: &str) -> R
     .transpose()
 }
 
-/// The customer and book number of the shipment whose return label is `tracking_number`.
-pub(crate) fn owner(conn: &Connection, tracking_number: &str) -> Result<Option<(String, String)>> {
+/// The shipment a return label belongs to, as the carrier-keyed feed finds it.
+pub(crate) struct Owner {
+    pub customer_id: String,
+    pub book_number: String,
+    /// The shipment is voided, and the return label with it.
+    pub voided: bool,
+}
+
+/// The shipment whose return label is `tracking_number`.
+pub(crate) fn owner(conn: &Connection, tracking_number: &str) -> Result<Option<Owner>> {
     Ok(conn
-        .prepare_cached("SELECT customer_id, book_number FROM return_labels WHERE tracking_number = ?1")?
-        .query_row([tracking_number], |r| Ok((r.get(0)?, r.get(1)?)))
+        .prepare_cached(
+            "SELECT r.customer_id, r.book_number, s.voided FROM return_labels r
+             JOIN shipments s ON s.customer_id = r.customer_id AND s.book_number = r.book_number
+             WHERE r.tracking_number = ?1",
+        )?
+        .query_row([tracking_number], |r| Ok(Owner { customer_id: r.get(0)?, book_number: r.get(1)?, voided: r.get(2)? }))
         .optional()?)
 }
 
-/// Refuses the scan (`CONFLICT` on `field`) of the return label of a voided shipment:
-/// the void voided it too.
-pub(crate) fn refuse_if_voided(shipment: &StoredShipment, field: &str) -> Result<()> {
-    if shipment.voided {
-        let message = format!("the return label of shipment {} was voided with it and cannot be used", shipment.view.book_number);
+/// Refuses the scan (`CONFLICT` on `field`) of the return label of shipment
+/// `book_number` when it is `voided`: the void voided the label too.
+pub(crate) fn refuse_if_voided(voided: bool, book_number: &str, field: &str) -> Result<()> {
+    if voided {
+        let message = format!("the return label of shipment {book_number} was voided with it and cannot be used");
         return Err(Error::fields(ErrorCategory::Conflict, vec![FieldError { field: field.into(), message }]));
     }
     Ok(())
 }
 
-/// Charges the return label `label` of the customer's shipment `book_number` on its first
-/// scan: a ledger charge naming it, recharging the prepay balance first when it falls
-/// short and a payment method is on file (pay on use is the customer's standing consent).
-/// A label already used is not charged again.
+/// Charges the return label of the customer's shipment `book_number` on its first scan:
+/// a ledger charge naming it, recharging the prepay balance first when it falls short
+/// and a payment method is on file (pay on use is the customer's standing consent). A
+/// label already used is not charged again.
 ///
 /// # Errors
 /// `INSUFFICIENT_FUNDS` when the balance cannot cover it; nothing is written then.
-pub(crate) fn charge_first_use(
-    tx: &Connection,
-    customer_id: &str,
-    book_number: &str,
-    label: &ReturnLabel,
-    now: DateTime<Utc>,
-) -> Result<()> {
-    if label.used_at.is_some() {
+pub(crate) fn charge_first_use(tx: &Connection, customer_id: &str, book_number: &str, now: DateTime<Utc>) -> Result<()> {
+    let Some(label) = find(tx, customer_id, book_number)?.filter(|l| l.used_at.is_none()) else {
         return Ok(());
-    }
+    };
     let customer = customers::find(tx, customer_id)?;
     let reference = format!("return label {} of shipment {book_number}", label.tracking_number);
     booking::charge(tx, &customer, label.cost_cents, true, &reference, now)?;

@@ -242,8 +242,8 @@ pub(crate) fn record(
         return Err(Error::invalid("events", format!("shipments of carrier {} cannot be tracked", shipment.carrier_code)));
     }
     let accepted = accepted_carriers(&shipment.carrier_code);
-    let return_label = crate::returns::find(tx, customer_id, book_number)?;
-    let is_return = |tn: &str| return_label.as_ref().is_some_and(|r| r.tracking_number == tn);
+    // The view names the return label's number: no query for shipments without one.
+    let is_return = |tn: &str| shipment.view.return_tracking_number.as_deref() == Some(tn);
     let mut p = Problems::new();
     let mut unknown = Vec::new();
     let mut checked = Vec::with_capacity(events.len());
@@ -251,7 +251,7 @@ pub(crate) fn record(
         let at = format!("events[{i}]");
         let e = check_event(&mut p, &at, e);
         if is_return(&e.tracking_number) {
-            crate::returns::refuse_if_voided(shipment, &format!("{at}.trackingNumber"))?;
+            crate::returns::refuse_if_voided(shipment.voided, book_number, &format!("{at}.trackingNumber"))?;
         } else if !shipment.view.tracking_numbers.contains(&e.tracking_number) {
             unknown.push(FieldError {
                 field: format!("{at}.trackingNumber"),
@@ -268,8 +268,8 @@ pub(crate) fn record(
     }
     p.finish()?;
     let (recorded, duplicates) = store(tx, customer_id, book_number, &checked)?;
-    if let Some(label) = return_label.filter(|r| checked.iter().any(|e| e.tracking_number == r.tracking_number)) {
-        crate::returns::charge_first_use(tx, customer_id, book_number, &label, now)?;
+    if checked.iter().any(|e| is_return(&e.tracking_number)) {
+        crate::returns::charge_first_use(tx, customer_id, book_number, now)?;
     }
     Ok(wire::RecordTrackingEventsResponse { recorded, duplicates })
 }
@@ -313,7 +313,7 @@ pub(crate) fn record_for_carrier(
         _ => None,
     };
     let (customer_id, book_number) = shipment
-        .or_else(|| returned.clone())
+        .or_else(|| returned.as_ref().map(|r| (r.customer_id.clone(), r.book_number.clone())))
         .ok_or_else(|| Error::new(ErrorCategory::NotFound, format!("No {carrier} shipment has tracking number {tracking_number:?}.")))?;
     let full = wire::TrackingEvent {
         tracking_number: tracking_number.to_string(),
@@ -327,16 +327,12 @@ pub(crate) fn record_for_carrier(
     let mut p = Problems::new();
     let checked = check_event(&mut p, "", &full);
     p.finish()?;
-    let return_label = match returned {
-        Some(_) => {
-            crate::returns::refuse_if_voided(&crate::booking::find(tx, &customer_id, &book_number)?, "trackingNumber")?;
-            crate::returns::find(tx, &customer_id, &book_number)?
-        }
-        None => None,
-    };
+    if let Some(r) = &returned {
+        crate::returns::refuse_if_voided(r.voided, &r.book_number, "trackingNumber")?;
+    }
     let (recorded, duplicates) = store(tx, &customer_id, &book_number, &[checked])?;
-    if let Some(label) = return_label {
-        crate::returns::charge_first_use(tx, &customer_id, &book_number, &label, now)?;
+    if returned.is_some() {
+        crate::returns::charge_first_use(tx, &customer_id, &book_number, now)?;
     }
     Ok(wire::RecordTrackingEventsResponse { recorded, duplicates })
 }

@@ -72,9 +72,7 @@ impl Shipping {
     /// # Errors
     /// As [`Shipping::label`]; `INVALID_REQUEST` on `layout` for sheets in ZPL or EPL2.
     pub fn label_on(&self, customer_id: &str, book_number: &str, format: Option<&str>, layout: LabelLayout) -> Result<wire::LabelResponse> {
-        let (catalog, rates) = (self.catalog(), self.rate_book());
-        let books = booking::Books { catalog: &catalog, rates: &rates };
-        self.read_for(customer_id, |conn| booking::label(conn, &books, customer_id, book_number, format, layout))
+        self.read_with_books(customer_id, |conn, books| booking::label(conn, books, customer_id, book_number, format, layout))
     }
 
     /// Retrieve the labels of several shipments,
@@ -89,9 +87,7 @@ impl Shipping {
     /// unknown customer, or a shipment that is unknown or another customer's; `CONFLICT`
     /// for a voided one.
     pub fn labels(&self, customer_id: &str, format: &str, layout: LabelLayout, req: &wire::LabelsRequest) -> Result<wire::LabelResponse> {
-        let (catalog, rates) = (self.catalog(), self.rate_book());
-        let books = booking::Books { catalog: &catalog, rates: &rates };
-        self.read_for(customer_id, |conn| booking::labels_of(conn, &books, customer_id, &req.book_numbers, format, layout))
+        self.read_with_books(customer_id, |conn, books| booking::labels_of(conn, books, customer_id, &req.book_numbers, format, layout))
     }
 
     /// Retrieve commercial invoice, `GET .../shipments/:bookNumber/commercialInvoice`:
@@ -122,9 +118,7 @@ impl Shipping {
         format: Option<&str>,
         layout: LabelLayout,
     ) -> Result<wire::LabelResponse> {
-        let (catalog, rates) = (self.catalog(), self.rate_book());
-        let books = booking::Books { catalog: &catalog, rates: &rates };
-        self.read_for(customer_id, |conn| crate::returns::label(conn, &books, customer_id, book_number, format, layout))
+        self.read_with_books(customer_id, |conn, books| crate::returns::label(conn, books, customer_id, book_number, format, layout))
     }
 
     /// Retrieve label in the format chosen at booking, `GET .../shipments/:bookNumber/label`.
@@ -208,6 +202,13 @@ impl Shipping {
     ) -> Result<wire::RecordTrackingEventsResponse> {
         let (catalog, now) = (self.catalog(), self.clock.now());
         self.write(|tx| tracking::record_for_carrier(tx, &catalog, carrier, tracking_number, event, now))
+    }
+
+    /// [`Shipping::read_for`] with the catalog and rate book labels are drawn with.
+    fn read_with_books<T>(&self, customer_id: &str, f: impl FnOnce(&rusqlite::Connection, &booking::Books) -> Result<T>) -> Result<T> {
+        let (catalog, rates) = (self.catalog(), self.rate_book());
+        let books = booking::Books { catalog: &catalog, rates: &rates };
+        self.read_for(customer_id, |conn| f(conn, &books))
     }
 }
 
