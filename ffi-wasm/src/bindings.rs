@@ -388,6 +388,21 @@ impl Shipping {
         self.call("GET", &customer(customer_id, &path), None)
     }
 
+    /// Retrieve return label, `GET .../shipments/:bookNumber/return-label/:format`: the
+    /// scan-based return label of a carrier B booking (`scanBasedReturnLabel`), from the
+    /// receiver back to `returnTo`, base64-encoded; `layout` as for [`Self::label`].
+    #[wasm_bindgen(js_name = returnLabel, unchecked_return_type = "LabelResponse")]
+    pub fn return_label(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = bookNumber)] book_number: &str,
+        format: &str,
+        layout: Option<String>,
+    ) -> Result<JsValue, JsValue> {
+        let path = format!("shipments/{}/return-label/{}{}", seg(book_number), seg(format), layout_query(layout.as_deref()));
+        self.call("GET", &customer(customer_id, &path), None)
+    }
+
     /// Retrieve the labels of several shipments,
     /// `POST .../shipments/multiple/labels/:format` with `{ bookNumbers }`: in PDF one
     /// document with a page per label in that order (two per office sheet with `layout`

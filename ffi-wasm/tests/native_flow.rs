@@ -36,6 +36,7 @@ impl flow::Driver for Native {
             "shipment" => ("GET", customer(args, &format!("shipments/{}", text(&args[1]))), None),
             "shipments" => ("GET", customer(args, &format!("shipments?limit={}", args[1]["limit"])), None),
             "label" => ("GET", customer(args, &format!("shipments/{}/label/{}", text(&args[1]), text(&args[2]))), None),
+            "returnLabel" => ("GET", customer(args, &format!("shipments/{}/return-label/{}", text(&args[1]), text(&args[2]))), None),
             "prepay" => ("GET", customer(args, "prepay"), None),
             "voidShipment" => ("POST", customer(args, &format!("shipments/{}", text(&args[1]))), None),
             "searchShipments" => ("POST", customer(args, "searchShipments"), Some(&args[1])),

@@ -76,7 +76,17 @@ pub fn run(d: &mut impl Driver) -> Vec<(String, Value)> {
     step("get order", "order", &[id.clone(), integration_id, json!("ORD-1")], d);
     // The carrier has the first shipment (scanned, on a manifest): its void is refused.
     step("void a shipment in the carrier's hands", "voidShipment", &[id.clone(), book.clone()], d);
-    // A second one, priced anew, not handed over: its void refunds it.
+    // A Priority Mail booking with a scan-based return label, and that label.
+    let mut returnable = domestic();
+    for (key, value) in [("carrierCode", "postal"), ("serviceCode", "postal_priority_mail"), ("packageTypeCode", "postal_custom")] {
+        returnable[key] = json!(value);
+    }
+    returnable["approvePrepayRecharge"] = json!(true);
+    returnable["scanBasedReturnLabel"] = json!(true);
+    let returnable = step("book with a return label", "bookShipment", &[id.clone(), returnable], d);
+    let returnable = json!(returnable["bookNumber"].as_str().unwrap_or("missing"));
+    step("return label", "returnLabel", &[id.clone(), returnable, json!("ZPL")], d);
+    // Another like the first, priced anew, not handed over: its void refunds it.
     let mut again = booking;
     again.as_object_mut().map(|b| b.remove("quoteId"));
     let second = step("book another shipment", "bookShipment", &[id.clone(), again], d);
