@@ -15,12 +15,12 @@ export interface ShippingOptions {
 
 /** What every failing method throws. */
 export interface ConsignError extends Error {
-  /** The HTTP status of the interface (400, 401, 402, 404, 405, 409, 500, 503). */
+  /** The HTTP status of the interface (400, 401, 402, 404, 405, 409, 429, 500, 503). */
   status: number;
   errorCategory:
     | "INVALID_REQUEST" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "NOT_FOUND"
-    | "METHOD_NOT_ALLOWED" | "CONFLICT" | "QUOTE_EXPIRED" | "SERVICE_NOT_AVAILABLE" | "DELIVERY_DATE_NOT_MET" | "BUSY"
-    | "INTERNAL";
+    | "METHOD_NOT_ALLOWED" | "CONFLICT" | "QUOTE_EXPIRED" | "SERVICE_NOT_AVAILABLE" | "DELIVERY_DATE_NOT_MET"
+    | "TOO_MANY_ATTEMPTS" | "TOO_MANY_REQUESTS" | "BUSY" | "INTERNAL";
   /** The fields at fault, as JSON paths (`shipments[3].sender.state`); empty otherwise. */
   details: FieldError[];
 }

@@ -35,6 +35,12 @@ pub enum ErrorCategory {
     /// A service cannot arrive by the shipment's `deliverBy` date (a quote result; 400
     /// when the single quote of a named service answers it).
     DeliveryDateNotMet,
+    /// Too many failed logins for an account or by a key: wait `Retry-After` seconds
+    /// (429). The right password is refused too until then.
+    TooManyAttempts,
+    /// A limit of requests or stored rows per key or customer over a period was reached:
+    /// wait `Retry-After` seconds (429).
+    TooManyRequests,
     /// The database stayed locked by another connection (another process or `Shipping`
     /// on the same file) past the busy timeout (503). Nothing was done: retry later.
     Busy,
@@ -56,6 +62,8 @@ impl ErrorCategory {
             Self::QuoteExpired => "QUOTE_EXPIRED",
             Self::ServiceNotAvailable => "SERVICE_NOT_AVAILABLE",
             Self::DeliveryDateNotMet => "DELIVERY_DATE_NOT_MET",
+            Self::TooManyAttempts => "TOO_MANY_ATTEMPTS",
+            Self::TooManyRequests => "TOO_MANY_REQUESTS",
             Self::Busy => "BUSY",
             Self::Internal => "INTERNAL",
         }
@@ -70,6 +78,7 @@ impl ErrorCategory {
             Self::NotFound => 404,
             Self::MethodNotAllowed => 405,
             Self::Conflict | Self::QuoteExpired => 409,
+            Self::TooManyAttempts | Self::TooManyRequests => 429,
             Self::Internal => 500,
             Self::Busy => 503,
         }
@@ -96,6 +105,8 @@ pub(crate) fn category_from_code(code: &str) -> ErrorCategory {
         QuoteExpired,
         ServiceNotAvailable,
         DeliveryDateNotMet,
+        TooManyAttempts,
+        TooManyRequests,
         Busy,
         Internal,
     ]
@@ -129,6 +140,8 @@ pub struct Error {
     category: ErrorCategory,
     message: String,
     details: Vec<FieldError>,
+    /// Seconds after which the request may succeed (`Retry-After`): `BUSY` and the 429s.
+    retry_after: Option<u64>,
     #[source]
     source: Option<Source>,
 }
@@ -145,13 +158,26 @@ impl Eq for Error {}
 impl Error {
     /// An error of `category` with a message and no field details.
     pub fn new(category: ErrorCategory, message: impl Into<String>) -> Self {
-        Error { category, message: message.into(), details: Vec::new(), source: None }
+        let retry_after = (category == ErrorCategory::Busy).then_some(1);
+        Error { category, message: message.into(), details: Vec::new(), retry_after, source: None }
     }
 
     /// The same error, caused by `source` (returned by [`std::error::Error::source`]).
     pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
         self.source = Some(Arc::new(source));
         self
+    }
+
+    /// The same error, to be retried after `seconds` (HTTP `Retry-After`).
+    pub fn with_retry_after(mut self, seconds: u64) -> Self {
+        self.retry_after = Some(seconds);
+        self
+    }
+
+    /// Seconds after which the request may succeed, when the error says (`BUSY` and the
+    /// 429s): what HTTP sends as `Retry-After`.
+    pub fn retry_after(&self) -> Option<u64> {
+        self.retry_after
     }
 
     /// An `INVALID_REQUEST` error about one field.
@@ -175,7 +201,7 @@ impl Error {
                 format!("{}: {} (and {rest} more invalid field{})", first.field, first.message, if rest == 1 { "" } else { "s" })
             }
         };
-        Error { category, message, details, source: None }
+        Error { category, message, details, retry_after: None, source: None }
     }
 
     /// `NOT_FOUND` for a resource, e.g. `not_found("customer", "C0000009")`.
@@ -221,8 +247,8 @@ impl Error {
         for d in &mut self.details {
             d.field = join_path(prefix, &d.field);
         }
-        let source = self.source;
-        Self { source, ..Self::fields(self.category, self.details) }
+        let (source, retry_after) = (self.source, self.retry_after);
+        Self { source, retry_after, ..Self::fields(self.category, self.details) }
     }
 
     /// The JSON body of the interface: `{"error", "errorCategory", "details"?}`.
@@ -343,5 +369,15 @@ mod tests {
             assert!(std::error::Error::source(&e).is_some());
         }
         assert_eq!(category_from_code("BUSY"), ErrorCategory::Busy);
+        assert_eq!(Error::new(ErrorCategory::Busy, "locked").retry_after(), Some(1));
+    }
+
+    #[test]
+    fn the_429s_carry_their_retry_after() {
+        for (category, code) in [(ErrorCategory::TooManyAttempts, "TOO_MANY_ATTEMPTS"), (ErrorCategory::TooManyRequests, "TOO_MANY_REQUESTS")] {
+            let e = Error::new(category, "wait").with_retry_after(30);
+            assert_eq!((e.status(), e.category().code(), e.retry_after()), (429, code, Some(30)));
+            assert_eq!(category_from_code(code), category);
+        }
     }
 }

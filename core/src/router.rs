@@ -50,12 +50,15 @@ pub struct Response {
     pub status: u16,
     /// The JSON body.
     pub body: String,
+    /// Seconds after which a refused request may succeed (`BUSY`, `TOO_MANY_ATTEMPTS`,
+    /// `TOO_MANY_REQUESTS`): HTTP's `Retry-After`. `None` for every other answer.
+    pub retry_after: Option<u64>,
 }
 
 impl Response {
     /// The answer for `error`: its status and the body of DECISIONS 2.
     pub fn error(error: &Error) -> Response {
-        Response { status: error.status(), body: error.to_json().to_string() }
+        Response { status: error.status(), body: error.to_json().to_string(), retry_after: error.retry_after() }
     }
 
     /// The answer to a body of more than [`MAX_BODY`] bytes (`LIMIT_EXCEEDED`), for a
@@ -412,7 +415,7 @@ pub fn route_writes(method: &str, path: &str) -> bool {
 
 /// A `status` answer with the JSON of `value`.
 fn json<T: Serialize>(status: u16, value: &T) -> Result<Response> {
-    Ok(Response { status, body: wire::to_json(value)? })
+    Ok(Response { status, body: wire::to_json(value)?, retry_after: None })
 }
 
 // The handlers, in the order of the table. Each names its operation; the table names
@@ -481,7 +484,7 @@ fn prepay(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
 /// Batch quote (4.1): the body goes to the batch reader as sent, and its answer is
 /// already JSON.
 fn batch_quote(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    Ok(Response { status: 200, body: s.batch_quote_json(p.get("customerId")?, body)? })
+    Ok(Response { status: 200, body: s.batch_quote_json(p.get("customerId")?, body)?, retry_after: None })
 }
 
 /// Single-shipment quote (DECISIONS 9).
@@ -562,7 +565,7 @@ fn record_tracking_events(s: &Shipping, p: &Params, _: Query, body: &str) -> Res
 
 /// Search shipments (4.3).
 fn search_shipments(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    Ok(Response { status: 200, body: s.search_shipments_json(p.get("customerId")?, &parse_body(body)?)? })
+    Ok(Response { status: 200, body: s.search_shipments_json(p.get("customerId")?, &parse_body(body)?)?, retry_after: None })
 }
 
 /// Create batch (DECISIONS 9); an empty body is a batch without a name.

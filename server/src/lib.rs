@@ -469,8 +469,8 @@ fn respond(method: &Method, path: &str, answer: consign::Response) -> Response {
             headers.insert(ALLOW, allow);
         }
     }
-    if status == StatusCode::SERVICE_UNAVAILABLE {
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    if let Some(seconds) = answer.retry_after {
+        headers.insert(RETRY_AFTER, HeaderValue::from(seconds));
     }
     response
 }
