@@ -374,7 +374,9 @@ mod tests {
 
     #[test]
     fn the_429s_carry_their_retry_after() {
-        for (category, code) in [(ErrorCategory::TooManyAttempts, "TOO_MANY_ATTEMPTS"), (ErrorCategory::TooManyRequests, "TOO_MANY_REQUESTS")] {
+        for (category, code) in
+            [(ErrorCategory::TooManyAttempts, "TOO_MANY_ATTEMPTS"), (ErrorCategory::TooManyRequests, "TOO_MANY_REQUESTS")]
+        {
             let e = Error::new(category, "wait").with_retry_after(30);
             assert_eq!((e.status(), e.category().code(), e.retry_after()), (429, code, Some(30)));
             assert_eq!(category_from_code(code), category);
