@@ -90,7 +90,9 @@ fn take_option(args: &mut Vec<String>, flag: &str) -> Result<Option<String>, Str
 /// Takes `flag N`, a positive whole number, out of `args`.
 fn take_count(args: &mut Vec<String>, flag: &str) -> Result<Option<usize>, String> {
     take_option(args, flag)?
-        .map(|value| value.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("{flag}: expected a positive whole number, found {value:?}")))
+        .map(|value| {
+            value.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("{flag}: expected a positive whole number, found {value:?}"))
+        })
         .transpose()
 }
 

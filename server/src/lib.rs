@@ -373,38 +373,37 @@ impl App {
     }
 
     /// Room for `bytes` more bytes of request body, waiting up to [`BODY_MEMORY_WAIT`].
-    async fn reserve(&self, bytes: usize) -> Result<Option<OwnedSemaphorePermit>, Response> {
+    async fn reserve(&self, bytes: usize) -> Result<Option<OwnedSemaphorePermit>, Refusal> {
         if bytes == 0 {
             return Ok(None);
         }
-        let permits = u32::try_from(bytes).map_err(|_| too_large(bytes))?;
+        let permits = u32::try_from(bytes).map_err(|_| Refusal::TooLarge(bytes))?;
         match tokio::time::timeout(BODY_MEMORY_WAIT, Arc::clone(&self.body_memory).acquire_many_owned(permits)).await {
             Ok(Ok(permit)) => Ok(Some(permit)),
-            _ => Err(error(
-                &Error::new(consign::ErrorCategory::Busy, "The server holds as many request bodies as it may; retry shortly.")
-                    .with_retry_after(1),
-            )),
+            _ => Err(Refusal::NoRoom),
         }
     }
 
     /// The body of a request, at most `limit` bytes, `declared` long when the request
     /// says so, with the room it holds under [`Config::max_body_memory`].
-    async fn read_body(&self, mut body: Body, declared: Option<u64>, limit: usize) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), Response> {
+    async fn read_body(
+        &self,
+        mut body: Body,
+        declared: Option<u64>,
+        limit: usize,
+    ) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), Refusal> {
         use http_body_util::BodyExt as _;
         let reading = async {
             let declared = declared.map(|length| usize::try_from(length).unwrap_or(usize::MAX));
             if declared.is_some_and(|length| length > limit) {
-                return Err(too_large(limit));
+                return Err(Refusal::TooLarge(limit));
             }
             let mut held = self.reserve(declared.unwrap_or(0)).await?;
             let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(1 << 20));
             while let Some(frame) = body.frame().await {
-                let Ok(frame) = frame else {
-                    return Err(error(&Error::invalid("body", "the request body could not be read to its end")));
-                };
-                let Ok(data) = frame.into_data() else { continue };
+                let data = frame.map_err(|_| Refusal::Unreadable)?.into_data().unwrap_or_default();
                 if bytes.len() + data.len() > limit {
-                    return Err(too_large(limit));
+                    return Err(Refusal::TooLarge(limit));
                 }
                 if declared.is_none() {
                     match (&mut held, self.reserve(data.len()).await?) {
@@ -416,12 +415,39 @@ impl App {
             }
             Ok((bytes, held))
         };
-        tokio::time::timeout(self.body_timeout, reading).await.unwrap_or_else(|_| {
-            let late = Error::invalid("body", format!("the request body did not arrive within {} s", self.body_timeout.as_secs()));
-            let mut response = error(&late);
-            *response.status_mut() = StatusCode::REQUEST_TIMEOUT;
-            Err(response)
-        })
+        tokio::time::timeout(self.body_timeout, reading).await.unwrap_or(Err(Refusal::Late(self.body_timeout)))
+    }
+}
+
+/// Why a request's body was not read.
+#[derive(Debug)]
+enum Refusal {
+    /// Longer than the limit of its route: 413.
+    TooLarge(usize),
+    /// Not received within the body timeout: 408 naming `body`.
+    Late(Duration),
+    /// No room under [`Config::max_body_memory`] within [`BODY_MEMORY_WAIT`]: 503 `BUSY`.
+    NoRoom,
+    /// The connection broke before the body's end.
+    Unreadable,
+}
+
+impl Refusal {
+    fn response(&self) -> Response {
+        match self {
+            Refusal::TooLarge(limit) => too_large(*limit),
+            Refusal::Late(timeout) => {
+                let late = Error::invalid("body", format!("the request body did not arrive within {} s", timeout.as_secs_f64()));
+                let mut response = error(&late);
+                *response.status_mut() = StatusCode::REQUEST_TIMEOUT;
+                response
+            }
+            Refusal::NoRoom => error(
+                &Error::new(consign::ErrorCategory::Busy, "The server holds as many request bodies as it may; retry shortly.")
+                    .with_retry_after(1),
+            ),
+            Refusal::Unreadable => error(&Error::invalid("body", "the request body could not be read to its end")),
+        }
     }
 }
 
@@ -581,7 +607,7 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     // The room held for the body is given back once the request is answered.
     let (bytes, _held) = match app.read_body(body, declared, limit).await {
         Ok(read) => read,
-        Err(response) => return response,
+        Err(refusal) => return refusal.response(),
     };
     let Ok(body) = String::from_utf8(bytes) else {
         return error(&Error::invalid("body", "expected JSON in UTF-8, found bytes that are not UTF-8"));

@@ -212,7 +212,10 @@ fn a_body_over_its_routes_limit_is_413_by_its_length_or_as_it_arrives() {
     for (tail, limit) in [("/batch-book", MAX_SMALL_BODY), ("/quote", MAX_SHIPMENT_BODY), ("/batch-quote", MAX_BODY)] {
         let path = s.path(tail);
         let declared = s.exchange(declaring(&path, &s.partner, limit + 1).as_bytes());
-        let head = format!("POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: RSIS {}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n", s.partner);
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nAuthorization: RSIS {}\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
+            s.partner
+        );
         let streamed = s.exchange(&[head.as_bytes(), &chunked(limit + 1)].concat());
         for answer in [declared, streamed] {
             let body = expect_error(&answer, 413, "LIMIT_EXCEEDED");
