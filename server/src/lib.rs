@@ -211,15 +211,17 @@ impl Server {
     /// When the database does not open (its message) or the address cannot be bound.
     pub fn start(config: Config) -> std::io::Result<Server> {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        Server::spawn(config, async {
+        Server::spawn(config, || async {
             let _ = stopped.await;
         })
         .map(|(addr, thread)| Server { addr, stop: Some(stop), thread: Some(thread) })
     }
 
-    fn spawn(
+    /// Serves `config` on threads of its own until the future `shutdown` makes (inside
+    /// the runtime, before the address is returned) resolves.
+    fn spawn<F: std::future::Future<Output = ()> + Send + 'static>(
         config: Config,
-        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+        shutdown: impl FnOnce() -> F,
     ) -> std::io::Result<(SocketAddr, std::thread::JoinHandle<std::io::Result<()>>)> {
         let tls = match (&config.tls_cert, &config.tls_key) {
             (Some(cert), Some(key)) => Some(transport::acceptor(cert, key)?),
@@ -232,6 +234,10 @@ impl Server {
         let (app, writer) = app(&config)?;
         let listener = runtime.block_on(tokio::net::TcpListener::bind(config.listen))?;
         let addr = listener.local_addr()?;
+        let shutdown = {
+            let _runtime = runtime.enter();
+            shutdown()
+        };
         if tls.is_none() && !addr.ip().is_loopback() {
             eprintln!(
                 "consign: warning: serving plain HTTP on {addr}, beyond this machine: API keys and customers' data cross the network \
@@ -291,31 +297,33 @@ impl Server {
 /// # Errors
 /// When the database does not open, the address cannot be bound or serving fails.
 pub fn run(config: Config, listening: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
-    let (addr, thread) = Server::spawn(config, stop_signal())?;
+    let (addr, thread) = Server::spawn(config, stop_signal)?;
     listening(addr);
     let mut server = Server { addr, stop: None, thread: Some(thread) };
     server.wait()
 }
 
-/// Resolves on SIGTERM or Ctrl-C (SIGINT).
-async fn stop_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on SIGTERM or Ctrl-C (SIGINT). The handlers are installed at once (within a
+/// runtime), so that a signal sent as soon as the server says it listens stops it
+/// gracefully rather than ending the process.
+fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (terminate, interrupt) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt()));
+        async move {
+            let (Ok(mut terminate), Ok(mut interrupt)) = (terminate, interrupt) else {
+                return std::future::pending().await;
+            };
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = interrupt.recv() => {}
             }
-            Err(_) => std::future::pending().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
