@@ -49,7 +49,8 @@
 //!   each chunk as it arrives) before it is buffered. A request that cannot reserve its
 //!   bytes within [`BODY_MEMORY_WAIT`] is 503 `BUSY` with `Retry-After: 1`.
 //! - Connections ([`Config::max_connections`]) and their timeouts: see the module
-//!   `transport` (a head must arrive within [`Config::header_timeout`], a whole request
+//!   `transport` (a head, at most 64 KiB, else 431, must arrive within
+//!   [`Config::header_timeout`], a whole request
 //!   be served within [`Config::request_timeout`], an idle connection closes after
 //!   [`Config::idle_timeout`]). Past the cap, a new connection waits in the listen backlog
 //!   until an open one closes.

@@ -32,6 +32,9 @@ use tokio::time::Instant;
 use tokio_rustls::rustls;
 use tokio_rustls::TlsAcceptor;
 
+/// The largest request head (request line and headers) read, in bytes: 64 KiB.
+pub(crate) const MAX_HEAD: usize = 64 * 1024;
+
 /// The limits of connections (fields of [`crate::Config`] of the same names).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Limits {
@@ -136,6 +139,10 @@ where
         // The watchdog bounds reading a head; hyper's own timer would also cut idle
         // keep-alive connections at the header timeout.
         .header_read_timeout(None)
+        // A head is at most this (431 above), so that open connections hold little
+        // memory before their key is checked; a body is read in pieces of at most this.
+        .max_buf_size(MAX_HEAD)
+        .max_header_size(MAX_HEAD)
         .serve_connection(TokioIo::new(io), service);
     let _ = watcher.watch(conn).await;
 }

@@ -34,9 +34,19 @@ struct Served {
     customer: String,
 }
 
-/// A server with the defaults but for what `tweak` sets, and (over plain HTTP) a
-/// customer created by the partner key.
+/// A server with the defaults but for what `tweak` sets, and a customer created by the
+/// partner key.
 fn serve(tweak: impl FnOnce(&mut Config)) -> Served {
+    let mut served = serve_bare(tweak);
+    let created = served.exchange(&request("POST", "/restapi/v1/customers", &served.partner.clone(), &customer_body("ann@example.com")));
+    assert!(created.starts_with("HTTP/1.1 201"), "{created}");
+    served.customer = body_json(&created)["customerId"].as_str().unwrap().to_string();
+    served
+}
+
+/// A server with the defaults but for what `tweak` sets, without a customer (paths name
+/// `C0000001`).
+fn serve_bare(tweak: impl FnOnce(&mut Config)) -> Served {
     static COUNT: AtomicUsize = AtomicUsize::new(0);
     let db = std::env::temp_dir().join(format!("consign-limits-{}-{}.db", std::process::id(), COUNT.fetch_add(1, Ordering::Relaxed)));
     remove(&db);
@@ -47,17 +57,9 @@ fn serve(tweak: impl FnOnce(&mut Config)) -> Served {
     config.clock = Some(clock);
     config.log = false;
     tweak(&mut config);
-    let https = config.tls_cert.is_some();
     let server = Server::start(config).unwrap();
     let addr = server.addr();
-    let mut served = Served { server: Some(server), addr, db, partner, customer: String::new() };
-    if https {
-        return served;
-    }
-    let created = served.exchange(&request("POST", "/restapi/v1/customers", &served.partner.clone(), &customer_body("ann@example.com")));
-    assert!(created.starts_with("HTTP/1.1 201"), "{created}");
-    served.customer = body_json(&created)["customerId"].as_str().unwrap().to_string();
-    served
+    Served { server: Some(server), addr, db, partner, customer: "C0000001".to_string() }
 }
 
 fn remove(db: &std::path::Path) {
@@ -279,8 +281,18 @@ fn bodies_past_the_memory_cap_wait_then_are_503_busy_with_retry_after() {
 }
 
 #[test]
+fn a_head_over_64_kib_is_431() {
+    let s = serve_bare(|_| {});
+    let head = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: {}\r\nConnection: close\r\n\r\n", "a".repeat(64 << 10));
+    let answer = s.exchange(head.as_bytes());
+    assert!(answer.starts_with("HTTP/1.1 431 "), "{answer}");
+    let head = format!("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: {}\r\nConnection: close\r\n\r\n", "a".repeat(60 << 10));
+    assert!(s.exchange(head.as_bytes()).starts_with("HTTP/1.1 200 "));
+}
+
+#[test]
 fn a_stalled_head_is_closed_after_the_header_timeout() {
-    let s = serve(|c| c.header_timeout = Duration::from_millis(300));
+    let s = serve_bare(|c| c.header_timeout = Duration::from_millis(300));
     let mut socket = s.connect();
     socket.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow:").unwrap();
     assert_eq!(read_to_close(&mut socket), "", "closed without an answer");
@@ -288,7 +300,7 @@ fn a_stalled_head_is_closed_after_the_header_timeout() {
 
 #[test]
 fn a_stalled_body_is_408_after_the_body_timeout() {
-    let s = serve(|c| c.body_timeout = Duration::from_millis(300));
+    let s = serve_bare(|c| c.body_timeout = Duration::from_millis(300));
     let mut socket = s.connect();
     socket.write_all(declaring(&s.path("/quote"), &s.partner, 100).as_bytes()).unwrap();
     socket.write_all(b"{\"shipmentDate\"").unwrap();
@@ -300,7 +312,7 @@ fn a_stalled_body_is_408_after_the_body_timeout() {
 #[test]
 fn a_request_not_served_within_the_request_timeout_is_closed() {
     // The body timeout would answer 408; the whole request's runs out first.
-    let s = serve(|c| c.request_timeout = Duration::from_millis(300));
+    let s = serve_bare(|c| c.request_timeout = Duration::from_millis(300));
     let mut socket = s.connect();
     socket.write_all(declaring(&s.path("/quote"), &s.partner, 100).as_bytes()).unwrap();
     socket.write_all(b"{").unwrap();
@@ -309,7 +321,7 @@ fn a_request_not_served_within_the_request_timeout_is_closed() {
 
 #[test]
 fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
-    let s = serve(|c| c.idle_timeout = Duration::from_millis(300));
+    let s = serve_bare(|c| c.idle_timeout = Duration::from_millis(300));
     let mut socket = s.connect();
     socket.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
     assert!(read_answer(&mut socket).starts_with("HTTP/1.1 200 "));
@@ -319,7 +331,7 @@ fn an_idle_keep_alive_connection_is_closed_after_the_idle_timeout() {
 
 #[test]
 fn past_max_connections_a_connection_waits_until_one_closes() {
-    let s = serve(|c| c.max_connections = 1);
+    let s = serve_bare(|c| c.max_connections = 1);
     let mut first = s.connect();
     first.write_all(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
     assert!(read_answer(&mut first).starts_with("HTTP/1.1 200 "));
@@ -371,7 +383,7 @@ fn https_with_a_certificate_and_its_key() {
     let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
     std::fs::write(&cert, certified.cert.pem()).unwrap();
     std::fs::write(&key, certified.key_pair.serialize_pem()).unwrap();
-    let s = serve(|c| {
+    let s = serve_bare(|c| {
         c.tls_cert = Some(cert.clone());
         c.tls_key = Some(key.clone());
     });
