@@ -180,13 +180,14 @@ fn chunked(length: usize) -> Vec<u8> {
 #[test]
 fn a_missing_unknown_or_revoked_key_is_401_before_any_byte_of_the_body() {
     let s = serve(|_| {});
-    let revoked = {
-        let shipping = Shipping::open(&s.db).unwrap();
-        let key = shipping.create_api_key(None, "gone").unwrap();
-        shipping.revoke_api_key(&key.info.id).unwrap();
-        key.key
-    };
     let path = s.path("/batch-quote");
+    // A key in force, then revoked while the server runs: refused from the next request.
+    let shipping = Shipping::open(&s.db).unwrap();
+    let key = shipping.create_api_key(None, "gone").unwrap();
+    let before = s.exchange(&request("POST", &path, &key.key, &json!({"shipments": []})));
+    expect_error(&before, 404, "NOT_FOUND");
+    shipping.revoke_api_key(&key.info.id).unwrap();
+    let revoked = key.key;
     for head in [
         format!("POST {path} HTTP/1.1\r\nHost: x\r\nContent-Length: {MAX_BODY}\r\nConnection: close\r\n\r\n"),
         declaring(&path, "csk_K999_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", MAX_BODY),
