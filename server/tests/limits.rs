@@ -351,7 +351,7 @@ fn past_max_connections_a_connection_waits_until_one_closes() {
 
 #[test]
 fn a_shutdown_answers_the_request_in_flight_and_drops_a_stalled_one_at_its_deadline() {
-    let mut s = serve(|c| c.shutdown_timeout = Duration::from_secs(2));
+    let mut s = serve(|c| c.shutdown_timeout = Duration::from_secs(5));
     // A request in flight: its head sent, its body to come.
     let quote = request("POST", &s.path("/quote"), &s.partner, &quote_shipment());
     let split = quote.len() - 10;
