@@ -6,8 +6,9 @@
 //!   interface against a database file and prints the JSON answer.
 //! - `consign purge-quotes --older-than-days N [--db FILE]` removes the quotes expired N
 //!   days or more and prints how many.
-//! - `consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N] [--synchronous full|normal]` serves
-//!   the interface over HTTP (crate `consign-server`) until SIGTERM or Ctrl-C.
+//! - `consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N] [--synchronous full|normal]
+//!   [--tls-cert FILE --tls-key FILE] [LIMITS]` serves the interface over HTTP or HTTPS (crate
+//!   `consign-server`) until SIGTERM or Ctrl-C; the limits are listed in the usage text.
 //! - `consign keys create|list|revoke` issues, lists and revokes the API keys of `serve`.
 
 mod demo;
@@ -24,7 +25,17 @@ const USAGE: &str = "usage:
   consign export KIND [--db FILE]                       print rate data or the catalog
   consign purge-quotes --older-than-days N [--db FILE]  remove the quotes expired N days or more (kept by batches excepted)
   consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N] [--synchronous full|normal]
-                                                        serve the interface over HTTP (default: 127.0.0.1:8080) until SIGTERM or Ctrl-C
+                [--tls-cert FILE --tls-key FILE] [LIMITS]
+                                                        serve the interface over HTTP (default: 127.0.0.1:8080), or HTTPS with
+                                                        the PEM certificate chain and key, until SIGTERM or Ctrl-C
+      LIMITS (default):
+        --max-connections N      connections open at once; more wait to be accepted (1024)
+        --header-timeout SECS    from a request's first byte to the end of its headers (10)
+        --body-timeout SECS      to receive a request's body, else 408 (60)
+        --request-timeout SECS   from a request's first byte to its answer (120)
+        --idle-timeout SECS      a connection without a request, or reading an answer (60)
+        --max-body-memory MIB    request bodies held at once, all connections; at least 16 (128)
+        --shutdown-timeout SECS  on SIGTERM or Ctrl-C, for the requests in flight to finish (10)
   consign keys create [--customer ID] [--name TEXT] [--db FILE]
                                                         issue an API key (for one customer, else a partner key) and print it once
   consign keys list [--db FILE]                         list the API keys (never the keys themselves)
@@ -76,6 +87,15 @@ fn take_option(args: &mut Vec<String>, flag: &str) -> Result<Option<String>, Str
     }
 }
 
+/// Takes `flag N`, a positive whole number, out of `args`.
+fn take_count(args: &mut Vec<String>, flag: &str) -> Result<Option<usize>, String> {
+    take_option(args, flag)?
+        .map(|value| {
+            value.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("{flag}: expected a positive whole number, found {value:?}"))
+        })
+        .transpose()
+}
+
 /// `consign serve`: the interface over HTTP until SIGTERM or Ctrl-C.
 fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
     let mut config = consign_server::Config::new(take_db(&mut args, "consign.db")?);
@@ -93,13 +113,39 @@ fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
             _ => return Err(format!("--synchronous: expected full or normal, found {mode:?}")),
         };
     }
+    config.tls_cert = take_option(&mut args, "--tls-cert")?.map(Into::into);
+    config.tls_key = take_option(&mut args, "--tls-key")?.map(Into::into);
+    if config.tls_cert.is_some() != config.tls_key.is_some() {
+        return Err("--tls-cert and --tls-key go together".into());
+    }
+    if let Some(n) = take_count(&mut args, "--max-connections")? {
+        config.max_connections = n;
+    }
+    if let Some(mib) = take_count(&mut args, "--max-body-memory")? {
+        if mib < 16 {
+            return Err(format!("--max-body-memory: at least 16 (MiB, the largest body), found {mib}"));
+        }
+        config.max_body_memory = mib.saturating_mul(1024 * 1024);
+    }
+    for (flag, limit) in [
+        ("--header-timeout", &mut config.header_timeout),
+        ("--body-timeout", &mut config.body_timeout),
+        ("--request-timeout", &mut config.request_timeout),
+        ("--idle-timeout", &mut config.idle_timeout),
+        ("--shutdown-timeout", &mut config.shutdown_timeout),
+    ] {
+        if let Some(secs) = take_count(&mut args, flag)? {
+            *limit = std::time::Duration::from_secs(secs as u64);
+        }
+    }
     if !args.is_empty() {
         return Err(USAGE.into());
     }
     let db = config.db.display().to_string();
+    let scheme = if config.tls_cert.is_some() { "https" } else { "http" };
     consign_server::run(config, |addr| {
         // Tests and scripts read the address (port 0 picks one) from this line.
-        println!("consign: serving {db} on http://{addr}");
+        println!("consign: serving {db} on {scheme}://{addr}");
     })
     .map_err(|e| e.to_string())?;
     eprintln!("consign: stopped");

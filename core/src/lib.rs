@@ -182,7 +182,9 @@ pub use rating::{
     CardId, CsvKind, Currency, DimUnit, ImportSummary, Lines, LinesIter, ParseEnumError, PieceInput, Place, Rate, RateBook, RateBookError,
     RateError, RateInput, RowError, Surcharge, SurchargeKind, WeightType, WeightUnit, Zone,
 };
-pub use router::{allowed_methods, route_pattern, route_writes, routes, Response, MAX_BODY};
+pub use router::{
+    allowed_methods, route_body_limit, route_pattern, route_writes, routes, Response, MAX_BODY, MAX_SHIPMENT_BODY, MAX_SMALL_BODY,
+};
 pub use search::MAX_RESULTS;
 pub use secrets::Secret;
 pub use shipping::{Shipping, ShippingBuilder};

@@ -38,9 +38,25 @@ use crate::wire::{self, parse_body};
 /// typical 500-shipment batch is 1.3 MiB (`docs/DECISIONS.md`, "Limits").
 pub const MAX_BODY: usize = 16 * 1024 * 1024;
 
+/// Largest request body of a route that carries one shipment, one order or a feed of
+/// tracking events: 4 MiB. The largest legitimate shipment, 99 pieces of 100 line items
+/// with a 100-item commercial invoice, every text at its carrier's longest, is
+/// 1.2 MB; 4 MiB leaves an order of 1,000 lines (or a feed of 1,000 events) 4 KiB each
+/// (`docs/DECISIONS.md`, "Limits").
+pub const MAX_SHIPMENT_BODY: usize = 4 * 1024 * 1024;
+
+/// Largest request body of every other route: 1 MiB, far above what they take (a few
+/// hundred book numbers or quote ids at most).
+pub const MAX_SMALL_BODY: usize = 1024 * 1024;
+
 /// A body of more than [`MAX_BODY`] bytes.
 fn body_too_large() -> Error {
-    Error::new(ErrorCategory::LimitExceeded, format!("The request body is larger than {MAX_BODY} bytes, the most accepted."))
+    body_over(MAX_BODY)
+}
+
+/// A body of more than `limit` bytes.
+fn body_over(limit: usize) -> Error {
+    Error::new(ErrorCategory::LimitExceeded, format!("The request body is larger than {limit} bytes, the most accepted."))
 }
 
 /// An HTTP answer: status and JSON body.
@@ -66,6 +82,12 @@ impl Response {
     /// [`Shipping::handle`] would once it had.
     pub fn body_too_large() -> Response {
         Response::error(&body_too_large())
+    }
+
+    /// The answer to a body of more than `limit` bytes (`LIMIT_EXCEEDED`), the limit of
+    /// its route ([`route_body_limit`]).
+    pub fn body_over(limit: usize) -> Response {
+        Response::error(&body_over(limit))
     }
 }
 
@@ -411,6 +433,25 @@ pub fn route_pattern(method: &str, path: &str) -> Option<&'static str> {
 /// a write (it is answered at once anyway).
 pub fn route_writes(method: &str, path: &str) -> bool {
     lookup(method, path).map_or(true, |found| found.route.writes)
+}
+
+/// The largest request body the operation serving `method` on `path` (without its
+/// query) takes, in bytes: [`MAX_BODY`] for the batch quote, [`MAX_SHIPMENT_BODY`] for
+/// the routes that carry one shipment, one order or a feed of tracking events,
+/// [`MAX_SMALL_BODY`] for every other route and for a path no route serves. A front end
+/// refuses a longer body before reading it in whole; `handle` takes up to [`MAX_BODY`]
+/// on every route.
+pub fn route_body_limit(method: &str, path: &str) -> usize {
+    match lookup(method, path).map(|found| found.route.pattern) {
+        Ok("/restapi/v1/customers/:customerId/batch-quote") => MAX_BODY,
+        Ok(
+            "/restapi/v1/customers/:customerId/quote"
+            | "/restapi/v1/customers/:customerId/shipments"
+            | "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events"
+            | "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId",
+        ) => MAX_SHIPMENT_BODY,
+        _ => MAX_SMALL_BODY,
+    }
 }
 
 /// A `status` answer with the JSON of `value`.
@@ -776,6 +817,29 @@ mod tests {
             ("POST", "/restapi/v1/nothing".to_string(), true),
         ] {
             assert_eq!(route_writes(method, &path), writes, "{method} {path}");
+        }
+    }
+
+    /// The batch quote takes 16 MiB, the routes of one shipment, order or feed 4 MiB,
+    /// every other route 1 MiB.
+    #[test]
+    fn each_route_has_the_body_limit_of_what_it_carries() {
+        let c = "/restapi/v1/customers/C0000001";
+        for (method, path, limit) in [
+            ("POST", format!("{c}/batch-quote"), MAX_BODY),
+            ("post", format!("{c}/batch-quote"), MAX_BODY),
+            ("POST", format!("{c}/quote"), MAX_SHIPMENT_BODY),
+            ("POST", format!("{c}/shipments"), MAX_SHIPMENT_BODY),
+            ("POST", format!("{c}/shipments/1000000001/tracking-events"), MAX_SHIPMENT_BODY),
+            ("PUT", format!("{c}/integrations/I1/orders/SO-1"), MAX_SHIPMENT_BODY),
+            ("POST", format!("{c}/batch-book"), MAX_SMALL_BODY),
+            ("POST", format!("{c}/batch"), MAX_SMALL_BODY),
+            ("POST", format!("{c}/shipments/multiple/labels/PDF"), MAX_SMALL_BODY),
+            ("POST", "/restapi/v1/customers".to_string(), MAX_SMALL_BODY),
+            ("GET", format!("{c}/batch-quote"), MAX_SMALL_BODY),
+            ("POST", "/restapi/v1/nothing".to_string(), MAX_SMALL_BODY),
+        ] {
+            assert_eq!(route_body_limit(method, &path), limit, "{method} {path}");
         }
     }
 

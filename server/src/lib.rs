@@ -35,10 +35,34 @@
 //! Another process writing to the file (the CLI) takes turns by SQLite's lock; a group or
 //! read that waits longer than the busy timeout answers 503 `BUSY` with `Retry-After: 1`.
 //!
+//! ## Limits
+//! Every limit is a field of [`Config`] and an option of `consign serve`.
+//! - The key is looked up (one indexed read on a reader of the pool) before any byte of
+//!   the body is read: no key, or an unknown or revoked one, is 401 at once. A request
+//!   without a body (a GET) is authenticated with its answer.
+//! - A body longer than its route takes ([`consign::route_body_limit`]: 16 MiB for the
+//!   batch quote, 4 MiB for one shipment, order or feed, 1 MiB for the rest) is 413,
+//!   refused on its `Content-Length` before it is read, or as soon as a chunked body
+//!   passes the limit. A body must arrive within [`Config::body_timeout`] (else 408).
+//! - The bytes of request bodies held at once, across all connections, are capped
+//!   ([`Config::max_body_memory`]): a body reserves its declared length (a chunked one,
+//!   each chunk as it arrives) before it is buffered. A request that cannot reserve its
+//!   bytes within [`BODY_MEMORY_WAIT`] is 503 `BUSY` with `Retry-After: 1`.
+//! - Connections ([`Config::max_connections`]) and their timeouts: see the module
+//!   `transport` (a head, at most 64 KiB, else 431, must arrive within
+//!   [`Config::header_timeout`], a whole request
+//!   be served within [`Config::request_timeout`], an idle connection closes after
+//!   [`Config::idle_timeout`]). Past the cap, a new connection waits in the listen backlog
+//!   until an open one closes.
+//! - A shutdown lets the requests in flight finish for up to [`Config::shutdown_timeout`],
+//!   then drops the connections left; the writer commits what was queued and ends.
+//!
 //! ## Imports
 //! The catalog and the rate book are loaded into each instance when the server starts.
 //! Import them with the CLI while the server is stopped (or restart it after an import):
 //! a running server keeps answering with what it loaded.
+
+mod transport;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -60,6 +84,10 @@ use tower_http::cors::CorsLayer;
 
 /// Where `consign serve` listens unless told otherwise: loopback only (DECISIONS 9).
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
+/// How long a request waits for room for its body under [`Config::max_body_memory`]
+/// before it is answered 503 `BUSY` with `Retry-After: 1`.
+pub const BODY_MEMORY_WAIT: Duration = Duration::from_secs(5);
 
 /// Most writing requests committed together in one group (see the crate docs).
 pub const MAX_GROUP: usize = 64;
@@ -90,6 +118,32 @@ pub struct Config {
     /// The clock of the services (the system clock when `None`): tests serve at a fixed
     /// instant.
     pub clock: Option<Arc<dyn consign::Clock>>,
+    /// The PEM certificate chain to serve HTTPS with (with [`Config::tls_key`]); plain
+    /// HTTP when `None`.
+    pub tls_cert: Option<PathBuf>,
+    /// The PEM private key of [`Config::tls_cert`].
+    pub tls_key: Option<PathBuf>,
+    /// Most connections open at once (`--max-connections`, default 1,024); past it a new
+    /// connection waits in the listen backlog until one closes.
+    pub max_connections: usize,
+    /// Most time from the first byte of a request (or of the TLS handshake) to the end of
+    /// its headers (`--header-timeout`, default 10 s); the connection is closed past it.
+    pub header_timeout: Duration,
+    /// Most time a connection stays open without a request (`--idle-timeout`, default
+    /// 60 s), also the most a client takes to read an answer.
+    pub idle_timeout: Duration,
+    /// Most time to receive a request's whole body (`--body-timeout`, default 60 s);
+    /// 408 past it.
+    pub body_timeout: Duration,
+    /// Most time from the first byte of a request to its answer (`--request-timeout`,
+    /// default 120 s); the connection is closed past it.
+    pub request_timeout: Duration,
+    /// Most bytes of request bodies held at once across all connections
+    /// (`--max-body-memory`, default 128 MiB; never below [`consign::MAX_BODY`]).
+    pub max_body_memory: usize,
+    /// Most time a shutdown waits for the requests in flight (`--shutdown-timeout`,
+    /// default 10 s) before it drops their connections.
+    pub shutdown_timeout: Duration,
 }
 
 impl std::fmt::Debug for Config {
@@ -101,13 +155,23 @@ impl std::fmt::Debug for Config {
             .field("pool", &self.pool)
             .field("log", &self.log)
             .field("synchronous", &self.synchronous)
+            .field("tls_cert", &self.tls_cert)
+            .field("tls_key", &self.tls_key)
+            .field("max_connections", &self.max_connections)
+            .field("header_timeout", &self.header_timeout)
+            .field("idle_timeout", &self.idle_timeout)
+            .field("body_timeout", &self.body_timeout)
+            .field("request_timeout", &self.request_timeout)
+            .field("max_body_memory", &self.max_body_memory)
+            .field("shutdown_timeout", &self.shutdown_timeout)
             .finish_non_exhaustive()
     }
 }
 
 impl Config {
     /// The defaults for the database at `db`: [`DEFAULT_LISTEN`], no CORS, a pool of
-    /// twice the processors (at least 4), logging on.
+    /// twice the processors (at least 4), logging on, plain HTTP, and the limits of their
+    /// fields' docs.
     pub fn new(db: impl Into<PathBuf>) -> Config {
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         Config {
@@ -118,6 +182,15 @@ impl Config {
             log: true,
             synchronous: consign::Synchronous::Full,
             clock: None,
+            tls_cert: None,
+            tls_key: None,
+            max_connections: 1024,
+            header_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            body_timeout: Duration::from_secs(60),
+            request_timeout: Duration::from_secs(120),
+            max_body_memory: 128 * 1024 * 1024,
+            shutdown_timeout: Duration::from_secs(10),
         }
     }
 }
@@ -139,26 +212,54 @@ impl Server {
     /// When the database does not open (its message) or the address cannot be bound.
     pub fn start(config: Config) -> std::io::Result<Server> {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        Server::spawn(config, async {
+        Server::spawn(config, || async {
             let _ = stopped.await;
         })
         .map(|(addr, thread)| Server { addr, stop: Some(stop), thread: Some(thread) })
     }
 
-    fn spawn(
+    /// Serves `config` on threads of its own until the future `shutdown` makes (inside
+    /// the runtime, before the address is returned) resolves.
+    fn spawn<F: std::future::Future<Output = ()> + Send + 'static>(
         config: Config,
-        shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+        shutdown: impl FnOnce() -> F,
     ) -> std::io::Result<(SocketAddr, std::thread::JoinHandle<std::io::Result<()>>)> {
+        let tls = match (&config.tls_cert, &config.tls_key) {
+            (Some(cert), Some(key)) => Some(transport::acceptor(cert, key)?),
+            (None, None) => None,
+            _ => {
+                return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, "HTTPS needs both a certificate and its private key"));
+            }
+        };
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
         let (app, writer) = app(&config)?;
         let listener = runtime.block_on(tokio::net::TcpListener::bind(config.listen))?;
         let addr = listener.local_addr()?;
+        let shutdown = {
+            let _runtime = runtime.enter();
+            shutdown()
+        };
+        if tls.is_none() && !addr.ip().is_loopback() {
+            eprintln!(
+                "consign: warning: serving plain HTTP on {addr}, beyond this machine: API keys and customers' data cross the network \
+                 in clear. Serve HTTPS (--tls-cert FILE --tls-key FILE) or listen on 127.0.0.1 behind a TLS proxy."
+            );
+        }
+        let limits = transport::Limits {
+            header_timeout: config.header_timeout,
+            idle_timeout: config.idle_timeout,
+            request_timeout: config.request_timeout,
+            max_connections: config.max_connections,
+            shutdown_timeout: config.shutdown_timeout,
+        };
         let thread = std::thread::Builder::new().name("consign-serve".into()).spawn(move || {
-            let served = runtime.block_on(async move { axum::serve(listener, app).with_graceful_shutdown(shutdown).await });
+            runtime.block_on(transport::serve(listener, app, limits, tls, shutdown));
+            // Reads still running on blocking threads finish on their own; nothing waits
+            // for them.
+            runtime.shutdown_background();
             // The router, and with it the writer's queue, is gone: the writer ends once
             // it has committed what was queued.
-            let written = writer.join().map_err(|_| std::io::Error::other("the writer thread panicked"));
-            served.and(written)
+            writer.join().map_err(|_| std::io::Error::other("the writer thread panicked"))
         })?;
         Ok((addr, thread))
     }
@@ -168,8 +269,9 @@ impl Server {
         self.addr
     }
 
-    /// Stops accepting connections, lets the requests in flight finish, and returns when
-    /// they have.
+    /// Stops accepting connections, lets the requests in flight finish for up to
+    /// [`Config::shutdown_timeout`] (then drops their connections), and returns once the
+    /// writer has committed what was queued.
     ///
     /// # Errors
     /// When serving failed.
@@ -189,37 +291,40 @@ impl Server {
     }
 }
 
-/// Serves until SIGTERM or Ctrl-C, then lets the requests in flight finish.
+/// Serves until SIGTERM or Ctrl-C, then lets the requests in flight finish for up to
+/// [`Config::shutdown_timeout`].
 /// `listening` is told the address once connections are accepted.
 ///
 /// # Errors
 /// When the database does not open, the address cannot be bound or serving fails.
 pub fn run(config: Config, listening: impl FnOnce(SocketAddr)) -> std::io::Result<()> {
-    let (addr, thread) = Server::spawn(config, stop_signal())?;
+    let (addr, thread) = Server::spawn(config, stop_signal)?;
     listening(addr);
     let mut server = Server { addr, stop: None, thread: Some(thread) };
     server.wait()
 }
 
-/// Resolves on SIGTERM or Ctrl-C (SIGINT).
-async fn stop_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Resolves on SIGTERM or Ctrl-C (SIGINT). The handlers are installed at once (within a
+/// runtime), so that a signal sent as soon as the server says it listens stops it
+/// gracefully rather than ending the process.
+fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (terminate, interrupt) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt()));
+        async move {
+            let (Ok(mut terminate), Ok(mut interrupt)) = (terminate, interrupt) else {
+                return std::future::pending().await;
+            };
+            tokio::select! {
+                _ = terminate.recv() => {}
+                _ = interrupt.recv() => {}
             }
-            Err(_) => std::future::pending().await,
         }
-    };
+    }
     #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {}
-        () = terminate => {}
+    async {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }
 
@@ -258,6 +363,101 @@ struct App {
     pool: Arc<Pool>,
     /// The queue of the writer thread (see the crate docs).
     writes: tokio::sync::mpsc::Sender<Write>,
+    /// A permit per byte of request body that may be held at once
+    /// ([`Config::max_body_memory`]).
+    body_memory: Arc<Semaphore>,
+    /// [`Config::body_timeout`].
+    body_timeout: Duration,
+}
+
+impl App {
+    /// Whether `key` is a key in force: one indexed read on a reader of the pool.
+    async fn authenticate(&self, key: &str) -> Result<(), Error> {
+        let Some(lease) = self.pool.lease().await else {
+            return Err(Error::internal("No database connection of the server was free for this request."));
+        };
+        let key = key.to_string();
+        let checked = tokio::task::spawn_blocking(move || lease.shipping.as_ref().map(|shipping| shipping.authenticate(&key).map(drop)));
+        checked.await.ok().flatten().unwrap_or_else(|| Err(failed()))
+    }
+
+    /// Room for `bytes` more bytes of request body, waiting up to [`BODY_MEMORY_WAIT`].
+    async fn reserve(&self, bytes: usize) -> Result<Option<OwnedSemaphorePermit>, Refusal> {
+        if bytes == 0 {
+            return Ok(None);
+        }
+        let permits = u32::try_from(bytes).map_err(|_| Refusal::TooLarge(bytes))?;
+        match tokio::time::timeout(BODY_MEMORY_WAIT, Arc::clone(&self.body_memory).acquire_many_owned(permits)).await {
+            Ok(Ok(permit)) => Ok(Some(permit)),
+            _ => Err(Refusal::NoRoom),
+        }
+    }
+
+    /// The body of a request, at most `limit` bytes, `declared` long when the request
+    /// says so, with the room it holds under [`Config::max_body_memory`].
+    async fn read_body(
+        &self,
+        mut body: Body,
+        declared: Option<u64>,
+        limit: usize,
+    ) -> Result<(Vec<u8>, Option<OwnedSemaphorePermit>), Refusal> {
+        use http_body_util::BodyExt as _;
+        let reading = async {
+            let declared = declared.map(|length| usize::try_from(length).unwrap_or(usize::MAX));
+            if declared.is_some_and(|length| length > limit) {
+                return Err(Refusal::TooLarge(limit));
+            }
+            let mut held = self.reserve(declared.unwrap_or(0)).await?;
+            let mut bytes = Vec::with_capacity(declared.unwrap_or(0).min(1 << 20));
+            while let Some(frame) = body.frame().await {
+                let data = frame.map_err(|_| Refusal::Unreadable)?.into_data().unwrap_or_default();
+                if bytes.len() + data.len() > limit {
+                    return Err(Refusal::TooLarge(limit));
+                }
+                if declared.is_none() {
+                    match (&mut held, self.reserve(data.len()).await?) {
+                        (Some(held), Some(more)) => held.merge(more),
+                        (held, more) => *held = held.take().or(more),
+                    }
+                }
+                bytes.extend_from_slice(&data);
+            }
+            Ok((bytes, held))
+        };
+        tokio::time::timeout(self.body_timeout, reading).await.unwrap_or(Err(Refusal::Late(self.body_timeout)))
+    }
+}
+
+/// Why a request's body was not read.
+#[derive(Debug)]
+enum Refusal {
+    /// Longer than the limit of its route: 413.
+    TooLarge(usize),
+    /// Not received within the body timeout: 408 naming `body`.
+    Late(Duration),
+    /// No room under [`Config::max_body_memory`] within [`BODY_MEMORY_WAIT`]: 503 `BUSY`.
+    NoRoom,
+    /// The connection broke before the body's end.
+    Unreadable,
+}
+
+impl Refusal {
+    fn response(&self) -> Response {
+        match self {
+            Refusal::TooLarge(limit) => too_large(*limit),
+            Refusal::Late(timeout) => {
+                let late = Error::invalid("body", format!("the request body did not arrive within {} s", timeout.as_secs_f64()));
+                let mut response = error(&late);
+                *response.status_mut() = StatusCode::REQUEST_TIMEOUT;
+                response
+            }
+            Refusal::NoRoom => error(
+                &Error::new(consign::ErrorCategory::Busy, "The server holds as many request bodies as it may; retry shortly.")
+                    .with_retry_after(1),
+            ),
+            Refusal::Unreadable => error(&Error::invalid("body", "the request body could not be read to its end")),
+        }
+    }
 }
 
 /// A request that may write, queued for the writer thread. It is answered even when the
@@ -352,7 +552,8 @@ fn app(config: &Config) -> std::io::Result<(Router, std::thread::JoinHandle<()>)
         // The checkpointer ends once it has seen the last group.
         let _ = checkpointer.join();
     })?;
-    let state = Arc::new(App { pool, writes });
+    let body_memory = Arc::new(Semaphore::new(config.max_body_memory.clamp(MAX_BODY, Semaphore::MAX_PERMITS)));
+    let state = Arc::new(App { pool, writes, body_memory, body_timeout: config.body_timeout });
     let mut router =
         Router::new().route("/healthz", get(healthz)).route("/restapi/v1/openapi.json", get(openapi)).fallback(interface).with_state(state);
     if let Some(origin) = &config.cors_origin {
@@ -402,19 +603,24 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     let Some(key) = api_key(&parts.headers).map(str::to_string) else {
         return error(&consign::key_required());
     };
-    let declared = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > MAX_BODY as u64) {
-        return too_large();
+    // The key before any byte of the body. A request without a body has none to read:
+    // core authenticates it with its answer.
+    if !axum::body::HttpBody::is_end_stream(&body) {
+        if let Err(e) = app.authenticate(&key).await {
+            return error(&e);
+        }
     }
-    let bytes = match http_body_util::BodyExt::collect(http_body_util::Limited::new(body, MAX_BODY)).await {
-        Ok(collected) => collected.to_bytes(),
-        Err(e) if e.is::<http_body_util::LengthLimitError>() => return too_large(),
-        Err(_) => return error(&Error::invalid("body", "the request body could not be read to its end")),
+    let path = parts.uri.path().to_string();
+    let limit = consign::route_body_limit(parts.method.as_str(), &path);
+    let declared = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
+    // The room held for the body is given back once the request is answered.
+    let (bytes, _held) = match app.read_body(body, declared, limit).await {
+        Ok(read) => read,
+        Err(refusal) => return refusal.response(),
     };
-    let Ok(body) = String::from_utf8(Vec::from(bytes)) else {
+    let Ok(body) = String::from_utf8(bytes) else {
         return error(&Error::invalid("body", "expected JSON in UTF-8, found bytes that are not UTF-8"));
     };
-    let path = parts.uri.path().to_string();
     let call = Call {
         key,
         method: parts.method.as_str().to_string(),
@@ -503,12 +709,17 @@ fn json(status: StatusCode, body: String) -> Response {
 
 fn error(e: &Error) -> Response {
     let answer = consign::Response::error(e);
-    json(StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), answer.body)
+    let mut response = json(StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR), answer.body);
+    if let Some(seconds) = answer.retry_after {
+        response.headers_mut().insert(RETRY_AFTER, HeaderValue::from(seconds));
+    }
+    response
 }
 
-/// 413 with core's `LIMIT_EXCEEDED` body, which core answers 400 in process.
-fn too_large() -> Response {
-    json(StatusCode::PAYLOAD_TOO_LARGE, consign::Response::body_too_large().body)
+/// 413 with core's `LIMIT_EXCEEDED` body for a body over `limit` bytes, which core
+/// answers 400 in process.
+fn too_large(limit: usize) -> Response {
+    json(StatusCode::PAYLOAD_TOO_LARGE, consign::Response::body_over(limit).body)
 }
 
 #[cfg(test)]
