@@ -213,6 +213,35 @@ fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest, 
     })
 }
 
+/// Refuses a batch whose `labelsPdf` could take more than [`booking::MAX_LABEL_PAGES`]
+/// pages, before anything is booked or rendered: a page per piece of each quote's
+/// shipment (of the shipment, for a quote booked already and not voided), two where a
+/// customs declaration is printed. A quote that cannot be read counts nothing: the
+/// booking reports it.
+fn check_label_pages(conn: &Connection, customer_id: &str, batch_id: &str, quotes: &[(i64, Option<String>)]) -> Result<()> {
+    let country = |c: &Option<compact_str::CompactString>| c.as_deref().unwrap_or_default().trim().to_ascii_uppercase();
+    let mut pages = 0usize;
+    for (quote_id, booked) in quotes {
+        let count = match booked {
+            Some(book_number) => {
+                let s = booking::find(conn, customer_id, book_number)?;
+                if s.voided { 0 } else { booking::view_label_pages(&s.view) }
+            }
+            None => quoting::find(conn, customer_id, *quote_id)?
+                .and_then(|stored| {
+                    let s = stored.shipment().ok()?;
+                    Some(booking::label_pages(&stored.quote.carrier_code, &country(&s.sender.country), &country(&s.receiver.country), s.pieces.len()))
+                })
+                .unwrap_or(0),
+        };
+        pages = pages.saturating_add(count);
+    }
+    if pages > booking::MAX_LABEL_PAGES {
+        return Err(booking::too_many_pages("batchId", format!("batch {batch_id}'s labels would take {pages} pages")));
+    }
+    Ok(())
+}
+
 /// Batch book: books every quote of the batch not booked yet.
 pub(crate) fn book(tx: &Connection, ctx: &booking::Context, req: &wire::BatchBookRequest) -> Result<wire::BatchBookResponse> {
     let customer_id = ctx.customer.id.as_str();
@@ -224,6 +253,7 @@ pub(crate) fn book(tx: &Connection, ctx: &booking::Context, req: &wire::BatchBoo
     if quotes.is_empty() {
         return Err(Error::invalid("batchId", format!("batch {} holds no quotes; add quotes first", req.batch_id)));
     }
+    check_label_pages(tx, customer_id, &req.batch_id, &quotes)?;
     let mut results = Vec::with_capacity(quotes.len());
     let mut all_booked = true;
     for (quote_id, booked) in quotes {

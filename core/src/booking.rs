@@ -1106,9 +1106,46 @@ pub(crate) fn void(
     Ok(wire::VoidResponse { book_number: book_number.to_string(), voided: true, prepay_balance: format2(from_cents(balance)) })
 }
 
+/// Most 4x6 label pages one answer holds: a page per piece, and a page after a piece's
+/// label for its customs declaration where one is printed (on office sheets, two per
+/// sheet). The merged labels route and a batch book's `labelsPdf` are refused past it
+/// before anything is rendered. 1,000 holds a full pickup or batch (500 shipments) of
+/// one-piece shipments abroad with their declarations, and keeps one answer under about
+/// 4 MB of PDF and a few seconds of rendering.
+pub const MAX_LABEL_PAGES: usize = 1000;
+
+/// The 4x6 pages the labels of a shipment of `pieces` pieces by `carrier` from `sender`
+/// to `receiver` (country codes) take: a page per piece, two where a customs
+/// declaration is printed.
+pub(crate) fn label_pages(carrier: &str, sender: &str, receiver: &str, pieces: usize) -> usize {
+    let customs = carrier == "postal" && !is_domestic(carrier, sender, receiver);
+    pieces.saturating_mul(if customs { 2 } else { 1 })
+}
+
+/// The pages of a booked shipment's labels, as [`label_pages`] counts them.
+pub(crate) fn view_label_pages(view: &wire::ShipmentView) -> usize {
+    label_pages(&view.carrier_code, &view.sender.country, &view.receiver.country, view.tracking_numbers.len())
+}
+
+/// Labels as bytes: the format and one document per entry (a PDF, or ZPL or EPL2 text).
+pub(crate) struct LabelImages {
+    pub format: LabelFormat,
+    pub images: Vec<Vec<u8>>,
+}
+
+impl LabelImages {
+    /// The answer of the label routes: each document in base64.
+    pub(crate) fn into_response(self) -> wire::LabelResponse {
+        wire::LabelResponse { label_image_format: self.format.code().to_string(), base64_images: self.images.iter().map(|b| base64(b)).collect() }
+    }
+}
+
 /// Retrieve label: the stored labels in the booked format, or rendered now in another
 /// format the carrier prints; on office sheets (`layout`), one PDF. `format_code` is
-/// matched in any case (`pdf`); `None` is the format chosen at booking.
+/// matched in any case (`pdf`); `None` is the format chosen at booking. With
+/// `one_document`, PDF labels of several pieces come as one PDF of a page per label
+/// (the answer the HTTP adapter sends as `application/pdf`); without it, one PDF per
+/// piece (`base64Images`).
 pub(crate) fn label(
     conn: &Connection,
     books: &Books,
@@ -1116,17 +1153,19 @@ pub(crate) fn label(
     book_number: &str,
     format_code: Option<&str>,
     layout: LabelLayout,
-) -> Result<wire::LabelResponse> {
+    one_document: bool,
+) -> Result<LabelImages> {
     let s = find(conn, customer_id, book_number)?;
     if s.voided {
         return Err(Error::conflict(format!("Shipment {book_number} is voided; its label must not be printed.")));
     }
     let format_code = format_code.unwrap_or(&s.label_format);
     let format = requested_format(format_code, layout)?;
-    if layout != LabelLayout::Label {
-        let sheets = documents::render_labels_pdf_on(&labels_of_shipment(conn, books, customer_id, &s)?, layout)
+    let merged = one_document && format == LabelFormat::Pdf && s.view.tracking_numbers.len() > 1;
+    if layout != LabelLayout::Label || merged {
+        let pdf = documents::render_labels_pdf_on(&labels_of_shipment(conn, books, customer_id, &s)?, layout)
             .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?;
-        return Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: vec![base64(&sheets)] });
+        return Ok(LabelImages { format, images: vec![pdf] });
     }
     let stored: Vec<Vec<u8>> = {
         let mut stmt = conn
@@ -1150,7 +1189,7 @@ pub(crate) fn label(
         }
         render(format, &labels_of_shipment(conn, books, customer_id, &s)?)?
     };
-    Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| base64(b)).collect() })
+    Ok(LabelImages { format, images })
 }
 
 /// Retrieve the labels of several shipments: every label (one per piece) of each of
@@ -1158,10 +1197,11 @@ pub(crate) fn label(
 /// EPL2 one entry per label. `format_code` is matched in any case.
 ///
 /// # Errors
-/// `LIMIT_EXCEEDED` past 500 book numbers (before any is looked up); `INVALID_REQUEST`
-/// for none, an unknown format, or a shipment whose carrier does not print it;
-/// `NOT_FOUND` for a book number that is unknown or another customer's; `CONFLICT` for
-/// a voided shipment. Each names `bookNumbers[i]`.
+/// `LIMIT_EXCEEDED` past 500 book numbers (before any is looked up), or on `bookNumbers`
+/// past [`MAX_LABEL_PAGES`] pages (before any is rendered); `INVALID_REQUEST` for none,
+/// a book number given twice (the later one), an unknown format, or a shipment whose
+/// carrier does not print it; `NOT_FOUND` for a book number that is unknown or another
+/// customer's; `CONFLICT` for a voided shipment. Each names `bookNumbers[i]`.
 pub(crate) fn labels_of(
     conn: &Connection,
     books: &Books,
@@ -1169,13 +1209,24 @@ pub(crate) fn labels_of(
     book_numbers: &[String],
     format_code: &str,
     layout: LabelLayout,
-) -> Result<wire::LabelResponse> {
+) -> Result<LabelImages> {
     crate::wire::bounded::check("bookNumbers", book_numbers.len(), crate::pickups::MAX_SHIPMENTS)?;
     let format = requested_format(format_code, layout)?;
     if book_numbers.is_empty() {
         return Err(Error::invalid("bookNumbers", "expected at least one book number"));
     }
-    let mut labels = Vec::with_capacity(book_numbers.len());
+    let mut first_at = std::collections::HashMap::with_capacity(book_numbers.len());
+    for (i, book_number) in book_numbers.iter().enumerate() {
+        if let Some(first) = first_at.get(book_number.as_str()) {
+            return Err(Error::invalid(
+                format!("bookNumbers[{i}]"),
+                format!("shipment {book_number} is already bookNumbers[{first}]; each shipment's labels are printed once"),
+            ));
+        }
+        first_at.insert(book_number.as_str(), i);
+    }
+    let mut shipments = Vec::with_capacity(book_numbers.len());
+    let mut pages = 0usize;
     for (i, book_number) in book_numbers.iter().enumerate() {
         let at = format!("bookNumbers[{i}]");
         let field = |category, message: String| Error::fields(category, vec![FieldError { field: at.clone(), message }]);
@@ -1197,14 +1248,33 @@ pub(crate) fn labels_of(
             let message = format!("{} labels are not available for carrier {}", format.code(), s.carrier_code);
             return Err(field(ErrorCategory::InvalidRequest, message));
         }
-        labels.extend(labels_of_shipment(conn, books, customer_id, &s)?);
+        pages = pages.saturating_add(view_label_pages(&s.view));
+        if pages > MAX_LABEL_PAGES {
+            return Err(too_many_pages("bookNumbers", format!("the labels up to {at} take {pages} pages")));
+        }
+        shipments.push(s);
+    }
+    let mut labels = Vec::with_capacity(pages);
+    for s in &shipments {
+        labels.extend(labels_of_shipment(conn, books, customer_id, s)?);
     }
     let images = match format {
         LabelFormat::Pdf => vec![documents::render_labels_pdf_on(&labels, layout)
             .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?],
         _ => render(format, &labels)?,
     };
-    Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: images.iter().map(|b| base64(b)).collect() })
+    Ok(LabelImages { format, images })
+}
+
+/// `LIMIT_EXCEEDED` on `field`: labels of more than [`MAX_LABEL_PAGES`] pages, as `found` says.
+pub(crate) fn too_many_pages(field: &str, found: String) -> Error {
+    Error::fields(
+        ErrorCategory::LimitExceeded,
+        vec![FieldError {
+            field: field.to_string(),
+            message: format!("{found}, more than the {MAX_LABEL_PAGES} of one answer; ask for fewer shipments at once"),
+        }],
+    )
 }
 
 /// The label format a label route names (`format_code`, in any case) for `layout`.

@@ -127,6 +127,14 @@ fn parse(book_number: &str, data: &str) -> Result<InvoiceData> {
 /// invoice; `CONFLICT` for a voided shipment, whose documents must not be printed (as
 /// its labels).
 pub(crate) fn document(conn: &Connection, customer_id: &str, book_number: &str) -> Result<wire::InvoiceResponse> {
+    Ok(wire::InvoiceResponse { kind: "application/pdf".into(), data: crate::booking::base64(&pdf(conn, customer_id, book_number)?) })
+}
+
+/// The commercial invoice's PDF, as [`document`] answers it in base64.
+///
+/// # Errors
+/// As [`document`].
+pub(crate) fn pdf(conn: &Connection, customer_id: &str, book_number: &str) -> Result<Vec<u8>> {
     if crate::booking::find(conn, customer_id, book_number)?.voided {
         return Err(Error::conflict(format!("Shipment {book_number} is voided; its commercial invoice must not be printed.")));
     }
@@ -137,11 +145,10 @@ pub(crate) fn document(conn: &Connection, customer_id: &str, book_number: &str) 
     let Some((data, pdf)) = row else {
         return Err(Error::new(crate::ErrorCategory::NotFound, format!("Shipment {book_number} was booked without a commercial invoice.")));
     };
-    let pdf = match pdf {
-        Some(pdf) => pdf,
-        None => render(&parse(book_number, &data)?)?,
-    };
-    Ok(wire::InvoiceResponse { kind: "application/pdf".into(), data: crate::booking::base64(&pdf) })
+    match pdf {
+        Some(pdf) => Ok(pdf),
+        None => render(&parse(book_number, &data)?),
+    }
 }
 
 #[cfg(test)]

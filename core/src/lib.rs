@@ -166,6 +166,7 @@ pub mod fuzzing {
 }
 
 pub use accounts::MASK;
+pub use booking::MAX_LABEL_PAGES;
 pub use address::Address;
 pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Service, ServicePackage, SignatureOption};
 pub use clock::{Clock, FixedClock, SystemClock};
@@ -182,6 +183,7 @@ pub use rating::{
     CardId, CsvKind, Currency, DimUnit, ImportSummary, Lines, LinesIter, ParseEnumError, PieceInput, Place, Rate, RateBook, RateBookError,
     RateError, RateInput, RowError, Surcharge, SurchargeKind, WeightType, WeightUnit, Zone,
 };
+pub use router::Document;
 pub use router::{
     allowed_methods, route_body_limit, route_pattern, route_writes, routes, Response, MAX_BODY, MAX_SHIPMENT_BODY, MAX_SMALL_BODY,
 };

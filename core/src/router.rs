@@ -59,7 +59,7 @@ fn body_over(limit: usize) -> Error {
     Error::new(ErrorCategory::LimitExceeded, format!("The request body is larger than {limit} bytes, the most accepted."))
 }
 
-/// An HTTP answer: status and JSON body.
+/// An HTTP answer: status and JSON body, or a document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Response {
     /// HTTP status, e.g. 200, 201, 400.
@@ -69,12 +69,25 @@ pub struct Response {
     /// Seconds after which a refused request may succeed (`BUSY`, `TOO_MANY_ATTEMPTS`,
     /// `TOO_MANY_REQUESTS`): HTTP's `Retry-After`. `None` for every other answer.
     pub retry_after: Option<u64>,
+    /// The answer as one document (its `body` then empty): filled only by
+    /// [`Shipping::handle_documents_as`], for a route whose answer is one PDF.
+    pub document: Option<Document>,
+}
+
+/// A document answered as itself rather than in JSON: what an HTTP front end sends as
+/// the body, with `content_type` as `Content-Type`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    /// The media type, e.g. `application/pdf`.
+    pub content_type: &'static str,
+    /// The document's bytes.
+    pub bytes: Vec<u8>,
 }
 
 impl Response {
     /// The answer for `error`: its status and the body of DECISIONS 2.
     pub fn error(error: &Error) -> Response {
-        Response { status: error.status(), body: error.to_json().to_string(), retry_after: error.retry_after() }
+        Response { status: error.status(), body: error.to_json().to_string(), retry_after: error.retry_after(), document: None }
     }
 
     /// The answer to a body of more than [`MAX_BODY`] bytes (`LIMIT_EXCEEDED`), for a
@@ -137,6 +150,9 @@ pub(crate) struct Route {
     pub(crate) pattern: &'static str,
     segments: Vec<Segment>,
     handler: Handler,
+    /// The handler answering the route as one document, where it has one
+    /// ([`Shipping::handle_documents_as`]).
+    document: Option<Handler>,
     /// The operation may write: every method but GET, unless marked [`Route::reading`].
     writes: bool,
 }
@@ -145,7 +161,13 @@ impl Route {
     fn new(method: Method, pattern: &'static str, handler: Handler) -> Route {
         let segments =
             pattern.split('/').filter(|s| !s.is_empty()).map(|s| s.strip_prefix(':').map_or(Segment::Literal(s), Segment::Param)).collect();
-        Route { method, pattern, segments, handler, writes: method != Method::Get }
+        Route { method, pattern, segments, handler, document: None, writes: method != Method::Get }
+    }
+
+    /// Gives the route `handler` for answers as one document.
+    fn document(mut self, handler: Handler) -> Route {
+        self.document = Some(handler);
+        self
     }
 
     /// Marks a route of another method than GET whose operation only reads.
@@ -188,11 +210,11 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments", shipments),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber", shipment),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber", void_shipment),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label", booked_label),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/commercialInvoice", commercial_invoice),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/return-label/:labelImageFormat", return_label),
-        Route::new(Post, "/restapi/v1/customers/:customerId/shipments/multiple/labels/:labelImageFormat", labels).reading(),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label", booked_label).document(booked_label_document),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label).document(label_document),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/commercialInvoice", commercial_invoice).document(commercial_invoice_document),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/return-label/:labelImageFormat", return_label).document(return_label_document),
+        Route::new(Post, "/restapi/v1/customers/:customerId/shipments/multiple/labels/:labelImageFormat", labels).document(labels_document).reading(),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-information", tracking_information),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events", record_tracking_events),
         Route::new(Post, "/restapi/v1/customers/:customerId/searchShipments", search_shipments).reading(),
@@ -382,7 +404,29 @@ impl Shipping {
     /// assert_eq!(r.status, 404);
     /// ```
     pub fn handle_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Response {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch_as(caller, method, path, body)));
+        self.answer_as(caller, method, path, body, false)
+    }
+
+    /// Serves one request as [`Shipping::handle_as`] does, except that a route whose
+    /// answer is one PDF answers with it in [`Response::document`] (and an empty
+    /// `body`): a PDF label (several pieces as one PDF of a page per piece), the labels
+    /// of several shipments in PDF, a PDF return label and a commercial invoice. Labels
+    /// in ZPL or EPL2, and every other answer, are JSON as `handle_as` gives them. For an
+    /// HTTP front end, which sends documents as themselves.
+    ///
+    /// ```
+    /// let shipping = consign::Shipping::open_in_memory().unwrap();
+    /// let key = shipping.create_api_key(None, "shop").unwrap();
+    /// let caller = shipping.authenticate(&key.key).unwrap();
+    /// let r = shipping.handle_documents_as(&caller, "GET", "/restapi/v1/customers/C0000001/shipments/1/label", "");
+    /// assert_eq!((r.status, r.document), (404, None));
+    /// ```
+    pub fn handle_documents_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Response {
+        self.answer_as(caller, method, path, body, true)
+    }
+
+    fn answer_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str, documents: bool) -> Response {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch_as(caller, method, path, body, documents)));
         match outcome {
             Ok(Ok(response)) => response,
             Ok(Err(e)) => Response::error(&e),
@@ -390,7 +434,7 @@ impl Shipping {
         }
     }
 
-    fn dispatch_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Result<Response> {
+    fn dispatch_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str, documents: bool) -> Result<Response> {
         if body.len() > MAX_BODY {
             return Err(body_too_large());
         }
@@ -402,7 +446,8 @@ impl Shipping {
                 if !self.acts_for(caller, id)? {
                     return Err(Error::not_found("customer", id));
                 }
-                (found.route.handler)(self, &found.params, Query(query), body)
+                let handler = found.route.document.filter(|_| documents).unwrap_or(found.route.handler);
+                handler(self, &found.params, Query(query), body)
             }
             (None, CREATE_CUSTOMER) => json(201, &self.create_customer_as(caller, &parse_body(body)?)?),
             (None, CONNECT_CUSTOMER) => json(200, &self.connect_customer_as(caller, &parse_body(body)?)?),
@@ -456,7 +501,7 @@ pub fn route_body_limit(method: &str, path: &str) -> usize {
 
 /// A `status` answer with the JSON of `value`.
 fn json<T: Serialize>(status: u16, value: &T) -> Result<Response> {
-    Ok(Response { status, body: wire::to_json(value)?, retry_after: None })
+    Ok(Response { status, body: wire::to_json(value)?, retry_after: None, document: None })
 }
 
 // The handlers, in the order of the table. Each names its operation; the table names
@@ -525,7 +570,7 @@ fn prepay(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
 /// Batch quote (4.1): the body goes to the batch reader as sent, and its answer is
 /// already JSON.
 fn batch_quote(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    Ok(Response { status: 200, body: s.batch_quote_json(p.get("customerId")?, body)?, retry_after: None })
+    Ok(Response { status: 200, body: s.batch_quote_json(p.get("customerId")?, body)?, retry_after: None, document: None })
 }
 
 /// Single-shipment quote (DECISIONS 9).
@@ -594,6 +639,61 @@ fn commercial_invoice(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Res
     json(200, &s.commercial_invoice(p.get("customerId")?, p.get("bookNumber")?)?)
 }
 
+// The routes answered as one document (`Shipping::handle_documents_as`).
+
+/// A 200 answer of the PDF `bytes` as itself.
+fn pdf(bytes: Vec<u8>) -> Response {
+    Response {
+        status: 200,
+        body: String::new(),
+        retry_after: None,
+        document: Some(Document { content_type: "application/pdf", bytes }),
+    }
+}
+
+/// Labels as one PDF document when they are one PDF; else their JSON answer.
+fn label_answer(images: crate::booking::LabelImages) -> Result<Response> {
+    if images.format == crate::documents::LabelFormat::Pdf && images.images.len() == 1 {
+        return Ok(pdf(images.images.into_iter().next().unwrap_or_default()));
+    }
+    json(200, &images.into_response())
+}
+
+/// [`label`] as one document.
+fn label_document(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
+    label_answer(s.label_document(p.get("customerId")?, p.get("bookNumber")?, Some(p.get("labelImageFormat")?), layout(q)?)?)
+}
+
+/// [`booked_label`] as one document.
+fn booked_label_document(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
+    label_answer(s.label_document(p.get("customerId")?, p.get("bookNumber")?, None, layout(q)?)?)
+}
+
+/// [`labels`] as one document.
+fn labels_document(s: &Shipping, p: &Params, q: Query, body: &str) -> Result<Response> {
+    label_answer(s.labels_document(p.get("customerId")?, p.get("labelImageFormat")?, layout(q)?, &parse_body(body)?)?)
+}
+
+/// [`return_label`] as one document: the label answer's one image, decoded.
+fn return_label_document(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
+    use base64::Engine as _;
+    let answer = s.return_label(p.get("customerId")?, p.get("bookNumber")?, Some(p.get("labelImageFormat")?), layout(q)?)?;
+    let format = crate::documents::LabelFormat::from_code(&answer.label_image_format)
+        .ok_or_else(|| Error::internal(format!("a return label in an unknown format {:?}", answer.label_image_format)))?;
+    let images = answer
+        .base64_images
+        .iter()
+        .map(|image| base64::engine::general_purpose::STANDARD.decode(image))
+        .collect::<std::result::Result<Vec<_>, _>>()
+        .map_err(|e| Error::internal(format!("a return label's image is not base64: {e}")))?;
+    label_answer(crate::booking::LabelImages { format, images })
+}
+
+/// [`commercial_invoice`] as one document.
+fn commercial_invoice_document(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    Ok(pdf(s.commercial_invoice_pdf(p.get("customerId")?, p.get("bookNumber")?)?))
+}
+
 /// Track shipment (4.6).
 fn tracking_information(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
     json(200, &s.tracking_information(p.get("customerId")?, p.get("bookNumber")?)?)
@@ -606,7 +706,7 @@ fn record_tracking_events(s: &Shipping, p: &Params, _: Query, body: &str) -> Res
 
 /// Search shipments (4.3).
 fn search_shipments(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    Ok(Response { status: 200, body: s.search_shipments_json(p.get("customerId")?, &parse_body(body)?)?, retry_after: None })
+    Ok(Response { status: 200, body: s.search_shipments_json(p.get("customerId")?, &parse_body(body)?)?, retry_after: None, document: None })
 }
 
 /// Create batch (DECISIONS 9); an empty body is a batch without a name.

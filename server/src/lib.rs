@@ -77,7 +77,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use base64::Engine as _;
 use consign::{Error, Shipping, MAX_BODY};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower_http::cors::CorsLayer;
@@ -479,7 +478,7 @@ impl Call {
     /// Core's answer to the call on `shipping`.
     fn answer(&self, shipping: &Shipping) -> consign::Response {
         match shipping.authenticate(&self.key) {
-            Ok(caller) => shipping.handle_as(&caller, &self.method, &self.target, &self.body),
+            Ok(caller) => shipping.handle_documents_as(&caller, &self.method, &self.target, &self.body),
             Err(e) => consign::Response::error(&e),
         }
     }
@@ -640,7 +639,7 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
         tokio::task::spawn_blocking(move || lease.shipping.as_ref().map(|shipping| call.answer(shipping))).await.ok().flatten()
     };
     match answered {
-        Some(answer) => respond(&parts.method, &path, answer),
+        Some(answer) => respond(&path, answer),
         None => error(&failed()),
     }
 }
@@ -656,17 +655,10 @@ fn api_key(headers: &HeaderMap) -> Option<&str> {
 }
 
 /// The HTTP answer for core's `answer` to `method` on `path`.
-fn respond(method: &Method, path: &str, answer: consign::Response) -> Response {
+fn respond(path: &str, answer: consign::Response) -> Response {
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    if status == StatusCode::OK {
-        let pdf = match consign::route_pattern(method.as_str(), path) {
-            Some(p) if p.contains("/label") || p.contains("/return-label/") => pdf_label(&answer.body),
-            Some(p) if p.ends_with("/commercialInvoice") => pdf_document(&answer.body),
-            _ => None,
-        };
-        if let Some(pdf) = pdf {
-            return ([(CONTENT_TYPE, HeaderValue::from_static("application/pdf"))], pdf).into_response();
-        }
+    if let Some(document) = answer.document {
+        return (status, [(CONTENT_TYPE, HeaderValue::from_static(document.content_type))], document.bytes).into_response();
     }
     let mut response = json(status, answer.body);
     let headers = response.headers_mut();
@@ -679,28 +671,6 @@ fn respond(method: &Method, path: &str, answer: consign::Response) -> Response {
         headers.insert(RETRY_AFTER, HeaderValue::from(seconds));
     }
     response
-}
-
-/// The PDF of a label answer `{labelImageFormat: "PDF", base64Images: [one]}`. A label
-/// of several pieces (one PDF each) stays JSON: one HTTP answer carries one document.
-fn pdf_label(body: &str) -> Option<Vec<u8>> {
-    let label: serde_json::Value = serde_json::from_str(body).ok()?;
-    if !label.get("labelImageFormat")?.as_str()?.eq_ignore_ascii_case("PDF") {
-        return None;
-    }
-    match label.get("base64Images")?.as_array()?.as_slice() {
-        [one] => base64::engine::general_purpose::STANDARD.decode(one.as_str()?).ok(),
-        _ => None,
-    }
-}
-
-/// The PDF of a document answer `{type: "application/pdf", data: "<base64>"}`.
-fn pdf_document(body: &str) -> Option<Vec<u8>> {
-    let document: serde_json::Value = serde_json::from_str(body).ok()?;
-    if document.get("type")?.as_str()? != "application/pdf" {
-        return None;
-    }
-    base64::engine::general_purpose::STANDARD.decode(document.get("data")?.as_str()?).ok()
 }
 
 fn json(status: StatusCode, body: String) -> Response {

@@ -72,7 +72,20 @@ impl Shipping {
     /// # Errors
     /// As [`Shipping::label`]; `INVALID_REQUEST` on `layout` for sheets in ZPL or EPL2.
     pub fn label_on(&self, customer_id: &str, book_number: &str, format: Option<&str>, layout: LabelLayout) -> Result<wire::LabelResponse> {
-        self.read_with_books(customer_id, |conn, books| booking::label(conn, books, customer_id, book_number, format, layout))
+        self.read_with_books(customer_id, |conn, books| booking::label(conn, books, customer_id, book_number, format, layout, false))
+            .map(booking::LabelImages::into_response)
+    }
+
+    /// The label of [`Shipping::label_on`] as bytes, PDF labels of several pieces merged
+    /// into one PDF of a page per piece: what a front end sends as one document.
+    pub(crate) fn label_document(
+        &self,
+        customer_id: &str,
+        book_number: &str,
+        format: Option<&str>,
+        layout: LabelLayout,
+    ) -> Result<booking::LabelImages> {
+        self.read_with_books(customer_id, |conn, books| booking::label(conn, books, customer_id, book_number, format, layout, true))
     }
 
     /// Retrieve the labels of several shipments,
@@ -82,11 +95,25 @@ impl Shipping {
     /// in ZPL or EPL2 one entry per label.
     ///
     /// # Errors
-    /// `LIMIT_EXCEEDED` past 500; `INVALID_REQUEST` for none, an unknown format or one a
-    /// shipment's carrier does not print, or sheets in ZPL or EPL2; `NOT_FOUND` for an
+    /// `LIMIT_EXCEEDED` past 500, or on `bookNumbers` past
+    /// [`MAX_LABEL_PAGES`](crate::MAX_LABEL_PAGES) pages (before any is rendered);
+    /// `INVALID_REQUEST` for none, a book number given twice (naming the later
+    /// `bookNumbers[i]`), an unknown format or one a shipment's carrier does not print,
+    /// or sheets in ZPL or EPL2; `NOT_FOUND` for an
     /// unknown customer, or a shipment that is unknown or another customer's; `CONFLICT`
     /// for a voided one.
     pub fn labels(&self, customer_id: &str, format: &str, layout: LabelLayout, req: &wire::LabelsRequest) -> Result<wire::LabelResponse> {
+        self.labels_document(customer_id, format, layout, req).map(booking::LabelImages::into_response)
+    }
+
+    /// The labels of [`Shipping::labels`] as bytes.
+    pub(crate) fn labels_document(
+        &self,
+        customer_id: &str,
+        format: &str,
+        layout: LabelLayout,
+        req: &wire::LabelsRequest,
+    ) -> Result<booking::LabelImages> {
         self.read_with_books(customer_id, |conn, books| booking::labels_of(conn, books, customer_id, &req.book_numbers, format, layout))
     }
 
@@ -100,6 +127,11 @@ impl Shipping {
     /// without an invoice; `CONFLICT` for a voided shipment.
     pub fn commercial_invoice(&self, customer_id: &str, book_number: &str) -> Result<wire::InvoiceResponse> {
         self.read_for(customer_id, |conn| crate::invoices::document(conn, customer_id, book_number))
+    }
+
+    /// The PDF of [`Shipping::commercial_invoice`] as bytes.
+    pub(crate) fn commercial_invoice_pdf(&self, customer_id: &str, book_number: &str) -> Result<Vec<u8>> {
+        self.read_for(customer_id, |conn| crate::invoices::pdf(conn, customer_id, book_number))
     }
 
     /// Retrieve return label, `GET .../shipments/:bookNumber/return-label/:labelImageFormat`:

@@ -294,3 +294,21 @@ fn batch_book_with_nothing_booked_has_no_pdf() {
     assert!(body["results"].as_array().unwrap().iter().all(|r| r["status"] == "error"), "{body}");
     assert_eq!(body["labelsPdf"], Value::Null);
 }
+
+#[test]
+fn a_batch_whose_labels_pass_the_page_cap_is_refused_before_anything_is_booked() {
+    let (h, id) = setup();
+    // Eleven quotes of 99 pieces: 1,089 label pages, past the 1,000 of one answer.
+    let piece = quote_shipment()["pieces"][0].clone();
+    let shipment = with(quote_shipment(), "/pieces", Value::Array(vec![piece; 99]));
+    let quotes: Vec<i64> = (0..11).map(|_| h.quote_one(&id, shipment.clone())["quotes"][0]["quoteId"].as_i64().unwrap()).collect();
+    let batch = create_batch(&h, &id);
+    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({ "quoteIds": quotes })).expect(200);
+    let before = h.get(&Harness::path(&id, "/prepay")).expect(200).clone();
+    let a = h.call("POST", &Harness::path(&id, "/batch-book"), &json!({"batchId": batch, "approvePrepayRecharge": true}));
+    a.assert_error(400, "LIMIT_EXCEEDED", Some("batchId"));
+    assert_eq!(h.get(&Harness::path(&id, "/prepay")).expect(200).clone(), before, "nothing charged");
+    let listed = h.get(&Harness::path(&id, &format!("/batch/{batch}"))).expect(200).clone();
+    assert_eq!(listed["status"], "open");
+    assert!(listed["quotes"].as_array().unwrap().iter().all(|q| q["bookNumber"].is_null()), "{listed}");
+}

@@ -191,3 +191,28 @@ fn carrier_b_abroad_over_400_usd_prints_the_long_form_from_the_invoice() {
         assert!(pages[1].contains(needle), "missing {needle:?} in {}", pages[1]);
     }
 }
+
+#[test]
+fn a_book_number_given_twice_is_refused_naming_the_later_one() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let (one, _) = booked(&h, &id, 1);
+    let (two, _) = booked(&h, &id, 1);
+    labels(&h, &id, "PDF", &[&one, &two, &one]).assert_error(400, "INVALID_REQUEST", Some("bookNumbers[2]"));
+    labels(&h, &id, "ZPL", &[&two, &two]).assert_error(400, "INVALID_REQUEST", Some("bookNumbers[1]"));
+}
+
+#[test]
+fn labels_of_more_than_the_page_cap_are_refused_naming_book_numbers() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    // 99 pieces each: the eleventh shipment takes the labels past 1,000 pages.
+    let books: Vec<String> = (0..11).map(|_| booked(&h, &id, 99).0).collect();
+    let books: Vec<&str> = books.iter().map(String::as_str).collect();
+    assert!(99 * 10 <= consign::MAX_LABEL_PAGES && 99 * 11 > consign::MAX_LABEL_PAGES);
+    for format in ["PDF", "ZPL"] {
+        labels(&h, &id, format, &books).assert_error(400, "LIMIT_EXCEEDED", Some("bookNumbers"));
+    }
+    let doc = labels(&h, &id, "PDF", &books[..10]).expect(200).clone();
+    assert_eq!(Document::load_mem(&decode(&doc["base64Images"][0])).unwrap().get_pages().len(), 990);
+}
