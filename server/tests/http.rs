@@ -343,6 +343,38 @@ fn http_conventions_status_codes_and_headers() {
 }
 
 #[test]
+fn a_multi_piece_pdf_label_is_one_pdf_with_a_page_per_piece() {
+    let s = serve();
+    let id = s.shipper("ann@example.com");
+    let piece = book_body()["pieces"][0].clone();
+    let book = s.book(&id, &with(book_body(), "/pieces", Value::Array(vec![piece; 3])));
+    for tail in ["label", "label/PDF", "label/pdf"] {
+        let pdf = s.get(&path(&id, &format!("/shipments/{book}/{tail}")));
+        assert_eq!((pdf.status, pdf.header("content-type")), (200, Some("application/pdf")), "{tail}");
+        let doc = lopdf::Document::load_mem(&pdf.bytes).unwrap_or_else(|e| panic!("{tail}: one PDF document: {e}"));
+        assert_eq!(doc.get_pages().len(), 3, "{tail}");
+        for page in 1..=3 {
+            let text = doc.extract_text(&[page]).unwrap();
+            assert!(text.contains(&format!("PKG: {page} OF 3")), "{tail} page {page}: {text}");
+        }
+    }
+    // The JSON answer keeps the spec's shape, one PDF per piece; ZPL stays JSON.
+    let shipping = Shipping::open(&s.db).unwrap();
+    let json = shipping.handle("GET", &path(&id, &format!("/shipments/{book}/label/PDF")), "");
+    assert_eq!(serde_json::from_str::<Value>(&json.body).unwrap()["base64Images"].as_array().unwrap().len(), 3);
+    assert_eq!(s.get(&path(&id, &format!("/shipments/{book}/label/ZPL"))).expect(200)["base64Images"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn merged_labels_refuse_a_repeated_book_number_over_http() {
+    let s = serve();
+    let id = s.shipper("ann@example.com");
+    let book = s.book(&id, &book_body());
+    let body = s.call("POST", &path(&id, "/shipments/multiple/labels/PDF"), &json!({"bookNumbers": [book, book]})).expect_error(400, "INVALID_REQUEST");
+    assert_eq!(body["details"][0]["field"], "bookNumbers[1]", "{body}");
+}
+
+#[test]
 fn concurrent_bookings_from_several_clients_keep_the_ledger_whole() {
     let s = serve();
     let ids: Vec<String> = (0..2).map(|i| s.shipper(&format!("shop{i}@example.com"))).collect();
