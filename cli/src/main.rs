@@ -10,6 +10,9 @@
 //!   [--tls-cert FILE --tls-key FILE] [LIMITS]` serves the interface over HTTP or HTTPS (crate
 //!   `consign-server`) until SIGTERM or Ctrl-C; the limits are listed in the usage text.
 //! - `consign keys create|list|revoke` issues, lists and revokes the API keys of `serve`.
+//! - `serve`, `call` and `keys` take `--secret-key-file PATH` (or
+//!   `CONSIGN_SECRET_KEY_FILE`), the key that seals secrets at rest; by default `DB.key`
+//!   beside the database, which `serve` creates and `call` and `keys` use when it exists.
 
 mod demo;
 mod demo_deliver;
@@ -20,12 +23,13 @@ use std::process::ExitCode;
 
 const USAGE: &str = "usage:
   consign demo [--db FILE]                              run the main job on a fresh database (default: consign-demo.db)
-  consign call METHOD PATH [BODY | @FILE] [--db FILE]   one request against a database (default: consign.db)
+  consign call METHOD PATH [BODY | @FILE] [--db FILE] [--secret-key-file PATH]
+                                                        one request against a database (default: consign.db)
   consign import KIND FILE [--db FILE]                  replace rate data or the catalog from a file
   consign export KIND [--db FILE]                       print rate data or the catalog
   consign purge-quotes --older-than-days N [--db FILE]  remove the quotes expired N days or more (kept by batches excepted)
   consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N] [--synchronous full|normal]
-                [--tls-cert FILE --tls-key FILE] [LIMITS]
+                [--tls-cert FILE --tls-key FILE] [--secret-key-file PATH] [LIMITS]
                                                         serve the interface over HTTP (default: 127.0.0.1:8080), or HTTPS with
                                                         the PEM certificate chain and key, until SIGTERM or Ctrl-C
       LIMITS (default):
@@ -40,6 +44,8 @@ const USAGE: &str = "usage:
                                                         issue an API key (for one customer, else a partner key) and print it once
   consign keys list [--db FILE]                         list the API keys (never the keys themselves)
   consign keys revoke ID [--db FILE]                    revoke an API key
+    --secret-key-file PATH (or CONSIGN_SECRET_KEY_FILE): the 32-byte key sealing provider credentials and payment
+      tokens; default DB.key beside the database, which serve creates (mode 0600) and call and keys use when it exists
     KIND: carriers, exchange-rates, zones, rates, surcharges, transit, calendars (CSV, docs/rate-cards.md) or catalog (JSON)";
 
 fn main() -> ExitCode {
@@ -96,9 +102,58 @@ fn take_count(args: &mut Vec<String>, flag: &str) -> Result<Option<usize>, Strin
         .transpose()
 }
 
+/// Takes `--secret-key-file PATH` out of `args`, else reads `CONSIGN_SECRET_KEY_FILE`.
+fn take_secret_key_file(args: &mut Vec<String>) -> Result<Option<std::path::PathBuf>, String> {
+    let given = take_option(args, "--secret-key-file")?.or_else(|| std::env::var("CONSIGN_SECRET_KEY_FILE").ok().filter(|v| !v.is_empty()));
+    Ok(given.map(std::path::PathBuf::from))
+}
+
+/// The key that seals secrets at rest in the database `db` (README, "The secret key
+/// file"): read from `given`, else from `DB.key` beside the database when it exists.
+/// With `create` (`consign serve`) a missing `DB.key` is created, and said so once.
+/// `None`: no key (`call` and `keys` on a database that was never served).
+fn secret_key(given: Option<std::path::PathBuf>, db: &str, create: bool) -> Result<Option<[u8; consign::SECRET_KEY_LEN]>, String> {
+    let (path, explicit) = match given {
+        Some(path) => (path, true),
+        None => (std::path::PathBuf::from(format!("{db}.key")), false),
+    };
+    if !explicit && !path.exists() {
+        if !create {
+            return Ok(None);
+        }
+        let key = consign::create_secret_key_file(&path).map_err(|e| e.to_string())?;
+        eprintln!(
+            "consign: created the secret key file {} (mode 0600): it seals provider credentials and payment tokens in {db}; \
+             back it up, apart from the database, and keep it with it",
+            path.display()
+        );
+        return Ok(Some(key));
+    }
+    let key = consign::read_secret_key_file(&path).map_err(|e| e.to_string())?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        if std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o077 != 0) {
+            eprintln!("consign: warning: the secret key file {} can be read by other users; chmod 600 it", path.display());
+        }
+    }
+    Ok(Some(key))
+}
+
+/// Opens the database `db` with the secret key `key`.
+fn open(db: &str, key: Option<[u8; consign::SECRET_KEY_LEN]>) -> Result<consign::Shipping, String> {
+    let builder = consign::Shipping::builder().path(db);
+    let builder = match key {
+        Some(key) => builder.secret_key(key),
+        None => builder,
+    };
+    builder.open().map_err(|e| e.to_string())
+}
+
 /// `consign serve`: the interface over HTTP until SIGTERM or Ctrl-C.
 fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
     let mut config = consign_server::Config::new(take_db(&mut args, "consign.db")?);
+    let key_file = take_secret_key_file(&mut args)?;
     if let Some(listen) = take_option(&mut args, "--listen")? {
         config.listen = listen.parse().map_err(|_| format!("--listen: expected an address like 127.0.0.1:8080, found {listen:?}"))?;
     }
@@ -143,6 +198,7 @@ fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
     }
     let db = config.db.display().to_string();
     let scheme = if config.tls_cert.is_some() { "https" } else { "http" };
+    config.secret_key = secret_key(key_file, &db, true)?;
     consign_server::run(config, |addr| {
         // Tests and scripts read the address (port 0 picks one) from this line.
         println!("consign: serving {db} on {scheme}://{addr}");
@@ -157,7 +213,8 @@ fn keys(mut args: Vec<String>) -> Result<ExitCode, String> {
     let db = take_db(&mut args, "consign.db")?;
     let customer = take_option(&mut args, "--customer")?;
     let name = take_option(&mut args, "--name")?.unwrap_or_default();
-    let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
+    let key_file = take_secret_key_file(&mut args)?;
+    let shipping = open(&db, secret_key(key_file, &db, false)?)?;
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
         ["create"] => {
             let new = shipping.create_api_key(customer.as_deref(), &name).map_err(|e| describe(&e))?;
@@ -201,6 +258,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
         }
         "call" => {
             let db = take_db(&mut args, "consign.db")?;
+            let key_file = take_secret_key_file(&mut args)?;
             let (method, path, body) = match args.as_slice() {
                 [m, p] => (m.clone(), p.clone(), String::new()),
                 [m, p, b] => {
@@ -212,7 +270,7 @@ fn run(args: &[String]) -> Result<ExitCode, String> {
                 }
                 _ => return Err(USAGE.into()),
             };
-            let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
+            let shipping = open(&db, secret_key(key_file, &db, false)?)?;
             let response = shipping.handle(&method, &path, &body);
             let pretty = serde_json::from_str::<serde_json::Value>(&response.body)
                 .and_then(|v| serde_json::to_string_pretty(&v))

@@ -93,7 +93,7 @@ pub(crate) fn put_provider_account(
     for (name, value) in &req.account_fields {
         let stored = if value.expose().trim() == MASK {
             match stored_fields.get(name) {
-                Some(kept) => kept.clone(),
+                Some(kept) => secrets::keep(sealer, &secrets::account_field_context(customer_id, name), kept)?,
                 None => {
                     p.push(format!("accountFields.{name}"), "is the mask of a stored value, and none is stored: send the value");
                     continue;

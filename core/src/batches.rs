@@ -225,12 +225,21 @@ fn check_label_pages(conn: &Connection, customer_id: &str, batch_id: &str, quote
         let count = match booked {
             Some(book_number) => {
                 let s = booking::find(conn, customer_id, book_number)?;
-                if s.voided { 0 } else { booking::view_label_pages(&s.view) }
+                if s.voided {
+                    0
+                } else {
+                    booking::view_label_pages(&s.view)
+                }
             }
             None => quoting::find(conn, customer_id, *quote_id)?
                 .and_then(|stored| {
                     let s = stored.shipment().ok()?;
-                    Some(booking::label_pages(&stored.quote.carrier_code, &country(&s.sender.country), &country(&s.receiver.country), s.pieces.len()))
+                    Some(booking::label_pages(
+                        &stored.quote.carrier_code,
+                        &country(&s.sender.country),
+                        &country(&s.receiver.country),
+                        s.pieces.len(),
+                    ))
                 })
                 .unwrap_or(0),
         };

@@ -1136,7 +1136,10 @@ pub(crate) struct LabelImages {
 impl LabelImages {
     /// The answer of the label routes: each document in base64.
     pub(crate) fn into_response(self) -> wire::LabelResponse {
-        wire::LabelResponse { label_image_format: self.format.code().to_string(), base64_images: self.images.iter().map(|b| base64(b)).collect() }
+        wire::LabelResponse {
+            label_image_format: self.format.code().to_string(),
+            base64_images: self.images.iter().map(|b| base64(b)).collect(),
+        }
     }
 }
 

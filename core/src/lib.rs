@@ -166,8 +166,8 @@ pub mod fuzzing {
 }
 
 pub use accounts::MASK;
-pub use booking::MAX_LABEL_PAGES;
 pub use address::Address;
+pub use booking::MAX_LABEL_PAGES;
 pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Service, ServicePackage, SignatureOption};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use documents::LabelLayout;
@@ -189,6 +189,7 @@ pub use router::{
 };
 pub use search::MAX_RESULTS;
 pub use secrets::Secret;
+pub use secrets::{create_secret_key_file, read_secret_key_file, SECRET_KEY_LEN};
 pub use shipping::{Shipping, ShippingBuilder};
 pub use store::{Synchronous, APPLICATION_ID, SCHEMA_VERSION};
 pub use tracking::{EVENT_STATUSES, MAX_FEED_EVENTS};

@@ -212,9 +212,13 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber", void_shipment),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label", booked_label).document(booked_label_document),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label).document(label_document),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/commercialInvoice", commercial_invoice).document(commercial_invoice_document),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/return-label/:labelImageFormat", return_label).document(return_label_document),
-        Route::new(Post, "/restapi/v1/customers/:customerId/shipments/multiple/labels/:labelImageFormat", labels).document(labels_document).reading(),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/commercialInvoice", commercial_invoice)
+            .document(commercial_invoice_document),
+        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/return-label/:labelImageFormat", return_label)
+            .document(return_label_document),
+        Route::new(Post, "/restapi/v1/customers/:customerId/shipments/multiple/labels/:labelImageFormat", labels)
+            .document(labels_document)
+            .reading(),
         Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-information", tracking_information),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events", record_tracking_events),
         Route::new(Post, "/restapi/v1/customers/:customerId/searchShipments", search_shipments).reading(),
@@ -643,12 +647,7 @@ fn commercial_invoice(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Res
 
 /// A 200 answer of the PDF `bytes` as itself.
 fn pdf(bytes: Vec<u8>) -> Response {
-    Response {
-        status: 200,
-        body: String::new(),
-        retry_after: None,
-        document: Some(Document { content_type: "application/pdf", bytes }),
-    }
+    Response { status: 200, body: String::new(), retry_after: None, document: Some(Document { content_type: "application/pdf", bytes }) }
 }
 
 /// Labels as one PDF document when they are one PDF; else their JSON answer.
@@ -706,7 +705,12 @@ fn record_tracking_events(s: &Shipping, p: &Params, _: Query, body: &str) -> Res
 
 /// Search shipments (4.3).
 fn search_shipments(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    Ok(Response { status: 200, body: s.search_shipments_json(p.get("customerId")?, &parse_body(body)?)?, retry_after: None, document: None })
+    Ok(Response {
+        status: 200,
+        body: s.search_shipments_json(p.get("customerId")?, &parse_body(body)?)?,
+        retry_after: None,
+        document: None,
+    })
 }
 
 /// Create batch (DECISIONS 9); an empty body is a batch without a name.

@@ -16,6 +16,51 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
+/// The length of a secret key, and of a key file: 32 bytes.
+pub const SECRET_KEY_LEN: usize = 32;
+
+/// Reads a secret key file for [`crate::ShippingBuilder::secret_key`]: exactly
+/// [`SECRET_KEY_LEN`] bytes, as [`create_secret_key_file`] writes them.
+///
+/// # Errors
+/// When the file cannot be read or does not hold exactly 32 bytes; the message names the
+/// file and never shows its content.
+pub fn read_secret_key_file(path: &std::path::Path) -> std::io::Result<[u8; SECRET_KEY_LEN]> {
+    use std::io::Read as _;
+    let failed = |e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot read the secret key file {}: {e}", path.display()));
+    let mut bytes = Vec::with_capacity(SECRET_KEY_LEN + 1);
+    // One byte more than a key tells a longer file without reading all of it.
+    std::fs::File::open(path).and_then(|file| file.take(SECRET_KEY_LEN as u64 + 1).read_to_end(&mut bytes)).map_err(failed)?;
+    <[u8; SECRET_KEY_LEN]>::try_from(bytes.as_slice()).map_err(|_| {
+        let found = if bytes.len() > SECRET_KEY_LEN { "more".to_string() } else { bytes.len().to_string() };
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            format!("the secret key file {} must hold exactly {SECRET_KEY_LEN} bytes, found {found}", path.display()),
+        )
+    })
+}
+
+/// Creates a secret key file at `path`: [`SECRET_KEY_LEN`] random bytes, readable and
+/// writable by its owner alone (mode 0600 on Unix), written to the disk before it
+/// returns the key. An existing file is never replaced.
+///
+/// # Errors
+/// When `path` exists, cannot be created or written, or there is no randomness; the
+/// message names the file.
+pub fn create_secret_key_file(path: &std::path::Path) -> std::io::Result<[u8; SECRET_KEY_LEN]> {
+    use std::io::Write as _;
+    let failed = |e: std::io::Error| std::io::Error::new(e.kind(), format!("cannot create the secret key file {}: {e}", path.display()));
+    let mut key = [0u8; SECRET_KEY_LEN];
+    getrandom::getrandom(&mut key).map_err(|e| failed(std::io::Error::other(e.to_string())))?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path).map_err(failed)?;
+    file.write_all(&key).and_then(|()| file.sync_all()).map_err(failed)?;
+    Ok(key)
+}
+
 /// What a sealed value starts with (and the version of its form).
 const SEALED: &str = "sealed1:";
 /// XChaCha20's nonce: long enough to be drawn at random for every value.
@@ -121,6 +166,89 @@ pub(crate) fn reveal(sealer: Option<&Sealer>, context: &str, stored: &str) -> Re
         (None, true) => Err(Error::internal(format!("a secret of {context} is sealed, and this service was opened without a key"))),
         (_, false) => Ok(stored.to_string()),
     }
+}
+
+/// What to keep for a secret already stored as `stored`: with a key, a value stored in
+/// clear (before the service had one) is sealed now; anything else is kept as it is.
+///
+/// # Errors
+/// As [`store`].
+pub(crate) fn keep(sealer: Option<&Sealer>, context: &str, stored: &str) -> Result<String> {
+    match sealer {
+        Some(sealer) if !stored.starts_with(SEALED) => sealer.seal(context, stored),
+        _ => Ok(stored.to_string()),
+    }
+}
+
+/// Seals, in the caller's transaction, every provider account field and payment token
+/// stored in clear (before the service had a key), and returns how many it sealed.
+/// The rows are rewritten with `secure_delete` on, so that SQLite overwrites the clear
+/// text it frees instead of leaving it in the file's free space.
+///
+/// # Errors
+/// `INTERNAL` when a value sealed before does not open with `sealer` (the database was
+/// sealed with another key: the message says how many, and names no value), or a stored
+/// row is unreadable.
+pub(crate) fn seal_stored(tx: &rusqlite::Connection, sealer: &Sealer) -> Result<usize> {
+    let mut sealed = 0usize;
+    let mut foreign = 0usize;
+    let mut check = |context: &str, stored: &str| -> Result<Option<String>> {
+        if stored.starts_with(SEALED) {
+            foreign += usize::from(sealer.open(context, stored).is_err());
+            return Ok(None);
+        }
+        sealed += 1;
+        sealer.seal(context, stored).map(Some)
+    };
+    let mut tokens = Vec::new();
+    for row in tx
+        .prepare("SELECT customer_id, token FROM payment_methods")?
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
+    {
+        let (customer_id, token) = row?;
+        if let Some(new) = check(&payment_token_context(&customer_id), &token)? {
+            tokens.push((customer_id, new));
+        }
+    }
+    let mut accounts = Vec::new();
+    let rows = tx
+        .prepare("SELECT customer_id, id, fields FROM provider_accounts")?
+        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    for (customer_id, id, fields) in rows {
+        let mut fields: std::collections::BTreeMap<String, String> = serde_json::from_str(&fields)
+            .map_err(|e| Error::internal(format!("the stored fields of provider account {id} are unreadable: {e}")))?;
+        let mut changed = false;
+        for (name, value) in &mut fields {
+            if let Some(new) = check(&account_field_context(&customer_id, name), value)? {
+                *value = new;
+                changed = true;
+            }
+        }
+        if changed {
+            accounts.push((customer_id, id, crate::wire::to_json(&fields)?));
+        }
+    }
+    if foreign > 0 {
+        return Err(Error::internal(format!(
+            "{foreign} stored secrets do not open with this key: the database was sealed with another key; give that one"
+        )));
+    }
+    if tokens.is_empty() && accounts.is_empty() {
+        return Ok(0);
+    }
+    tx.execute_batch("PRAGMA secure_delete = ON")?;
+    let written = (|| -> Result<()> {
+        for (customer_id, token) in &tokens {
+            tx.execute("UPDATE payment_methods SET token = ?2 WHERE customer_id = ?1", [customer_id, token])?;
+        }
+        for (customer_id, id, fields) in &accounts {
+            tx.execute("UPDATE provider_accounts SET fields = ?3 WHERE customer_id = ?1 AND id = ?2", [customer_id, id, fields])?;
+        }
+        Ok(())
+    })();
+    tx.execute_batch("PRAGMA secure_delete = OFF")?;
+    written.map(|()| sealed)
 }
 
 /// The associated data of a provider account field.

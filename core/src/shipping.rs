@@ -150,6 +150,7 @@ impl ShippingBuilder {
             (None, Some(image)) => image,
             (None, None) => Connection::open_in_memory().map_err(unopened)?,
             (Some(path), image) => {
+                create_private(path)?;
                 let mut conn = Connection::open(path).map_err(unopened)?;
                 if let Some(image) = image {
                     store::restore(&mut conn, &image)?;
@@ -160,6 +161,27 @@ impl ShippingBuilder {
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let sealer = self.secret_key.as_ref().map(Sealer::new);
         Shipping::from_connection(conn, clock, !self.lazy_labels, self.settings, sealer)
+    }
+}
+
+/// Creates the database file at `path`, empty and readable by its owner alone (mode
+/// 0600 on Unix), unless it exists: SQLite would create it with the process's umask
+/// (often readable by every local user), and it gives the `-wal` and `-shm` files the
+/// mode of the database file. A file that exists keeps its mode. `:memory:` and `file:`
+/// URIs are SQLite's own names, left to it.
+fn create_private(path: &Path) -> Result<()> {
+    let name = path.to_string_lossy();
+    if name == ":memory:" || name.starts_with("file:") {
+        return Ok(());
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(Error::internal(format!("could not create the database {}: {e}", path.display()))),
     }
 }
 

@@ -143,6 +143,11 @@ pub struct Config {
     /// Most time a shutdown waits for the requests in flight (`--shutdown-timeout`,
     /// default 10 s) before it drops their connections.
     pub shutdown_timeout: Duration,
+    /// The key that seals provider account credentials and payment tokens at rest
+    /// ([`consign::ShippingBuilder::secret_key`]); when the server starts it seals those
+    /// stored in clear before ([`consign::Shipping::seal_stored_secrets`]). `None` stores
+    /// them as sent. `consign serve` always gives one (`--secret-key-file`).
+    pub secret_key: Option<[u8; consign::SECRET_KEY_LEN]>,
 }
 
 impl std::fmt::Debug for Config {
@@ -163,6 +168,7 @@ impl std::fmt::Debug for Config {
             .field("request_timeout", &self.request_timeout)
             .field("max_body_memory", &self.max_body_memory)
             .field("shutdown_timeout", &self.shutdown_timeout)
+            .field("secret_key", &self.secret_key.map(|_| consign::MASK))
             .finish_non_exhaustive()
     }
 }
@@ -190,6 +196,7 @@ impl Config {
             request_timeout: Duration::from_secs(120),
             max_body_memory: 128 * 1024 * 1024,
             shutdown_timeout: Duration::from_secs(10),
+            secret_key: None,
         }
     }
 }
@@ -533,6 +540,10 @@ fn app(config: &Config) -> std::io::Result<(Router, std::thread::JoinHandle<()>)
             Some(clock) => builder.clock(Arc::clone(clock)),
             None => builder,
         };
+        let builder = match config.secret_key {
+            Some(key) => builder.secret_key(key),
+            None => builder,
+        };
         builder.open().map_err(|e| std::io::Error::other(format!("{}: {}", config.db.display(), e.message())))
     };
     let size = config.pool.max(1);
@@ -541,6 +552,10 @@ fn app(config: &Config) -> std::io::Result<(Router, std::thread::JoinHandle<()>)
     let free = (0..size).map(|_| open(1000)).collect::<std::io::Result<Vec<_>>>()?;
     let pool = Arc::new(Pool { free: Mutex::new(free), permits: Arc::new(Semaphore::new(size)) });
     let (writer, checkpointer) = (open(WRITER_AUTO_CHECKPOINT)?, open(0)?);
+    let sealed = writer.seal_stored_secrets().map_err(|e| std::io::Error::other(format!("{}: {}", config.db.display(), e.message())))?;
+    if sealed > 0 && config.log {
+        eprintln!("consign: sealed {sealed} secrets that were stored in clear");
+    }
     let (writes, queue) = tokio::sync::mpsc::channel(4 * MAX_GROUP);
     let (committed, due) = std::sync::mpsc::sync_channel(1);
     let checkpointer =

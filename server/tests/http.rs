@@ -370,7 +370,9 @@ fn merged_labels_refuse_a_repeated_book_number_over_http() {
     let s = serve();
     let id = s.shipper("ann@example.com");
     let book = s.book(&id, &book_body());
-    let body = s.call("POST", &path(&id, "/shipments/multiple/labels/PDF"), &json!({"bookNumbers": [book, book]})).expect_error(400, "INVALID_REQUEST");
+    let body = s
+        .call("POST", &path(&id, "/shipments/multiple/labels/PDF"), &json!({"bookNumbers": [book, book]}))
+        .expect_error(400, "INVALID_REQUEST");
     assert_eq!(body["details"][0]["field"], "bookNumbers[1]", "{body}");
 }
 

@@ -125,6 +125,29 @@ impl Shipping {
         self.read_for(customer_id, |conn| customers::payment_token(conn, self.sealer.as_ref(), customer_id))
     }
 
+    /// Seals every provider account field and payment token stored in clear (stored
+    /// before the service was opened with [`ShippingBuilder::secret_key`](crate::ShippingBuilder::secret_key)),
+    /// in one transaction, and returns how many values it sealed; without a key it does
+    /// nothing. SQLite overwrites the clear text it frees, and the write-ahead log is
+    /// emptied after (when no other connection reads), so the file no longer holds it;
+    /// copies and exports made before still do. `consign serve` runs it when it starts.
+    ///
+    /// # Errors
+    /// `INTERNAL` when values sealed before do not open with this key (the database was
+    /// sealed with another one; nothing is written), or a stored row is unreadable;
+    /// `BUSY` as every write.
+    pub fn seal_stored_secrets(&self) -> Result<usize> {
+        let Some(sealer) = self.sealer.as_ref() else { return Ok(0) };
+        let sealed = self.write(|tx| crate::secrets::seal_stored(tx, sealer))?;
+        if sealed > 0 {
+            // The log's frames of earlier writes may still hold the clear values: a
+            // truncating checkpoint drops them (it gives way to readers, and the next
+            // checkpoint then overwrites them).
+            let _ = self.lock().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        }
+        Ok(sealed)
+    }
+
     /// Delete provider account, `DELETE .../provider-accounts/:id`.
     ///
     /// # Errors
