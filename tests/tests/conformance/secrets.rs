@@ -141,3 +141,39 @@ fn without_a_key_secrets_are_stored_as_sent() {
     }
     assert_eq!(s.payment_token(&id).unwrap().as_deref(), Some("tok_sealed_visa"));
 }
+
+#[test]
+fn secrets_stored_before_a_key_stay_readable_and_seal_stored_secrets_seals_them() {
+    let (plain, id, account) = shipper_with_secrets(None);
+    assert_eq!(plain.seal_stored_secrets().unwrap(), 0, "nothing to seal with without a key");
+    let keyed = Shipping::builder().bytes(plain.export_database().unwrap()).secret_key([42; 32]).open().unwrap();
+    assert_eq!(keyed.payment_token(&id).unwrap().as_deref(), Some("tok_sealed_visa"), "a clear value reads as it is");
+    assert_eq!(keyed.seal_stored_secrets().unwrap(), 5, "the token and the four account fields");
+    let image = keyed.export_database().unwrap();
+    for secret in SECRETS {
+        assert!(!contains(&image, secret), "{secret} is still in the database image");
+    }
+    assert_eq!(keyed.payment_token(&id).unwrap().as_deref(), Some("tok_sealed_visa"));
+    assert_eq!(keyed.provider_account_fields(&id, &account).unwrap()["password"], "s3cret-pass");
+    assert_eq!(keyed.seal_stored_secrets().unwrap(), 0, "sealed once");
+
+    // Another key is refused before anything is written, naming no value.
+    let other = Shipping::builder().bytes(image.clone()).secret_key([7; 32]).open().unwrap();
+    let e = other.seal_stored_secrets().unwrap_err();
+    assert_eq!(e.category(), ErrorCategory::Internal);
+    assert!(e.message().contains("5 stored secrets do not open with this key"), "{e}");
+    assert!(SECRETS.iter().all(|secret| !e.to_string().contains(secret)), "{e}");
+    assert_eq!(other.export_database().unwrap(), image, "nothing written");
+}
+
+#[test]
+fn a_masked_field_stored_in_clear_is_sealed_when_its_account_is_put_again() {
+    let (plain, id, account) = shipper_with_secrets(None);
+    let keyed = Shipping::builder().bytes(plain.export_database().unwrap()).secret_key([42; 32]).open().unwrap();
+    let edited = with(parcel_account("1X2Y3Z"), "/accountFields/password", json!(consign::MASK));
+    let r = keyed.handle("PUT", &Harness::path(&id, "/provider-accounts/parcel"), &edited.to_string());
+    assert_eq!(r.status, 201, "{}", r.body);
+    let image = keyed.export_database().unwrap();
+    assert!(!contains(&image, "s3cret-pass"), "the kept password is sealed");
+    assert_eq!(keyed.provider_account_fields(&id, &account).unwrap()["password"], "s3cret-pass");
+}
