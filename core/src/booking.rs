@@ -1110,8 +1110,8 @@ pub(crate) fn void(
 /// label for its customs declaration where one is printed (on office sheets, two per
 /// sheet). The merged labels route and a batch book's `labelsPdf` are refused past it
 /// before anything is rendered. 1,000 holds a full pickup or batch (500 shipments) of
-/// one-piece shipments abroad with their declarations, and keeps one answer under about
-/// 4 MB of PDF and a few seconds of rendering.
+/// one-piece shipments abroad with their declarations, and keeps one answer near 2.3 MB
+/// of PDF (990 pages measured: 2.3 MB, 3.0 MB in base64).
 pub const MAX_LABEL_PAGES: usize = 1000;
 
 /// The 4x6 pages the labels of a shipment of `pieces` pieces by `carrier` from `sender`
