@@ -1,10 +1,10 @@
 //! # consign-server
 //!
 //! The HTTP face of consign (`consign serve`): the interface of the spec over HTTP/1.1,
-//! answered by [`consign::Shipping::handle_as`], behind API keys (DECISIONS 9). This crate
-//! adds only what HTTP itself needs: reading the request, the `Authorization` header,
-//! status codes and headers (`Allow`, `Retry-After`, PDF labels and invoices as
-//! `application/pdf`),
+//! answered by [`consign::Shipping::handle_documents_as`], behind API keys (DECISIONS 9).
+//! This crate adds only what HTTP itself needs: reading the request, the `Authorization`
+//! header, status codes and headers (`Allow`, `Retry-After`, PDF labels and invoices sent
+//! as the `application/pdf` bytes core hands over in [`consign::Response::document`]),
 //! CORS, a log line per request and a graceful shutdown.
 //!
 //! ```no_run
@@ -611,7 +611,7 @@ async fn openapi() -> Response {
     json(StatusCode::OK, OPENAPI.to_string())
 }
 
-/// Every other request: the interface, answered by `Shipping::handle_as`.
+/// Every other request: the interface, answered by `Shipping::handle_documents_as`.
 async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     let (parts, body) = request.into_parts();
     let Some(key) = api_key(&parts.headers).map(str::to_string) else {
