@@ -28,6 +28,9 @@ pub struct Setup {
     /// The other ids made at setup, by the name of the path parameter they fill
     /// (`bookNumber`, `batchId`, ...).
     pub ids: Vec<(&'static str, String)>,
+    /// A key's holder acting for the customer, for the answers as documents
+    /// (`Shipping::handle_documents_as`).
+    pub caller: consign::Caller,
 }
 
 const ADDRESS: &str = r#"{"name": "Ann Lee", "company": "Lee Ceramics", "address1": "200 Market St", "address2": "Suite 4",
@@ -127,8 +130,12 @@ impl Setup {
     pub fn new(full: bool) -> Setup {
         let clock = Arc::new(FixedClock::at(NOW).unwrap_or_else(|e| panic!("{e}")));
         let shipping = Shipping::builder().clock(clock).open().unwrap_or_else(|e| panic!("an in-memory service opens: {e}"));
-        let mut setup = Setup { shipping, customer: String::new(), ids: Vec::new() };
+        let key = shipping.create_api_key(None, "fuzz").unwrap_or_else(|e| panic!("a key is made: {e}"));
+        let caller = shipping.authenticate(&key.key).unwrap_or_else(|e| panic!("the key is known: {e}"));
+        let mut setup = Setup { shipping, customer: String::new(), ids: Vec::new(), caller };
         setup.customer = setup.made("POST", "/restapi/v1/customers", "/restapi/v1/customers", "customerId", 201);
+        let key = setup.shipping.create_api_key(Some(&setup.customer), "fuzz").unwrap_or_else(|e| panic!("a key is made: {e}"));
+        setup.caller = setup.shipping.authenticate(&key.key).unwrap_or_else(|e| panic!("the key is known: {e}"));
         if full {
             let c = format!("/restapi/v1/customers/{}", setup.customer);
             setup.made("POST", &format!("{c}/paymentMethod"), "/paymentMethod", "ok", 200);
@@ -219,11 +226,23 @@ pub fn check_answer(method: &str, path: &str, body: &str, status: u16, answer: &
     }
 }
 
-/// Sends one request to the service of the full setup and checks the answer.
+/// Sends one request to the service of the full setup and checks the answer; a request
+/// that only reads is also answered as a document (`handle_documents_as`), which is a
+/// 200 PDF with an empty body or an answer as `handle` gives.
 pub fn request(method: &str, path: &str, body: &str) {
     with_setup(true, |s| {
         let r = s.shipping.handle(method, path, body);
         check_answer(method, path, body, r.status, &r.body);
+        if !consign::route_writes(method, path) {
+            let r = s.shipping.handle_documents_as(&s.caller, method, path, body);
+            match &r.document {
+                Some(document) => {
+                    assert_eq!((r.status, r.body.as_str()), (200, ""), "{method} {path} answered a document with {}", r.body);
+                    assert!(document.bytes.starts_with(b"%PDF-"), "{method} {path} answered a document that is not a PDF");
+                }
+                None => check_answer(method, path, body, r.status, &r.body),
+            }
+        }
     });
 }
 
