@@ -471,7 +471,7 @@ pub fn allowed_methods(path: &str) -> Vec<&'static str> {
 /// The pattern of the route serving `method` on `path` (without its query), e.g.
 /// `/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat`;
 /// `None` when no route serves it. Lets a front end treat a route's answer in its own
-/// way (the HTTP adapter sends PDF labels as PDF).
+/// way.
 pub fn route_pattern(method: &str, path: &str) -> Option<&'static str> {
     lookup(method, path).ok().map(|found| found.route.pattern)
 }
