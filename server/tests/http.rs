@@ -377,6 +377,32 @@ fn merged_labels_refuse_a_repeated_book_number_over_http() {
 }
 
 #[test]
+fn labels_past_the_page_cap_are_refused_over_http_for_merged_labels_and_batch_book() {
+    let s = serve();
+    let id = s.shipper("ann@example.com");
+    // Eleven shipments (quotes) of 99 pieces: 1,089 label pages, past the 1,000 of one answer.
+    let piece = book_body()["pieces"][0].clone();
+    let many = Value::Array(vec![piece; 99]);
+    let books: Vec<String> = (0..11).map(|_| s.book(&id, &with(book_body(), "/pieces", many.clone()))).collect();
+    let body =
+        s.call("POST", &path(&id, "/shipments/multiple/labels/PDF"), &json!({ "bookNumbers": books })).expect_error(400, "LIMIT_EXCEEDED");
+    assert_eq!(body["details"][0]["field"], "bookNumbers", "{body}");
+
+    let quotes: Vec<Value> = (0..11)
+        .map(|_| {
+            s.call("POST", &path(&id, "/quote"), &with(quote_shipment(), "/pieces", many.clone())).expect(200)["quotes"][0]["quoteId"]
+                .clone()
+        })
+        .collect();
+    let batch = s.call("POST", &path(&id, "/batch"), &json!({})).expect(201)["batchId"].clone();
+    s.call("POST", &path(&id, &format!("/batch/{}/quotes", batch.as_str().unwrap())), &json!({ "quoteIds": quotes })).expect(200);
+    let body = s
+        .call("POST", &path(&id, "/batch-book"), &json!({"batchId": batch, "approvePrepayRecharge": true}))
+        .expect_error(400, "LIMIT_EXCEEDED");
+    assert_eq!(body["details"][0]["field"], "batchId", "{body}");
+}
+
+#[test]
 fn concurrent_bookings_from_several_clients_keep_the_ledger_whole() {
     let s = serve();
     let ids: Vec<String> = (0..2).map(|i| s.shipper(&format!("shop{i}@example.com"))).collect();
