@@ -1165,6 +1165,9 @@ pub(crate) fn label(
     let format_code = format_code.unwrap_or(&s.label_format);
     let format = requested_format(format_code, layout)?;
     let merged = one_document && format == LabelFormat::Pdf && s.view.tracking_numbers.len() > 1;
+    if merged {
+        carrier_prints(books, &s, format)?;
+    }
     if layout != LabelLayout::Label || merged {
         let pdf = documents::render_labels_pdf_on(&labels_of_shipment(conn, books, customer_id, &s)?, layout)
             .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?;
@@ -1180,19 +1183,24 @@ pub(crate) fn label(
     let images = if !stored.is_empty() {
         stored
     } else {
-        let carrier = books
-            .catalog
-            .carrier(&s.carrier_code)
-            .ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
-        if !carrier.label_formats.iter().any(|f| f == format.code()) {
-            return Err(Error::invalid(
-                "labelImageFormat",
-                format!("{} labels are not available for carrier {}", format.code(), s.carrier_code),
-            ));
-        }
+        carrier_prints(books, &s, format)?;
         render(format, &labels_of_shipment(conn, books, customer_id, &s)?)?
     };
     Ok(LabelImages { format, images })
+}
+
+/// Refuses `format` for the shipment `s` when its carrier does not print it
+/// (`INVALID_REQUEST` on `labelImageFormat`).
+fn carrier_prints(books: &Books, s: &StoredShipment, format: LabelFormat) -> Result<()> {
+    let carrier =
+        books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
+    if !carrier.label_formats.iter().any(|f| f == format.code()) {
+        return Err(Error::invalid(
+            "labelImageFormat",
+            format!("{} labels are not available for carrier {}", format.code(), s.carrier_code),
+        ));
+    }
+    Ok(())
 }
 
 /// Retrieve the labels of several shipments: every label (one per piece) of each of
