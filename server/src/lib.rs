@@ -669,7 +669,7 @@ fn api_key(headers: &HeaderMap) -> Option<&str> {
     (known && !key.is_empty()).then_some(key)
 }
 
-/// The HTTP answer for core's `answer` to `method` on `path`.
+/// The HTTP answer for core's `answer` to a request on `path`: a document as its bytes, else the JSON.
 fn respond(path: &str, answer: consign::Response) -> Response {
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     if let Some(document) = answer.document {
