@@ -107,13 +107,14 @@ CREATE TABLE customers (
 
 -- Append-only: rows are inserted, never updated or deleted. Money in cents. `id` comes
 -- from the sequence 'ledger_entry'; without a rowid, a customer's entries are one
--- range of the table itself.
+-- range of the table itself. A balance below zero is a debt: only a carrier's charge
+-- makes one (ledger.rs).
 CREATE TABLE ledger_entries (
     customer_id TEXT NOT NULL REFERENCES customers(id),
     id INTEGER NOT NULL,
     kind TEXT NOT NULL CHECK (kind IN ('recharge', 'charge', 'refund')),
     amount_cents INTEGER NOT NULL,
-    balance_after_cents INTEGER NOT NULL CHECK (balance_after_cents >= 0),
+    balance_after_cents INTEGER NOT NULL,
     reference TEXT NOT NULL,
     created_at TEXT NOT NULL,
     PRIMARY KEY (customer_id, id)

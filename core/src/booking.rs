@@ -535,7 +535,11 @@ fn arrival(ctx: &Context, v: &Valid, zone: &str) -> Option<NaiveDate> {
 }
 
 /// Charges `cost_cents` (USD) to the customer's prepay balance, recharging first when
-/// asked to and needed (DECISIONS 7). Returns the balance after.
+/// asked to and needed (DECISIONS 7, [`recharge`]). Returns the balance after.
+///
+/// # Errors
+/// `INSUFFICIENT_FUNDS` when the balance, recharged if it may be, does not cover the
+/// cost (a debt included); nothing is written then.
 pub(crate) fn charge(
     tx: &Connection,
     customer: &Customer,
@@ -544,39 +548,96 @@ pub(crate) fn charge(
     reference: &str,
     now: DateTime<Utc>,
 ) -> Result<i64> {
+    let balance = recharge(tx, customer, cost_cents, approve_recharge, reference, now)?;
+    if cost_cents == 0 {
+        return Ok(balance);
+    }
+    ledger::append(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
+}
+
+/// Charges `cost_cents` (USD) for what a carrier has carried (a return label's first
+/// scan): recharged first as an approved booking would be, and taken whole when the
+/// balance cannot be recharged enough (no payment method, a recharge amount of zero, or
+/// more than [`MAX_RECHARGES`]), leaving a debt. Returns the balance after.
+pub(crate) fn charge_carried(tx: &Connection, customer: &Customer, cost_cents: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
+    if let Err(e) = recharge(tx, customer, cost_cents, true, reference, now) {
+        if e.category() != ErrorCategory::InsufficientFunds {
+            return Err(e);
+        }
+    }
+    ledger::append_owed(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
+}
+
+/// Recharges the prepay balance before a charge of `cost_cents`, when `approve_recharge`
+/// and the balance falls short: `rechargeAmount` as many times as needed for
+/// `balance - cost >= minimumBalance`, at most [`MAX_RECHARGES`], from the payment method
+/// on file. A negative balance (a debt) is part of the shortfall, so the recharge pays it
+/// first. Returns the balance after.
+///
+/// # Errors
+/// `INSUFFICIENT_FUNDS`, with nothing written, when the balance does not cover the cost
+/// (or, in debt, is below zero) and cannot be recharged enough: not approved, no payment
+/// method, a recharge amount of zero, or more than [`MAX_RECHARGES`] recharges.
+fn recharge(
+    tx: &Connection,
+    customer: &Customer,
+    cost_cents: i64,
+    approve_recharge: bool,
+    reference: &str,
+    now: DateTime<Utc>,
+) -> Result<i64> {
     let balance = ledger::balance_cents(tx, &customer.id)?;
-    let shortfall = customer.minimum_balance_cents + cost_cents - balance;
-    if approve_recharge && shortfall > 0 {
-        let recharge = customer.recharge_amount_cents;
-        let possible = recharge > 0 && customers::has_payment_method(tx, &customer.id)?;
-        if possible {
-            let times = (shortfall + recharge - 1) / recharge;
-            if times > MAX_RECHARGES {
-                return Err(Error::new(
-                    ErrorCategory::InsufficientFunds,
-                    format!(
-                        "Covering {} USD would take {times} recharges of {} USD; raise the recharge amount.",
-                        format2(from_cents(cost_cents)),
-                        format2(from_cents(recharge))
-                    ),
-                ));
-            }
-            for _ in 0..times {
-                ledger::append(tx, &customer.id, EntryKind::Recharge, recharge, &format!("automatic recharge for {reference}"), now)?;
-            }
-        } else if cost_cents > balance {
-            let why = if recharge == 0 { "the recharge amount is zero" } else { "no payment method is on file" };
+    // With nothing to charge, only a debt needs covering.
+    let shortfall = if cost_cents == 0 && balance >= 0 { 0 } else { customer.minimum_balance_cents + cost_cents - balance };
+    if shortfall <= 0 {
+        return Ok(balance);
+    }
+    let amount = customer.recharge_amount_cents;
+    let why = if !approve_recharge {
+        "no recharge was approved (approvePrepayRecharge)"
+    } else if amount == 0 {
+        "the recharge amount is zero"
+    } else if !customers::has_payment_method(tx, &customer.id)? {
+        "no payment method is on file"
+    } else {
+        let times = (shortfall + amount - 1) / amount;
+        if times > MAX_RECHARGES {
             return Err(Error::new(
                 ErrorCategory::InsufficientFunds,
                 format!(
-                    "The prepay balance of {} USD does not cover {} USD and it cannot be recharged: {why}.",
-                    format2(from_cents(balance)),
-                    format2(from_cents(cost_cents))
+                    "Covering {} USD would take {times} recharges of {} USD; raise the recharge amount.",
+                    format2(from_cents(cost_cents - balance.min(0))),
+                    format2(from_cents(amount))
                 ),
             ));
         }
+        let mut after = balance;
+        for _ in 0..times {
+            after = ledger::append(tx, &customer.id, EntryKind::Recharge, amount, &format!("automatic recharge for {reference}"), now)?;
+        }
+        return Ok(after);
+    };
+    if balance < 0 {
+        return Err(Error::new(
+            ErrorCategory::InsufficientFunds,
+            format!(
+                "The prepay balance is {} USD, a debt of {} USD for what a carrier carried: bookings are refused until a recharge covers it, and {why}.",
+                format2(from_cents(balance)),
+                format2(from_cents(-balance))
+            ),
+        ));
     }
-    ledger::append(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
+    if cost_cents > balance {
+        return Err(Error::new(
+            ErrorCategory::InsufficientFunds,
+            format!(
+                "The prepay balance of {} USD does not cover {} USD and it cannot be recharged: {why}.",
+                format2(from_cents(balance)),
+                format2(from_cents(cost_cents))
+            ),
+        ));
+    }
+    Ok(balance)
 }
 
 /// Book shipment (4.5) in `tx`.
@@ -612,11 +673,10 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
     let book_number = format!("{}", 1_000_000_000 + seq);
     let cost_usd = round_cents(ctx.rates.convert(priced.total, v.shipment.currency, Currency::Usd));
     let cost_cents = to_cents(cost_usd).ok_or_else(|| Error::invalid("pieces", "the shipment costs more than can be charged"))?;
-    let balance = if v.billed_to_prepay {
-        charge(tx, ctx.customer, cost_cents, req.approve_prepay_recharge.unwrap_or(false), &format!("shipment {book_number}"), ctx.now)?
-    } else {
-        ledger::balance_cents(tx, &ctx.customer.id)?
-    };
+    // A booking billed elsewhere charges nothing, but is refused in debt as any other.
+    let cost_cents = if v.billed_to_prepay { cost_cents } else { 0 };
+    let balance =
+        charge(tx, ctx.customer, cost_cents, req.approve_prepay_recharge.unwrap_or(false), &format!("shipment {book_number}"), ctx.now)?;
 
     let kind = tracking_number::kind_for(&v.carrier.code, v.service.family == "ground")
         .ok_or_else(|| Error::internal(format!("carrier {} has no tracking number format", v.carrier.code)))?;
@@ -1054,7 +1114,8 @@ impl StoredShipment {
     }
 }
 
-/// Void shipment: marks it voided and refunds its prepay charge (once).
+/// Void shipment: marks it voided and refunds its prepay charge (once), and its return
+/// label's if an `Info Received` scan of it charged it.
 pub(crate) fn void(
     tx: &Connection,
     customer_id: &str,
@@ -1080,28 +1141,33 @@ pub(crate) fn void(
             "Shipment {book_number} is on manifest {manifest}: the carrier has it in hand, so it can no longer be voided."
         )));
     }
-    let scanned: Option<(String, String)> = tx
+    // The events of the shipment's pieces and of its return label, stored alike.
+    let scanned: Option<(String, String, String)> = tx
         .prepare_cached(
-            "SELECT event_status, event_time FROM tracking_events
+            "SELECT tracking_number, event_status, event_time FROM tracking_events
              WHERE customer_id = ?1 AND book_number = ?2 AND event_status <> ?3 ORDER BY event_time LIMIT 1",
         )?
-        .query_row([customer_id, book_number, crate::tracking::INFO_RECEIVED], |r| Ok((r.get(0)?, r.get(1)?)))
+        .query_row([customer_id, book_number, crate::tracking::INFO_RECEIVED], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .optional()?;
-    if let Some((status, time)) = scanned {
+    if let Some((tracking_number, status, time)) = scanned {
+        let label = if s.view.return_tracking_number.as_deref() == Some(tracking_number.as_str()) { "return label" } else { "label" };
         return Err(Error::conflict(format!(
-            "Shipment {book_number} has been scanned by the carrier ({status} at {time}), so it can no longer be voided."
+            "Shipment {book_number} has been scanned by the carrier ({status} at {time}, {label} {tracking_number}), so it can no longer be voided."
         )));
     }
-    crate::returns::refuse_void_if_used(tx, customer_id, book_number)?;
     tx.execute(
         "UPDATE shipments SET voided = 1, voided_at = ?2 WHERE customer_id = ?3 AND book_number = ?1",
         [book_number, &ledger::timestamp(now), customer_id],
     )?;
     crate::orders::on_void(tx, customer_id, book_number)?;
-    let balance = if s.charged_cents > 0 {
-        ledger::append(tx, customer_id, EntryKind::Refund, s.charged_cents, &format!("shipment {book_number} voided"), now)?
+    let refunded = if s.charged_cents > 0 {
+        Some(ledger::append(tx, customer_id, EntryKind::Refund, s.charged_cents, &format!("shipment {book_number} voided"), now)?)
     } else {
-        ledger::balance_cents(tx, customer_id)?
+        None
+    };
+    let balance = match crate::returns::refund_on_void(tx, customer_id, book_number, now)?.or(refunded) {
+        Some(balance) => balance,
+        None => ledger::balance_cents(tx, customer_id)?,
     };
     Ok(wire::VoidResponse { book_number: book_number.to_string(), voided: true, prepay_balance: format2(from_cents(balance)) })
 }

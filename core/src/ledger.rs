@@ -1,7 +1,12 @@
-//! The prepay ledger: append-only entries per customer, money in cents, balance never
-//! negative. The balance is the `balance_after` of the newest entry, which always equals
-//! the sum of all entries because each entry is written from the one before it inside
-//! the operation's transaction.
+//! The prepay ledger: append-only entries per customer, money in cents. The balance is
+//! the `balance_after` of the newest entry, which always equals the sum of all entries
+//! because each entry is written from the one before it inside the operation's
+//! transaction.
+//!
+//! An entry that lowers the balance may not take it below zero ([`append`]), except a
+//! charge for what a carrier has already carried ([`append_owed`]): the balance is then
+//! negative, a debt, shown as such (`"-3.20"`), and bookings wait for a recharge to
+//! cover it (`booking::charge`). Entries that raise the balance are always written.
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use rusqlite::{Connection, OptionalExtension};
@@ -44,7 +49,8 @@ pub(crate) fn balance_cents(conn: &Connection, customer_id: &str) -> Result<i64>
 /// Appends an entry of `amount_cents` (negative for charges) and returns the new balance.
 ///
 /// # Errors
-/// `INSUFFICIENT_FUNDS` if the balance would fall below zero; nothing is written then.
+/// `INSUFFICIENT_FUNDS` if the entry lowers the balance below zero; nothing is written
+/// then.
 pub(crate) fn append(
     tx: &Connection,
     customer_id: &str,
@@ -53,11 +59,36 @@ pub(crate) fn append(
     reference: &str,
     now: DateTime<Utc>,
 ) -> Result<i64> {
+    write(tx, customer_id, kind, amount_cents, reference, now, false)
+}
+
+/// Appends an entry as [`append`] does, except that a charge may take the balance below
+/// zero: a debt, for a charge of what a carrier has carried, which is never refused.
+pub(crate) fn append_owed(
+    tx: &Connection,
+    customer_id: &str,
+    kind: EntryKind,
+    amount_cents: i64,
+    reference: &str,
+    now: DateTime<Utc>,
+) -> Result<i64> {
+    write(tx, customer_id, kind, amount_cents, reference, now, true)
+}
+
+fn write(
+    tx: &Connection,
+    customer_id: &str,
+    kind: EntryKind,
+    amount_cents: i64,
+    reference: &str,
+    now: DateTime<Utc>,
+    may_owe: bool,
+) -> Result<i64> {
     let before = balance_cents(tx, customer_id)?;
     let after = before
         .checked_add(amount_cents)
         .ok_or_else(|| Error::new(ErrorCategory::InvalidRequest, "The amount is too large for the prepay balance."))?;
-    if after < 0 {
+    if amount_cents < 0 && after < 0 && !may_owe {
         return Err(Error::new(
             ErrorCategory::InsufficientFunds,
             format!("The prepay balance of {} USD does not cover {} USD.", format2(from_cents(before)), format2(from_cents(-amount_cents))),
@@ -106,4 +137,50 @@ pub(crate) fn prepay(conn: &Connection, customer_id: &str) -> Result<wire::Prepa
         recharge_amount: format2(from_cents(recharge)),
         entries,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use chrono::TimeZone;
+    use rusqlite::Connection;
+
+    use super::*;
+
+    /// A ledger of the baseline schema, which refused a balance below zero, keeps its
+    /// entries and its append-only rule through the upgrades, and then takes a carrier's
+    /// charge as a debt while still refusing any other charge past zero.
+    #[test]
+    fn the_upgrade_keeps_the_entries_and_lets_a_carrier_charge_owe() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        crate::store::configure(&conn).unwrap();
+        crate::store::create_at(&conn, 1).unwrap();
+        conn.execute_batch(
+            "INSERT INTO id_sequences (name, last) VALUES ('ledger_entry', 1);
+             INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');
+             INSERT INTO ledger_entries (customer_id, id, kind, amount_cents, balance_after_cents, reference, created_at)
+             VALUES ('C1', 1, 'recharge', 20000, 20000, 'account opened', '2026-01-01T00:00:00Z');",
+        )
+        .unwrap();
+        let negative = "INSERT INTO ledger_entries (customer_id, id, kind, amount_cents, balance_after_cents, reference, created_at)
+                        VALUES ('C1', 2, 'charge', -30000, -10000, 'x', '2026-01-02T00:00:00Z')";
+        assert!(conn.execute(negative, []).is_err(), "the baseline refuses a negative balance");
+        crate::store::migrate(&mut conn).unwrap();
+        assert_eq!(balance_cents(&conn, "C1").unwrap(), 20000);
+        let now = Utc.with_ymd_and_hms(2026, 11, 21, 15, 0, 0).unwrap();
+        let tx = conn.transaction().unwrap();
+        let refused = append(&tx, "C1", EntryKind::Charge, -30000, "shipment", now).unwrap_err();
+        assert_eq!(refused.category(), ErrorCategory::InsufficientFunds);
+        assert_eq!(append_owed(&tx, "C1", EntryKind::Charge, -30000, "return label", now).unwrap(), -10000);
+        // an entry that raises the balance is written, even if it stays below zero
+        assert_eq!(append(&tx, "C1", EntryKind::Recharge, 4000, "recharge", now).unwrap(), -6000);
+        assert!(tx.execute("UPDATE ledger_entries SET amount_cents = 0", []).is_err(), "still append-only");
+        assert!(tx.execute("DELETE FROM ledger_entries", []).is_err(), "still append-only");
+        tx.commit().unwrap();
+        let view = prepay(&conn, "C1").unwrap();
+        assert_eq!(view.balance, "-60.00");
+        let after: Vec<&str> = view.entries.iter().map(|e| e.balance_after.as_str()).collect();
+        assert_eq!(after, ["-60.00", "-100.00", "200.00"]);
+        assert_eq!(view.entries[1].amount, "-300.00");
+    }
 }

@@ -2,8 +2,10 @@
 //! a booking, from its receiver back to `returnTo` (the sender when absent), that costs
 //! nothing until it is used. Its price, the same service on the reversed route, is fixed
 //! at booking ([`Price`]); the first carrier-feed event for its tracking number charges
-//! it to the prepay ledger, once. Voiding the shipment before that voids the return label
-//! with it: it no longer prints, and a scan of it is refused.
+//! it to the prepay ledger, once, as a debt when the balance cannot pay it. Voiding the
+//! shipment (allowed until the carrier reports more than `Info Received` for either
+//! label) voids the return label with it, refunding its charge if it had one: it no
+//! longer prints, and a scan of it is refused.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension};
@@ -109,18 +111,15 @@ pub(crate) fn refuse_if_voided(voided: bool, book_number: &str, field: &str) -> 
 
 /// Charges the return label of the customer's shipment `book_number` on its first scan:
 /// a ledger charge naming it, recharging the prepay balance first when it falls short
-/// and a payment method is on file (pay on use is the customer's standing consent). A
-/// label already used is not charged again.
-///
-/// # Errors
-/// `INSUFFICIENT_FUNDS` when the balance cannot cover it; nothing is written then.
+/// and a payment method is on file (pay on use is the customer's standing consent), and
+/// taken as a debt when it cannot be recharged: the carrier carried it, so the scan is
+/// never refused for money. A label already used is not charged again.
 pub(crate) fn charge_first_use(tx: &Connection, customer_id: &str, book_number: &str, now: DateTime<Utc>) -> Result<()> {
     let Some(label) = find(tx, customer_id, book_number)?.filter(|l| l.used_at.is_none()) else {
         return Ok(());
     };
     let customer = customers::find(tx, customer_id)?;
-    let reference = format!("return label {} of shipment {book_number}", label.tracking_number);
-    booking::charge(tx, &customer, label.cost_cents, true, &reference, now)?;
+    booking::charge_carried(tx, &customer, label.cost_cents, &reference(&label, book_number), now)?;
     tx.prepare_cached("UPDATE return_labels SET used_at = ?3 WHERE customer_id = ?1 AND book_number = ?2")?.execute([
         customer_id,
         book_number,
@@ -129,15 +128,22 @@ pub(crate) fn charge_first_use(tx: &Connection, customer_id: &str, book_number: 
     Ok(())
 }
 
-/// Refuses to void shipment `book_number` once its return label was used: the return
-/// has been carried and charged.
-pub(crate) fn refuse_void_if_used(conn: &Connection, customer_id: &str, book_number: &str) -> Result<()> {
-    if let Some(ReturnLabel { used_at: Some(at), tracking_number, .. }) = find(conn, customer_id, book_number)? {
-        return Err(Error::conflict(format!(
-            "The return label {tracking_number} of shipment {book_number} was used at {at}, so the shipment can no longer be voided."
-        )));
+/// How the ledger names the return label of shipment `book_number`.
+fn reference(label: &ReturnLabel, book_number: &str) -> String {
+    format!("return label {} of shipment {book_number}", label.tracking_number)
+}
+
+/// Refunds the return label of the customer's shipment `book_number`, being voided, if
+/// its first scan (an `Info Received`: any later one stops the void) charged it. Returns
+/// the balance after, or `None` when nothing was charged.
+pub(crate) fn refund_on_void(tx: &Connection, customer_id: &str, book_number: &str, now: DateTime<Utc>) -> Result<Option<i64>> {
+    match find(tx, customer_id, book_number)? {
+        Some(label) if label.used_at.is_some() => {
+            let reference = format!("{} voided", reference(&label, book_number));
+            Ok(Some(ledger::append(tx, customer_id, ledger::EntryKind::Refund, label.cost_cents, &reference, now)?))
+        }
+        _ => Ok(None),
     }
-    Ok(())
 }
 
 /// Retrieve return label: the return label of the customer's shipment `book_number` in

@@ -216,7 +216,7 @@ pub(crate) fn store(
 /// be tracked, a status outside 2.9, a time not `YYYY-MM-DD HH:MM:SS`, a country that is
 /// not ISO, or a carrier other than the shipment's; `LIMIT_EXCEEDED` past
 /// [`MAX_FEED_EVENTS`] events; `CONFLICT` for an event of the return label of a voided
-/// shipment; `INSUFFICIENT_FUNDS` when the balance cannot pay for the return.
+/// shipment. Never `INSUFFICIENT_FUNDS`: a return the balance cannot pay is a debt.
 pub(crate) fn record(
     tx: &Connection,
     catalog: &Catalog,
@@ -282,8 +282,8 @@ pub(crate) fn record(
 /// # Errors
 /// `INVALID_REQUEST` for a carrier that cannot be tracked or an invalid event;
 /// `NOT_FOUND` when no shipment of `carrier` has the tracking number; `CONFLICT` for the
-/// return label of a voided shipment; `INSUFFICIENT_FUNDS` when the balance cannot pay
-/// for the return.
+/// return label of a voided shipment. Never `INSUFFICIENT_FUNDS`: a return the balance
+/// cannot pay is a debt.
 pub(crate) fn record_for_carrier(
     tx: &Connection,
     catalog: &Catalog,

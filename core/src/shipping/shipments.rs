@@ -22,13 +22,13 @@ impl Shipping {
     }
 
     /// Void shipment, `POST .../shipments/:bookNumber` `{"voided": true}`: refunds its
-    /// prepay charge to the ledger.
+    /// prepay charge to the ledger, and its return label's if that was charged.
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment (or another customer's);
     /// `CONFLICT` when it is already voided, or the carrier has it in hand (it is on a
-    /// manifest, or the carrier feed reported an event after `Info Received`), or its
-    /// scan-based return label was used.
+    /// manifest, or the carrier feed reported an event after `Info Received` for it or
+    /// its scan-based return label).
     pub fn void_shipment(&self, customer_id: &str, book_number: &str, req: &wire::VoidRequest) -> Result<wire::VoidResponse> {
         let now = self.clock.now();
         self.write_for(customer_id, |tx| booking::void(tx, customer_id, book_number, req, now))
@@ -194,15 +194,15 @@ impl Shipping {
     /// .../shipments/:bookNumber/tracking-events`: events in the shape of 4.6, all or
     /// none, for the shipment's pieces or its scan-based return label. Events already
     /// stored are counted as duplicates and ignored. The first event of the return label
-    /// charges the return to the prepay balance.
+    /// charges the return to the prepay balance, as a debt when it cannot pay it.
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment, or an event whose tracking number
     /// is not one of the shipment's (`events[i].trackingNumber`); `INVALID_REQUEST` for an
     /// empty list, a status outside 2.9, a time not `YYYY-MM-DD HH:MM:SS`, a country that
     /// is not ISO, or a carrier other than the shipment's; `LIMIT_EXCEEDED` past 1000
-    /// events; `CONFLICT` for the return label of a voided shipment;
-    /// `INSUFFICIENT_FUNDS` when the balance cannot pay for the return.
+    /// events; `CONFLICT` for the return label of a voided shipment. Never refused for
+    /// money.
     pub fn record_tracking_events(
         &self,
         customer_id: &str,
@@ -225,7 +225,7 @@ impl Shipping {
     /// shipments are also found under `postal`, their final-mile carrier, and return
     /// labels by their own number); `INVALID_REQUEST` for a carrier that cannot be
     /// tracked or an invalid event; `CONFLICT` for the return label of a voided
-    /// shipment; `INSUFFICIENT_FUNDS` when the balance cannot pay for the return.
+    /// shipment. Never refused for money.
     pub fn record_tracking_event(
         &self,
         carrier: &str,

@@ -1,8 +1,8 @@
 //! Scan-based return labels (4.5 `scanBasedReturnLabel`, carrier B): a second label from
 //! the receiver back to `returnTo` (the sender when absent) under its own tracking
 //! number, `GET .../shipments/:bookNumber/return-label/:labelImageFormat`, and pay on
-//! use: nothing at booking, the reversed route's price on the first scan, once; a void
-//! before that voids the return label too.
+//! use: nothing at booking, the reversed route's price on the first scan, once, as a
+//! debt when the balance cannot pay it; a void voids the return label too.
 
 use consign::{wire, ErrorCategory, TrackingKind};
 use consign_conformance::*;
@@ -287,45 +287,139 @@ fn a_return_label_never_scanned_costs_nothing_and_a_void_voids_it() {
     assert!(info.as_array().unwrap().iter().all(|e| e["trackingNumber"] != ret), "nothing recorded: {info}");
 }
 
+/// Once the carrier reports more than `Info Received` for the return label, the
+/// shipment can no longer be voided, as for its own pieces.
 #[test]
-fn a_used_return_label_stops_a_void() {
+fn a_scan_of_the_return_label_after_info_received_stops_a_void() {
     let h = Harness::new();
     let id = h.shipper("ann@example.com");
     let (book_number, b) = book(&h, &id, &with_return());
     let ret = b["returnTrackingNumber"].as_str().unwrap();
-    // even an `Info Received` scan of the return label is a use
-    feed(&h, &id, &book_number, ret, "Info Received", "2026-12-01 15:00:00").expect(200);
+    feed(&h, &id, &book_number, ret, "In Transit", "2026-12-01 15:00:00").expect(200);
     assert_eq!(charges_naming(&h, &id, ret).len(), 1);
     let before = prepay(&h, &id);
     let a = h.call("POST", &Harness::path(&id, &format!("/shipments/{book_number}")), &json!({"voided": true}));
     a.assert_error_without_details(409, "CONFLICT");
-    assert!(a.body["error"].as_str().unwrap().contains(ret), "{:?}", a.body);
+    let message = a.body["error"].as_str().unwrap();
+    assert!(message.contains("In Transit") && message.contains(&format!("return label {ret}")), "{message}");
     assert_eq!(prepay(&h, &id), before, "nothing refunded");
+    assert_eq!(h.get(&Harness::path(&id, &format!("/shipments/{book_number}"))).expect(200)["voided"], false);
 }
 
-/// The return is the shipper's to pay, whoever the outbound carriage is billed to: a
-/// balance that cannot cover it (no payment method to recharge from) refuses the scan
-/// with `INSUFFICIENT_FUNDS` and records nothing, so that the feed can send it again.
+/// `Info Received` alone, for the shipment's piece and for its return label, does not
+/// stop a void: the carrier does not have either in hand. The void refunds the outbound
+/// charge and the return's, which that first event charged.
 #[test]
-fn a_return_that_cannot_be_paid_records_nothing() {
+fn only_info_received_leaves_a_void_allowed_and_the_void_refunds_the_return() {
     let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let (book_number, b) = book(&h, &id, &with_return());
+    let ret = b["returnTrackingNumber"].as_str().unwrap();
+    let tracking = b["trackingNumber"].as_str().unwrap();
+    feed(&h, &id, &book_number, tracking, "Info Received", "2026-11-22 08:00:00").expect(200);
+    feed(&h, &id, &book_number, ret, "Info Received", "2026-12-01 15:00:00").expect(200);
+    let charge = charges_naming(&h, &id, ret);
+    assert_eq!(charge.len(), 1, "an Info Received of the return label charges it");
+    let before_void = prepay(&h, &id);
+    h.void(&id, &book_number);
+    let after = prepay(&h, &id);
+    let entries = after["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), before_void["entries"].as_array().unwrap().len() + 2, "{after}");
+    let refund_of_return = &entries[0];
+    assert_eq!(refund_of_return["kind"], "refund");
+    assert_eq!(refund_of_return["amount"], charge[0]["amount"].as_str().unwrap().trim_start_matches('-'));
+    assert!(refund_of_return["reference"].as_str().unwrap().contains(ret), "{refund_of_return}");
+    assert_eq!(entries[1]["kind"], "refund");
+    assert_eq!(entries[1]["amount"], money(&b["totalShippingCost"]));
+    // the return label is voided with the shipment: a later scan of it is refused
+    feed(&h, &id, &book_number, ret, "In Transit", "2026-12-02 15:00:00").assert_error(409, "CONFLICT", Some("events[0].trackingNumber"));
+}
+
+/// A customer with no payment method whose balance is the account's opening deposit of
+/// 1.00 USD, and a booking with a return label billed to the receiver (the outbound
+/// charges nothing): (customer, book number, return tracking number).
+fn unpaid_return(h: &Harness) -> (String, String, String) {
     let settings = json!({"minimumBalance": 0, "rechargeAmount": "1.00"});
     let id = h.create_customer_with(&with(customer_body("ann@example.com"), "/prepaySettings", settings));
     let billed = json!({"party": "receiver", "account": "R-123456", "country": "US"});
-    let (book_number, b) = book(&h, &id, &with(with_return(), "/billing", billed));
-    let ret = b["returnTrackingNumber"].as_str().unwrap();
-    let before = prepay(&h, &id);
-    assert_eq!(before["balance"], "1.00", "the account's opening deposit; the outbound is billed to the receiver");
-    feed(&h, &id, &book_number, ret, "In Transit", "2026-12-01 15:00:00").assert_error_without_details(402, "INSUFFICIENT_FUNDS");
-    assert_eq!(prepay(&h, &id), before);
+    let (book_number, b) = book(h, &id, &with(with_return(), "/billing", billed));
+    assert_eq!(prepay(h, &id)["balance"], "1.00", "the account's opening deposit; the outbound is billed to the receiver");
+    let ret = b["returnTrackingNumber"].as_str().unwrap().to_string();
+    (id, book_number, ret)
+}
+
+/// `a` minus `b`, two-decimal amounts as the ledger writes them, as it writes them.
+fn minus(a: &str, b: &str) -> String {
+    let (a, b): (rust_decimal::Decimal, rust_decimal::Decimal) = (a.parse().unwrap(), b.parse().unwrap());
+    (a - b).round_dp(2).to_string()
+}
+
+/// The return is the shipper's to pay, whoever the outbound carriage is billed to, and
+/// a carrier's fact is never refused for money: a first scan that the balance cannot pay
+/// (no payment method to recharge from) is recorded, and its charge taken as a debt. The
+/// balance goes below zero by the charge and is shown so (`"-7.95"`), in `GET .../prepay`
+/// and in the entry.
+#[test]
+fn a_return_the_balance_cannot_pay_is_recorded_and_charged_as_a_debt() {
+    let h = Harness::new();
+    let (id, book_number, ret) = unpaid_return(&h);
+    assert_eq!(feed(&h, &id, &book_number, &ret, "In Transit", "2026-12-01 15:00:00").expect(200)["recorded"], 1);
     let info = h.get(&Harness::path(&id, &format!("/shipments/{book_number}/tracking-information"))).expect(200).clone();
-    assert!(info.as_array().unwrap().iter().all(|e| e["trackingNumber"] != ret), "nothing recorded: {info}");
-    // once a payment method is on file, the same event goes through and is charged
-    h.call("POST", &Harness::path(&id, "/paymentMethod"), &payment_body("tok_1NqLx2")).expect(200);
-    assert_eq!(feed(&h, &id, &book_number, ret, "In Transit", "2026-12-01 15:00:00").expect(200)["recorded"], 1);
-    let charged = charges_naming(&h, &id, ret);
+    assert!(info.as_array().unwrap().iter().any(|e| e["trackingNumber"] == ret.as_str()), "recorded: {info}");
+    let charged = charges_naming(&h, &id, &ret);
     assert_eq!(charged.len(), 1);
-    assert_eq!(charged[0]["amount"], reversed_price(&h, &id, us_address()));
+    let price = reversed_price(&h, &id, us_address());
+    assert_eq!(charged[0]["amount"], price);
+    let owed = minus("1.00", price.trim_start_matches('-'));
+    assert!(owed.starts_with('-') && owed.split_once('.').unwrap().1.len() == 2, "{owed}");
+    let view = prepay(&h, &id);
+    assert_eq!(view["balance"], owed.as_str(), "{view}");
+    assert_eq!(charged[0]["balanceAfter"], owed.as_str());
+    // a repeat charges nothing more
+    feed(&h, &id, &book_number, &ret, "Delivered", "2026-12-03 15:00:00").expect(200);
+    assert_eq!(prepay(&h, &id)["balance"], owed.as_str());
+}
+
+/// The carrier-keyed feed records an unpaid return the same way.
+#[test]
+fn the_carrier_keyed_feed_records_a_return_the_balance_cannot_pay() {
+    let h = Harness::new();
+    let (id, _, ret) = unpaid_return(&h);
+    let event = scan("Accepted at the post office", "2026-12-01 15:00:00", "Los Angeles, CA");
+    assert_eq!(h.shipping.record_tracking_event("postal", &ret, &event).unwrap().recorded, 1);
+    let price = reversed_price(&h, &id, us_address());
+    assert_eq!(prepay(&h, &id)["balance"], minus("1.00", price.trim_start_matches('-')).as_str());
+}
+
+/// While the balance is below zero every booking is refused with 402
+/// `INSUFFICIENT_FUNDS`, one billed to the receiver included, and writes nothing; the
+/// automatic recharge of a booking, with a payment method on file, pays the debt and
+/// the booking (the balance after keeps the minimum).
+#[test]
+fn a_debt_refuses_bookings_until_a_recharge_covers_it() {
+    let h = Harness::new();
+    let (id, book_number, ret) = unpaid_return(&h);
+    feed(&h, &id, &book_number, &ret, "In Transit", "2026-12-01 15:00:00").expect(200);
+    let in_debt = prepay(&h, &id);
+    assert!(in_debt["balance"].as_str().unwrap().starts_with('-'), "{in_debt}");
+    let billed = json!({"party": "receiver", "account": "R-123456", "country": "US"});
+    let a = h.book_with(&id, &book_body());
+    a.assert_error_without_details(402, "INSUFFICIENT_FUNDS");
+    assert!(a.body["error"].as_str().unwrap().contains("debt"), "{:?}", a.body);
+    h.book_with(&id, &with(book_body(), "/billing", billed.clone())).assert_error_without_details(402, "INSUFFICIENT_FUNDS");
+    h.book_with(&id, &with(book_body(), "/approvePrepayRecharge", json!(false))).assert_error_without_details(402, "INSUFFICIENT_FUNDS");
+    assert_eq!(prepay(&h, &id), in_debt, "nothing written");
+    // with a payment method on file, a recharge not approved still leaves the debt
+    h.call("POST", &Harness::path(&id, "/paymentMethod"), &payment_body("tok_1NqLx2")).expect(200);
+    h.book_with(&id, &with(book_body(), "/approvePrepayRecharge", json!(false))).assert_error_without_details(402, "INSUFFICIENT_FUNDS");
+    h.book_with(&id, &with(book_body(), "/billing", billed.clone())).expect(201);
+    let after = prepay(&h, &id);
+    assert!(!after["balance"].as_str().unwrap().starts_with('-'), "the approved recharge paid the debt: {after}");
+    let recharges = after["entries"].as_array().unwrap().iter().filter(|e| e["kind"] == "recharge").count();
+    assert!(recharges > 1, "recharged beyond the opening deposit: {after}");
+    // out of debt, bookings are charged as before
+    let b = h.book_with(&id, &book_body()).expect(201).clone();
+    assert_eq!(prepay(&h, &id)["entries"][0]["amount"], format!("-{}", money(&b["totalShippingCost"])));
 }
 
 #[test]
