@@ -237,7 +237,8 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
         receiver,
         residential: req.residential.unwrap_or(false),
         // the carrier's own code, however the request named the option
-        signature: req.signature_option_code.as_deref().map(|code| carrier.signature_option(code).map_or(code, |o| o.code.as_str()).into()),
+        signature: crate::catalog::signature_asked(req.signature_option_code.as_deref())
+            .map(|code| carrier.signature_option(code).map_or(code, |o| o.code.as_str()).into()),
         saturday: req.saturday_delivery.unwrap_or(false),
         am_delivery: req.postal_express_am_delivery.unwrap_or(false),
         dangerous_goods: req.dangerous_goods_code.as_deref().map(wire::CompactString::from),
@@ -423,13 +424,16 @@ fn quoted_shipment(ctx: &Context, stored: &quoting::StoredQuote, booked: &ValidS
     let (sender_unsent, receiver_unsent) = (unsent(&quoted.sender), unsent(&quoted.receiver));
     let accounts: Vec<String> = quoted.provider_account_id.iter().map(ToString::to_string).collect();
     let no_cards = Vec::new();
+    // The quote's own date as "today": the window of shipment dates was checked when it
+    // was quoted, and the booking's date is checked against the clock.
+    let quoted_date = quoted.shipment_date.as_deref().and_then(shipment::parse_date);
     let quoting = quoting::Context {
         // the lenient form: it reads what either quote stored
         form: quoting::Form::Single,
         catalog: ctx.catalog,
         rates: ctx.rates,
         profile: ctx.profile,
-        today: NaiveDate::MIN,
+        today: quoted_date.unwrap_or(NaiveDate::MIN),
         provider_accounts: &accounts,
         cards: &no_cards,
     };
@@ -1416,6 +1420,21 @@ pub(crate) fn labels_pdf(conn: &Connection, books: &Books, customer_id: &str, bo
         return Ok(None);
     }
     Ok(Some(base64(&merged_pdf(&labels)?)))
+}
+
+/// The lower bound of list shipments (`minBookNumber`) as stored book numbers compare:
+/// the number it is (leading zeros allowed; empty is from the first), written as book
+/// numbers are, in ten digits. `None` when it is above every ten-digit number.
+///
+/// # Errors
+/// `INVALID_REQUEST` on `minBookNumber` for anything but digits.
+pub(crate) fn list_bound(text: &str) -> Result<Option<String>> {
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
+        let shown: String = text.chars().take(40).collect();
+        return Err(Error::invalid("minBookNumber", format!("expected a book number, digits only, found {shown:?}")));
+    }
+    let digits = text.trim_start_matches('0');
+    Ok((digits.len() <= 10).then(|| format!("{digits:0>10}")))
 }
 
 /// List shipments: the customer's shipments by book number from `min`, at most `limit`.

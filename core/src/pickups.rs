@@ -132,6 +132,10 @@ pub(crate) fn schedule(
     match crate::shipment::parse_date(&req.pickup_date) {
         None => p.push("pickupDate", format!("expected a date as YYYY-MM-DD, found {:?}", req.pickup_date)),
         Some(d) if d < today => p.push("pickupDate", format!("{d} is in the past; the earliest pickup date is today, {today}")),
+        Some(d) if d > crate::shipment::latest_date(today) => p.push(
+            "pickupDate",
+            format!("{d} is more than a year ahead; the latest pickup date is {}", crate::shipment::latest_date(today)),
+        ),
         Some(_) => {}
     }
     let ready = time(&mut p, "readyTime", &req.ready_time);

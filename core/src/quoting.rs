@@ -171,6 +171,9 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
             p.push("packageTypeCode", format!("{code:?} is not a package type of the catalog"));
         }
     }
+    if crate::catalog::signature_asked(s.signature_option_code.as_deref()).is_none() {
+        s.signature_option_code = None;
+    }
     if let Some(code) = &s.signature_option_code {
         if !catalog.document().carriers.iter().any(|c| c.signature_option(code).is_some()) {
             p.push("signatureOptionCode", format!("{code:?} is not a signature option of any carrier; list services shows them"));

@@ -50,33 +50,44 @@ pub(crate) fn check_limits(pieces: &[wire::Piece], invoice: Option<&wire::Commer
     bounded::check("commercialInvoice.items", items, MAX_INVOICE_ITEMS)
 }
 
-/// `YYYY-MM-DD`, not before `today`.
+/// `YYYY-MM-DD`, not before `today` and at most a year after it ([`latest_date`]).
 pub(crate) fn shipment_date(p: &mut Problems, field: &str, text: &str, today: NaiveDate) -> Option<NaiveDate> {
     let date = parse_date(text);
     match date {
         None => p.push(field, format!("expected a date as YYYY-MM-DD, found {text:?}")),
         Some(d) if d < today => p.push(field, format!("{d} is in the past; the earliest shipment date is today, {today}")),
+        Some(d) if d > latest_date(today) => {
+            p.push(field, format!("{d} is more than a year ahead; the latest shipment date is {}", latest_date(today)))
+        }
         Some(_) => {}
     }
     date
 }
 
-/// A strict `YYYY-MM-DD` date.
+/// The latest shipment or pickup date accepted on `today`: a year later (the 28th of
+/// February for the 29th), and never past [`LAST_DATE`].
+pub(crate) fn latest_date(today: NaiveDate) -> NaiveDate {
+    today.checked_add_months(chrono::Months::new(12)).map_or(LAST_DATE, |d| d.min(LAST_DATE))
+}
+
+/// The last date `YYYY-MM-DD` can write: no answer carries a later one (a computed
+/// arrival past it is no estimate at all).
+pub(crate) const LAST_DATE: NaiveDate = match NaiveDate::from_ymd_opt(9999, 12, 31) {
+    Some(d) => d,
+    None => NaiveDate::MAX,
+};
+
+/// A date written exactly as `YYYY-MM-DD`: four digits, a dash, two, a dash, two; no
+/// sign, no spaces, and a real day. chrono's `%Y-%m-%d` alone would also read a sign,
+/// one-digit months and days, and more digits of year.
 pub(crate) fn parse_date(text: &str) -> Option<NaiveDate> {
-    let t = text.trim();
-    if t.len() != 10 {
+    let b = text.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
     }
-    // Read by hand when it is digits and dashes: chrono's parser reads the format string
-    // again for every date, once per shipment of a batch. A property test compares them.
-    let b = t.as_bytes();
     let digits = |r: std::ops::Range<usize>| b[r].iter().try_fold(0u32, |n, &c| c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0')));
-    if b[4] == b'-' && b[7] == b'-' {
-        if let (Some(y), Some(m), Some(d)) = (digits(0..4), digits(5..7), digits(8..10)) {
-            return NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d);
-        }
-    }
-    NaiveDate::parse_from_str(t, "%Y-%m-%d").ok()
+    let (y, m, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
 }
 
 /// Parses an enumerated value, recording the allowed spellings on failure.
@@ -338,20 +349,38 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
+        /// What chrono reads, restricted to the exact shape: signs, spaces, one-digit
+        /// months and days are refused whatever chrono makes of them.
         #[test]
-        fn dates_read_as_chrono_reads_them(text in r"[0-9+-]{0,2}[0-9]{0,4}-[0-9 ]{0,2}-[0-9]{1,2} ?") {
-            let t = text.trim();
-            let chrono = if t.len() == 10 { NaiveDate::parse_from_str(t, "%Y-%m-%d").ok() } else { None };
+        fn dates_read_as_chrono_reads_the_exact_shape(text in r"[0-9+ -]{0,2}[0-9]{0,4}-[0-9 ]{0,2}-[0-9]{1,2} ?") {
+            let b = text.as_bytes();
+            let exact = b.len() == 10 && b.iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() });
+            let chrono = if exact { NaiveDate::parse_from_str(&text, "%Y-%m-%d").ok() } else { None };
             proptest::prop_assert_eq!(parse_date(&text), chrono);
         }
     }
 
     #[test]
     fn dates_are_strict() {
-        assert_eq!(parse_date(" 2026-11-23 "), NaiveDate::from_ymd_opt(2026, 11, 23));
-        for bad in ["2026-02-30", "2026-13-01", "2026-1-1", "2026/11/23", "26-11-2023", "0000-00-00", ""] {
+        assert_eq!(parse_date("2026-11-23"), NaiveDate::from_ymd_opt(2026, 11, 23));
+        for bad in [
+            "2026-02-30", "2026-13-01", "2026-1-1", "2026/11/23", "26-11-2023", "0000-00-00", "", " 2026-11-23 ", "2026-11-23 ",
+            "+2026-1-05", "+999-01-05", "+10000-1-1", "-2026-1-05", "2026-1-005", "2026-01-5", "02026-11-23", "2026-11-023",
+            "2026-١١-23",
+        ] {
             assert_eq!(parse_date(bad), None, "{bad}");
         }
+        assert!(NaiveDate::parse_from_str("+2026-1-05", "%Y-%m-%d").is_ok(), "why the shape is checked first");
         assert_eq!(parse_date("2024-02-29"), NaiveDate::from_ymd_opt(2024, 2, 29));
+        assert_eq!(parse_date("9999-12-31"), Some(LAST_DATE));
+    }
+
+    #[test]
+    fn the_latest_date_is_a_year_ahead_and_never_past_the_last_date() {
+        let d = |y, m, d| NaiveDate::from_ymd_opt(y, m, d).unwrap();
+        assert_eq!(latest_date(d(2026, 11, 21)), d(2027, 11, 21));
+        assert_eq!(latest_date(d(2028, 2, 29)), d(2029, 2, 28));
+        assert_eq!(latest_date(d(9999, 3, 1)), LAST_DATE);
+        assert_eq!(latest_date(NaiveDate::MAX), LAST_DATE);
     }
 }

@@ -31,6 +31,20 @@ pub(crate) fn event_time(at: DateTime<Utc>) -> String {
     at.format("%Y-%m-%d %H:%M:%S").to_string()
 }
 
+/// Whether `text` is a real time written exactly `YYYY-MM-DD HH:MM:SS` (two digits each
+/// but the year's four; no sign), as chrono's format alone does not check.
+fn is_event_time(text: &str) -> bool {
+    let b = text.as_bytes();
+    let shape = b.len() == 19
+        && b.iter().enumerate().all(|(i, c)| match i {
+            4 | 7 => *c == b'-',
+            10 => *c == b' ',
+            13 | 16 => *c == b':',
+            _ => c.is_ascii_digit(),
+        });
+    shape && chrono::NaiveDateTime::parse_from_str(text, "%Y-%m-%d %H:%M:%S").is_ok()
+}
+
 /// The `id_sequences` row that numbers tracking events in the order they are recorded.
 const EVENT_IDS: &str = "tracking_event";
 
@@ -147,7 +161,7 @@ pub(crate) fn check_event(p: &mut crate::error::Problems, at: &str, e: &crate::w
         p.push(field("eventStatus"), format!("expected one of {}, found {:?}", EVENT_STATUSES.join(", "), e.event_status));
     }
     let time = e.event_time.trim();
-    if time.len() != 19 || chrono::NaiveDateTime::parse_from_str(time, "%Y-%m-%d %H:%M:%S").is_err() {
+    if !is_event_time(time) {
         p.push(field("eventTime"), format!("expected a time as YYYY-MM-DD HH:MM:SS, found {:?}", e.event_time));
     }
     let area = e.service_area.trim();
@@ -354,6 +368,15 @@ mod tests {
             service_area: "Philadelphia, PA".into(),
             service_area_country: "US".into(),
         }
+    }
+
+    #[test]
+    fn event_times_are_exactly_the_shape() {
+        assert!(is_event_time("2026-11-21 10:00:00"));
+        for bad in ["+2026-1-05 10:00:00", "2026-11-21 1:00:000", "2026-11-21T10:00:00", "2026-11-31 10:00:00", "2026-11-21 24:00:00"] {
+            assert!(!is_event_time(bad), "{bad}");
+        }
+        assert!(chrono::NaiveDateTime::parse_from_str("+2026-1-05 10:00:00", "%Y-%m-%d %H:%M:%S").is_ok(), "why the shape is checked");
     }
 
     /// Events stored in a database of the baseline schema (keyed by customer, shipment and

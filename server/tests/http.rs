@@ -482,3 +482,60 @@ fn a_write_locked_out_past_the_busy_timeout_is_503_with_retry_after_while_reads_
     other.execute_batch("ROLLBACK").unwrap();
     s.book(&id, &book_body());
 }
+
+/// `minBookNumber` over HTTP: compared as a number (a bound below every book number
+/// lists from the first), and 400 naming it when it is not one.
+#[test]
+fn min_book_number_is_a_number_over_http() {
+    let s = serve();
+    let id = s.shipper("ann@example.com");
+    let first = s.book(&id, &book_body());
+    let second = s.book(&id, &book_body());
+    let listed = |query: &str| -> Vec<String> {
+        let answer = s.get(&path(&id, &format!("/shipments{query}"))).expect(200);
+        answer["shipments"].as_array().unwrap().iter().map(|v| v["bookNumber"].as_str().unwrap().to_string()).collect()
+    };
+    for below in ["1", "0001", "999"] {
+        assert_eq!(listed(&format!("?minBookNumber={below}")), [first.clone(), second.clone()], "{below}");
+    }
+    assert_eq!(listed(&format!("?minBookNumber={second}")), [second.clone()]);
+    let body = s.get(&path(&id, "/shipments?minBookNumber=abc")).expect_error(400, "INVALID_REQUEST");
+    assert_eq!(body["details"][0]["field"], "minBookNumber", "{body}");
+}
+
+/// The debt path over HTTP: the feed records a return label's first scan that the
+/// balance cannot pay (200, no 402), `GET .../prepay` shows the negative balance its
+/// entries add up to, and a booking is 402 while the debt stands.
+#[test]
+fn a_return_the_balance_cannot_pay_is_a_debt_over_http() {
+    let s = serve();
+    let settings = json!({"minimumBalance": 0, "rechargeAmount": "1.00"});
+    let customer = with(customer_body("ann@example.com"), "/prepaySettings", settings);
+    let id = s.call("POST", "/restapi/v1/customers", &customer).expect(201)["customerId"].as_str().unwrap().to_string();
+    let billed = json!({"party": "receiver", "account": "R-123456", "country": "US"});
+    let booking = with(with(book_body(), "/scanBasedReturnLabel", json!(true)), "/billing", billed);
+    let b = s.call("POST", &path(&id, "/shipments"), &booking).expect(201);
+    let (book, ret) = (b["bookNumber"].as_str().unwrap(), b["returnTrackingNumber"].as_str().unwrap());
+    let event = json!({"trackingNumber": ret, "carrier": "postal", "event": "Accepted", "eventStatus": "In Transit",
+        "eventTime": "2026-12-01 15:00:00", "serviceArea": "Los Angeles, CA", "serviceAreaCountry": "US"});
+    let fed = s.call("POST", &path(&id, &format!("/shipments/{book}/tracking-events")), &json!({"events": [event]})).expect(200);
+    assert_eq!(fed["recorded"], 1);
+    let prepay = s.get(&path(&id, "/prepay")).expect(200);
+    let balance = prepay["balance"].as_str().unwrap();
+    assert!(balance.starts_with('-') && balance.parse::<Decimal>().unwrap() < Decimal::ZERO, "{prepay}");
+    assert_ledger_balances(&prepay);
+    s.call("POST", &path(&id, "/shipments"), &book_body()).expect_error(402, "INSUFFICIENT_FUNDS");
+}
+
+/// Strict dates over HTTP: a shipment date with a sign and a one-digit month, or more
+/// than a year ahead, is 400 naming `shipmentDate`.
+#[test]
+fn dates_are_strict_over_http() {
+    let s = serve();
+    let id = s.shipper("ann@example.com");
+    for date in ["+2027-1-05", "2027-11-22"] {
+        let body = s.call("POST", &path(&id, "/shipments"), &with(book_body(), "/shipmentDate", json!(date))).expect_error(400, "INVALID_REQUEST");
+        assert_eq!(body["details"][0]["field"], "shipmentDate", "{date}: {body}");
+    }
+    s.call("POST", &path(&id, "/shipments"), &with(book_body(), "/shipmentDate", json!("2027-11-21"))).expect(201);
+}

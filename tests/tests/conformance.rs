@@ -11,6 +11,8 @@ mod batches;
 mod booking;
 #[path = "conformance/customers.rs"]
 mod customers;
+#[path = "conformance/dates.rs"]
+mod dates;
 #[path = "conformance/invoices.rs"]
 mod invoices;
 #[path = "conformance/labels.rs"]

@@ -93,6 +93,16 @@ impl SignatureOption {
     }
 }
 
+/// Signature option codes that ask for no signature (in any case, around spaces): a
+/// request that sends one is read as sending none, for every carrier.
+pub(crate) const NO_SIGNATURE_CODES: [&str; 3] = ["none", "no_signature_required", "service_default"];
+
+/// `code` as a request's signature option: `None` when absent or one of
+/// [`NO_SIGNATURE_CODES`].
+pub(crate) fn signature_asked(code: Option<&str>) -> Option<&str> {
+    code.filter(|c| !NO_SIGNATURE_CODES.iter().any(|none| none.eq_ignore_ascii_case(c.trim())))
+}
+
 impl Carrier {
     /// The carrier's signature option that `code` names (see [`SignatureOption::is_named`]).
     pub fn signature_option(&self, code: &str) -> Option<&SignatureOption> {

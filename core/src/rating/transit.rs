@@ -239,7 +239,8 @@ impl Calendar {
     /// The arrival of a shipment dated `ship` that takes `days` delivery days, picked up on
     /// `pickup` days and delivered on `delivery` days: the pickup day, then the `days`-th
     /// delivery day after it. `None` when no such day comes within a year (a calendar
-    /// without a working pickup or delivery day) or past the calendar's range.
+    /// without a working pickup or delivery day), or after 9999-12-31, which
+    /// `YYYY-MM-DD` cannot write.
     pub(crate) fn arrival(&self, ship: NaiveDate, days: u8, pickup: Days, delivery: Days) -> Option<NaiveDate> {
         const SEARCH: i32 = 400;
         let start = day_number(ship);
@@ -256,7 +257,7 @@ impl Calendar {
                 left -= 1;
             }
         }
-        NaiveDate::from_num_days_from_ce_opt(n + 1)
+        NaiveDate::from_num_days_from_ce_opt(n + 1).filter(|d| *d <= crate::shipment::LAST_DATE)
     }
 }
 
@@ -430,6 +431,15 @@ mod tests {
         assert_eq!(c.arrival(date("2026-12-25"), 1, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("2026-12-29")));
         // 0 days: the pickup day itself
         assert_eq!(c.arrival(date("2026-12-25"), 0, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("2026-12-28")));
+    }
+
+    #[test]
+    fn no_arrival_is_computed_past_the_last_date_yyyy_mm_dd_writes() {
+        let c = Calendar::weekdays();
+        // Thursday 9999-12-30: a day's transit arrives on Friday the 31st, two would not
+        assert_eq!(c.arrival(date("9999-12-30"), 1, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("9999-12-31")));
+        assert_eq!(c.arrival(date("9999-12-30"), 2, Days::WEEKDAYS, Days::WEEKDAYS), None);
+        assert_eq!(c.arrival(date("9999-12-31"), 0, Days::WEEKDAYS, Days::WEEKDAYS), Some(date("9999-12-31")));
     }
 
     #[test]

@@ -43,16 +43,22 @@ impl Shipping {
     }
 
     /// List shipments, `GET .../shipments?minBookNumber=&limit=`: by book number from
-    /// `min_book_number` (inclusive), at most `limit`, and at most 100 whatever `limit`
-    /// asks (clients ask for more and page on).
+    /// `min_book_number` (inclusive, compared as a number: `1` or `0001` lists from the
+    /// first; empty too), at most `limit`, and at most 100 whatever `limit` asks (clients
+    /// ask for more and page on).
     ///
     /// # Errors
-    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a limit below 1.
+    /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a limit below 1 or a
+    /// `minBookNumber` that is not digits.
     pub fn shipments(&self, customer_id: &str, min_book_number: &str, limit: i64) -> Result<wire::ShipmentsResponse> {
         if limit < 1 {
             return Err(Error::invalid("limit", format!("expected a whole number from 1 to 100, found {limit}")));
         }
-        self.read_for(customer_id, |conn| booking::list(conn, customer_id, min_book_number, limit.min(MAX_LISTED)))
+        let min = booking::list_bound(min_book_number)?;
+        self.read_for(customer_id, |conn| match &min {
+            Some(min) => booking::list(conn, customer_id, min, limit.min(MAX_LISTED)),
+            None => Ok(wire::ShipmentsResponse { shipments: Vec::new() }),
+        })
     }
 
     /// Retrieve label, `GET .../shipments/:bookNumber/label/:labelImageFormat`: the

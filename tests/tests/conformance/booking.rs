@@ -1178,6 +1178,30 @@ fn list_starts_at_min_book_number_inclusive_and_stops_at_limit() {
     assert_eq!(book_numbers(&list(&h, &id, "?limit=1")), numbers[..1]);
 }
 
+/// Book numbers are ten digits from 1000000001; `minBookNumber` is compared as a
+/// number, so a bound below every book number lists from the first, whatever its digits.
+#[test]
+fn min_book_number_is_compared_as_a_number() {
+    let (h, id) = setup();
+    let mut numbers: Vec<String> = (0..2).map(|_| booked(&h, &id, &book_body())["bookNumber"].as_str().unwrap().to_string()).collect();
+    numbers.sort();
+    for below in ["1", "0001", "999", "0", "000000000000000", "999999999"] {
+        assert_eq!(book_numbers(&list(&h, &id, &format!("?minBookNumber={below}"))), numbers, "{below}");
+    }
+    let padded = format!("00{}", numbers[1]);
+    assert_eq!(book_numbers(&list(&h, &id, &format!("?minBookNumber={padded}"))), numbers[1..], "leading zeros");
+    assert!(book_numbers(&list(&h, &id, "?minBookNumber=10000000000")).is_empty(), "above every ten-digit number");
+    assert_eq!(book_numbers(&list(&h, &id, "?minBookNumber=")), numbers, "empty is from the first");
+}
+
+#[test]
+fn a_min_book_number_that_is_not_a_number_is_refused() {
+    let (h, id) = setup();
+    for bad in ["abc", "-1", "+1000000001", "1e9", "1000000001x", "%201000000001"] {
+        list(&h, &id, &format!("?minBookNumber={bad}")).assert_error(400, "INVALID_REQUEST", Some("minBookNumber"));
+    }
+}
+
 #[test]
 fn list_accepts_a_limit_of_100() {
     let (h, id) = setup();
@@ -1265,4 +1289,22 @@ fn documented_signature_codes_book_in_any_case_as_the_carrier_option() {
     }
     let a = h.book_with(&id, &with(book_body(), "/signatureOptionCode", json!("indirect")));
     a.assert_error(400, "INVALID_REQUEST", Some("signatureOptionCode"));
+}
+
+/// `none`, `no_signature_required` and `service_default`, in any case, ask for no
+/// signature: booked and charged as without one, and a quote made without one books
+/// with them (the quote lock sees the same shipment).
+#[test]
+fn codes_meaning_no_signature_book_as_no_signature() {
+    let h = Harness::new();
+    let id = customer_with_prepay(&h, "ann@example.com", "0", "1000.00");
+    let plain = h.book_with(&id, &book_body()).expect(201).clone();
+    for code in ["none", "NO_SIGNATURE_REQUIRED", "Service_Default", " None "] {
+        let b = h.book_with(&id, &with(book_body(), "/signatureOptionCode", json!(code))).expect(201).clone();
+        assert_eq!(b["totalShippingCost"], plain["totalShippingCost"], "{code}");
+        let s = h.get(&Harness::path(&id, &format!("/shipments/{}", b["bookNumber"].as_str().unwrap()))).expect(200).clone();
+        assert_eq!(s["signatureOptionCode"], Value::Null, "{code}");
+    }
+    let q = quote_for(&h, &id, &book_body());
+    h.book_with(&id, &with(with(book_body(), "/quoteId", q["quoteId"].clone()), "/signatureOptionCode", json!("NONE"))).expect(201);
 }

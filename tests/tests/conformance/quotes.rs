@@ -810,6 +810,32 @@ fn documented_signature_codes_are_quoted_in_any_case_as_each_carrier_option() {
     assert_eq!(total(&upper, "parcel_ground"), total(&parcel, "parcel_ground"));
 }
 
+/// `none`, `no_signature_required` and `service_default`, in any case, ask for no
+/// signature: every carrier quotes as without one, in a batch quote and a single quote.
+#[test]
+fn codes_meaning_no_signature_are_quoted_as_no_signature() {
+    let (h, id) = setup();
+    let totals = |r: &Value| {
+        r["quotes"].as_array().unwrap().iter().map(|q| (q["serviceCode"].clone(), q["totalAmount"].clone())).collect::<Vec<_>>()
+    };
+    let plain = h.quote_one(&id, quote_shipment());
+    let signed = h.quote_one(&id, with(quote_shipment(), "/signatureOptionCode", json!("direct")));
+    assert_ne!(totals(&plain), totals(&signed), "a signature costs something");
+    let single = |code: &str| {
+        let body = with(quote_shipment(), "/signatureOptionCode", json!(code));
+        h.call("POST", &Harness::path(&id, "/quote"), &body).expect(200).clone()
+    };
+    let single_plain = single("none");
+    for code in ["none", "NONE", "no_signature_required", "No_Signature_Required", "service_default", "SERVICE_DEFAULT"] {
+        let r = h.quote_one(&id, with(quote_shipment(), "/signatureOptionCode", json!(code)));
+        assert_eq!(totals(&r), totals(&plain), "{code}");
+        assert_eq!(r["quoteErrors"], plain["quoteErrors"], "{code}");
+        assert_eq!(totals(&single(code)), totals(&single_plain), "{code}");
+    }
+    let null = h.call("POST", &Harness::path(&id, "/quote"), &quote_shipment()).expect(200).clone();
+    assert_eq!(totals(&single_plain), totals(&null));
+}
+
 #[test]
 fn a_generic_signature_code_a_carrier_lacks_is_that_carriers_quote_error() {
     let (h, id) = setup();
