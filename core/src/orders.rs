@@ -31,8 +31,9 @@ fn integration(conn: &Connection, customer_id: &str, integration_id: &str) -> Re
     }
 }
 
+/// `YYYY-MM-DD` exactly, or an RFC 3339 time as sent (no spaces around it).
 fn is_date(text: &str) -> bool {
-    shipment::parse_date(text).is_some() || DateTime::parse_from_rfc3339(text.trim()).is_ok()
+    shipment::parse_date(text).is_some() || DateTime::parse_from_rfc3339(text).is_ok()
 }
 
 fn non_negative(p: &mut Problems, field: &str, value: Option<Decimal>) {

@@ -224,6 +224,36 @@ pub fn check_answer(method: &str, path: &str, body: &str, status: u16, answer: &
             assert!(value[key].as_str().is_some_and(|s| !s.is_empty()), "{} answered {status} without {key}: {answer}", what());
         }
     }
+    let mut dates = Vec::new();
+    dates_of(&value, &mut dates);
+    for (key, date) in dates {
+        assert!(written_exactly(date), "{} answered {key} {date:?}, not YYYY-MM-DD: {answer}", what());
+    }
+}
+
+/// The text values of the keys that name a date (`shipmentDate`, `estimatedDeliveryDate`,
+/// ...) anywhere in `value`.
+fn dates_of<'a>(value: &'a Value, out: &mut Vec<(&'a str, &'a str)>) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map {
+                if let (true, Some(text)) = (key.ends_with("Date"), v.as_str()) {
+                    out.push((key, text));
+                }
+                dates_of(v, out);
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| dates_of(v, out)),
+        _ => {}
+    }
+}
+
+/// Whether `text` begins with a date written exactly `YYYY-MM-DD` and is that date, or
+/// the RFC 3339 time an order's dates may be (`T` after the date).
+fn written_exactly(text: &str) -> bool {
+    let b = text.as_bytes();
+    let date = b.len() >= 10 && b[..10].iter().enumerate().all(|(i, c)| if i == 4 || i == 7 { *c == b'-' } else { c.is_ascii_digit() });
+    date && (b.len() == 10 || matches!(b[10], b'T' | b't' | b' '))
 }
 
 /// Sends one request to the service of the full setup and checks the answer; a request
