@@ -498,7 +498,7 @@ fn min_book_number_is_a_number_over_http() {
     for below in ["1", "0001", "999"] {
         assert_eq!(listed(&format!("?minBookNumber={below}")), [first.clone(), second.clone()], "{below}");
     }
-    assert_eq!(listed(&format!("?minBookNumber={second}")), [second.clone()]);
+    assert_eq!(listed(&format!("?minBookNumber={second}")), std::slice::from_ref(&second));
     let body = s.get(&path(&id, "/shipments?minBookNumber=abc")).expect_error(400, "INVALID_REQUEST");
     assert_eq!(body["details"][0]["field"], "minBookNumber", "{body}");
 }
@@ -534,7 +534,8 @@ fn dates_are_strict_over_http() {
     let s = serve();
     let id = s.shipper("ann@example.com");
     for date in ["+2027-1-05", "2027-11-22"] {
-        let body = s.call("POST", &path(&id, "/shipments"), &with(book_body(), "/shipmentDate", json!(date))).expect_error(400, "INVALID_REQUEST");
+        let body =
+            s.call("POST", &path(&id, "/shipments"), &with(book_body(), "/shipmentDate", json!(date))).expect_error(400, "INVALID_REQUEST");
         assert_eq!(body["details"][0]["field"], "shipmentDate", "{date}: {body}");
     }
     s.call("POST", &path(&id, "/shipments"), &with(book_body(), "/shipmentDate", json!("2027-11-21"))).expect(201);

@@ -19,7 +19,11 @@ fn a_quote_refuses_a_shipment_date_not_exactly_yyyy_mm_dd() {
     let h = Harness::new();
     let id = h.create_customer("ann@example.com");
     for bad in [SIGNED, "2027-01-5", " 2027-01-05", "02027-01-05"] {
-        single_quote(&h, &id, &with(quote_shipment(), "/shipmentDate", json!(bad))).assert_error(400, "INVALID_REQUEST", Some("shipmentDate"));
+        single_quote(&h, &id, &with(quote_shipment(), "/shipmentDate", json!(bad))).assert_error(
+            400,
+            "INVALID_REQUEST",
+            Some("shipmentDate"),
+        );
     }
     single_quote(&h, &id, &with(quote_shipment(), "/shipmentDate", json!("2027-01-05"))).expect(200);
 }
@@ -82,7 +86,11 @@ fn a_shipment_date_more_than_a_year_ahead_is_refused() {
     a.assert_error(400, "INVALID_REQUEST", Some("shipmentDate"));
     assert!(a.body["details"][0]["message"].as_str().unwrap().contains("the latest shipment date is 2027-11-21"), "{:?}", a.body);
     assert_shipment_error(&h.quote_one(&id, late), "INVALID_REQUEST", "shipments[0].shipmentDate");
-    h.book_with(&id, &with(book_body(), "/shipmentDate", json!(days_ahead(366)))).assert_error(400, "INVALID_REQUEST", Some("shipmentDate"));
+    h.book_with(&id, &with(book_body(), "/shipmentDate", json!(days_ahead(366)))).assert_error(
+        400,
+        "INVALID_REQUEST",
+        Some("shipmentDate"),
+    );
     h.book_with(&id, &with(book_body(), "/shipmentDate", json!(days_ahead(365)))).expect(201);
 }
 
