@@ -552,11 +552,22 @@ pub(crate) fn charge(
     reference: &str,
     now: DateTime<Utc>,
 ) -> Result<i64> {
-    let balance = recharge(tx, customer, cost_cents, approve_recharge, reference, now)?;
-    if cost_cents == 0 {
+    recharge(tx, customer, cost_cents, approve_recharge, reference, now)?;
+    ledger::append(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
+}
+
+/// Lets a booking that charges nothing (billed to the receiver or a third party) go on
+/// only when the balance is not below zero, or its approved automatic recharge pays the
+/// debt (up to the minimum balance, [`recharge`]). Returns the balance after.
+///
+/// # Errors
+/// `INSUFFICIENT_FUNDS` in debt without a recharge that pays it; nothing is written then.
+fn refuse_in_debt(tx: &Connection, customer: &Customer, approve_recharge: bool, reference: &str, now: DateTime<Utc>) -> Result<i64> {
+    let balance = ledger::balance_cents(tx, &customer.id)?;
+    if balance >= 0 {
         return Ok(balance);
     }
-    ledger::append(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
+    recharge(tx, customer, 0, approve_recharge, reference, now)
 }
 
 /// Charges `cost_cents` (USD) for what a carrier has carried (a return label's first
@@ -591,8 +602,7 @@ fn recharge(
     now: DateTime<Utc>,
 ) -> Result<i64> {
     let balance = ledger::balance_cents(tx, &customer.id)?;
-    // With nothing to charge, only a debt needs covering.
-    let shortfall = if cost_cents == 0 && balance >= 0 { 0 } else { customer.minimum_balance_cents + cost_cents - balance };
+    let shortfall = customer.minimum_balance_cents + cost_cents - balance;
     if shortfall <= 0 {
         return Ok(balance);
     }
@@ -677,10 +687,12 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
     let book_number = format!("{}", 1_000_000_000 + seq);
     let cost_usd = round_cents(ctx.rates.convert(priced.total, v.shipment.currency, Currency::Usd));
     let cost_cents = to_cents(cost_usd).ok_or_else(|| Error::invalid("pieces", "the shipment costs more than can be charged"))?;
-    // A booking billed elsewhere charges nothing, but is refused in debt as any other.
-    let cost_cents = if v.billed_to_prepay { cost_cents } else { 0 };
-    let balance =
-        charge(tx, ctx.customer, cost_cents, req.approve_prepay_recharge.unwrap_or(false), &format!("shipment {book_number}"), ctx.now)?;
+    let (approve, reference) = (req.approve_prepay_recharge.unwrap_or(false), format!("shipment {book_number}"));
+    let balance = if v.billed_to_prepay {
+        charge(tx, ctx.customer, cost_cents, approve, &reference, ctx.now)?
+    } else {
+        refuse_in_debt(tx, ctx.customer, approve, &reference, ctx.now)?
+    };
 
     let kind = tracking_number::kind_for(&v.carrier.code, v.service.family == "ground")
         .ok_or_else(|| Error::internal(format!("carrier {} has no tracking number format", v.carrier.code)))?;
