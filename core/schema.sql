@@ -419,9 +419,23 @@ CREATE TABLE api_keys (
     revoked_at TEXT
 );
 
--- The customers a partner key created or connected: exactly those it acts for.
+-- The customers a partner key created or connected: exactly those it acts for, and
+-- when (NULL for links older than schema 9).
 CREATE TABLE api_key_customers (
     key_id TEXT NOT NULL REFERENCES api_keys(id),
     customer_id TEXT NOT NULL REFERENCES customers(id),
+    connected_at TEXT,
     PRIMARY KEY (key_id, customer_id)
 ) WITHOUT ROWID;
+
+-- Failed logins, for the login throttle (DECISIONS, "Logins"): `subject` is
+-- `key:<key id>` or `account:<SHA-256 of the e-mail in lower case, in hex>` (unknown
+-- e-mails are counted too, and an e-mail of any length makes a short row);
+-- `last_failure_at` is in Unix seconds. A row is forgotten a quiet period after its
+-- last failure.
+CREATE TABLE login_failures (
+    subject TEXT PRIMARY KEY,
+    failures INTEGER NOT NULL CHECK (failures > 0),
+    last_failure_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX login_failures_by_time ON login_failures (last_failure_at);

@@ -11,7 +11,7 @@ use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, Problems, Result};
 use crate::ledger::{self, EntryKind};
 use crate::money::{to_cents, MAX_AMOUNT};
-use crate::secrets::{self, Sealer};
+use crate::secrets::{self, Sealer, Secret};
 use crate::store;
 use crate::wire;
 
@@ -44,24 +44,59 @@ pub(crate) fn find(conn: &Connection, id: &str) -> Result<Customer> {
 const MIN_PASSWORD: usize = 8;
 const MAX_PASSWORD: usize = 256;
 
-/// A customer checked by every rule of 4.9 and with its password hashed: what
-/// [`create`] writes. Made outside any transaction, since hashing takes tens of
-/// milliseconds that must not hold up other requests.
-pub(crate) struct NewCustomer<'r> {
-    req: &'r wire::CreateCustomerRequest,
-    email: &'r str,
-    password_hash: String,
+/// What a create-customer request (4.9) stores of a customer, every rule checked.
+#[derive(Debug, Clone)]
+struct Fields {
+    email: String,
+    profile_code: String,
+    franchise_id: Option<String>,
     mailing: String,
     billing: String,
     minimum: i64,
     recharge: i64,
+    sales_rep: Option<String>,
+    utm: Option<String>,
+    monthly_volume: Option<String>,
 }
 
-/// Checks a create-customer request (4.9) and hashes its password.
+/// A create-customer request checked by every rule of 4.9, its password not hashed yet:
+/// [`CustomerDraft::hash`] does that, outside any transaction, since it takes tens of
+/// milliseconds that must not hold up other requests.
+#[derive(Debug, Clone)]
+pub(crate) struct CustomerDraft {
+    fields: Fields,
+    password: Secret,
+}
+
+/// A customer ready to be written by [`create`]: checked, its password hashed.
+#[derive(Debug, Clone)]
+pub(crate) struct NewCustomer {
+    fields: Fields,
+    password_hash: String,
+}
+
+impl CustomerDraft {
+    /// Hashes the password (argon2id): the slow part of creating a customer.
+    ///
+    /// # Errors
+    /// `INTERNAL` when the system gives no randomness for the salt.
+    pub(crate) fn hash(self) -> Result<NewCustomer> {
+        Ok(NewCustomer { password_hash: hash_password(self.password.expose())?, fields: self.fields })
+    }
+}
+
+impl NewCustomer {
+    /// The e-mail, as sent but trimmed.
+    pub(crate) fn email(&self) -> &str {
+        &self.fields.email
+    }
+}
+
+/// Checks a create-customer request (4.9).
 ///
 /// # Errors
 /// `INVALID_REQUEST` naming each invalid field.
-pub(crate) fn prepare<'r>(catalog: &Catalog, req: &'r wire::CreateCustomerRequest) -> Result<NewCustomer<'r>> {
+pub(crate) fn check(catalog: &Catalog, req: &wire::CreateCustomerRequest) -> Result<CustomerDraft> {
     let mut p = Problems::new();
     if catalog.profile(req.profile_code.trim()).is_none() {
         p.push("profileCode", format!("unknown profile {:?}; every catalog has \"Default\"", req.profile_code));
@@ -92,31 +127,46 @@ pub(crate) fn prepare<'r>(catalog: &Catalog, req: &'r wire::CreateCustomerReques
         }
     }
     p.finish()?;
-    Ok(NewCustomer {
-        req,
-        email,
-        password_hash: hash_password(req.password.expose())?,
+    let fields = Fields {
+        email: email.to_string(),
+        profile_code: req.profile_code.trim().to_string(),
+        franchise_id: req.franchise_id.as_deref().map(|f| f.trim().to_string()),
         mailing: wire::to_json(&mailing)?,
         billing: wire::to_json(&billing)?,
         minimum,
         recharge,
-    })
+        sales_rep: req.sales_rep.clone(),
+        utm: req.utm.as_ref().map(wire::to_json).transpose()?,
+        monthly_volume: req.monthly_volume.clone(),
+    };
+    Ok(CustomerDraft { fields, password: req.password.clone() })
 }
 
-/// Create customer (4.9): writes the customer [`prepare`] made and opens its ledger with
-/// one recharge of `rechargeAmount`.
+/// Whether a customer is registered under `email` (trimmed, in any case).
+pub(crate) fn is_registered(conn: &Connection, email: &str) -> Result<bool> {
+    Ok(conn
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM customers WHERE email_key = ?1)")?
+        .query_row([email.trim().to_lowercase()], |r| r.get(0))?)
+}
+
+/// The answer to a create customer with an e-mail already registered: the same whoever
+/// registered it and whoever asks.
+pub(crate) fn already_registered(email: &str) -> Error {
+    Error::fields(
+        ErrorCategory::Conflict,
+        vec![crate::error::FieldError { field: "email".into(), message: format!("{email} is already registered") }],
+    )
+}
+
+/// Create customer (4.9): writes the customer [`CustomerDraft::hash`] made and opens its
+/// ledger with one recharge of `rechargeAmount`.
 ///
 /// # Errors
 /// `CONFLICT` for an e-mail already registered.
-pub(crate) fn create(tx: &Connection, new: NewCustomer<'_>, now: DateTime<Utc>) -> Result<wire::CustomerIdResponse> {
-    let NewCustomer { req, email, password_hash, mailing, billing, minimum, recharge } = new;
-    let email_key = email.to_lowercase();
-    let taken: bool = tx.query_row("SELECT EXISTS (SELECT 1 FROM customers WHERE email_key = ?1)", [&email_key], |r| r.get(0))?;
-    if taken {
-        return Err(Error::fields(
-            ErrorCategory::Conflict,
-            vec![crate::error::FieldError { field: "email".into(), message: format!("{email} is already registered") }],
-        ));
+pub(crate) fn create(tx: &Connection, new: &NewCustomer, now: DateTime<Utc>) -> Result<wire::CustomerIdResponse> {
+    let f = &new.fields;
+    if is_registered(tx, &f.email)? {
+        return Err(already_registered(&f.email));
     }
     let id = format!("C{:07}", store::next_id(tx, "customer")?);
     tx.execute(
@@ -125,22 +175,22 @@ pub(crate) fn create(tx: &Connection, new: NewCustomer<'_>, now: DateTime<Utc>) 
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         rusqlite::params![
             id,
-            email,
-            email_key,
-            password_hash,
-            req.profile_code.trim(),
-            req.franchise_id.as_deref().map(str::trim),
-            mailing,
-            billing,
-            minimum,
-            recharge,
-            req.sales_rep,
-            req.utm.as_ref().map(wire::to_json).transpose()?,
-            req.monthly_volume,
+            f.email,
+            f.email.to_lowercase(),
+            new.password_hash,
+            f.profile_code,
+            f.franchise_id,
+            f.mailing,
+            f.billing,
+            f.minimum,
+            f.recharge,
+            f.sales_rep,
+            f.utm,
+            f.monthly_volume,
             ledger::timestamp(now),
         ],
     )?;
-    ledger::append(tx, &id, EntryKind::Recharge, recharge, "account opened", now)?;
+    ledger::append(tx, &id, EntryKind::Recharge, f.recharge, "account opened", now)?;
     Ok(wire::CustomerIdResponse { customer_id: id })
 }
 

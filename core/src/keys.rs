@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::error::{Error, ErrorCategory, Result};
-use crate::{customers, ledger, store};
+use crate::{customers, ledger, store, wire};
 
 /// What every consign API key starts with.
 pub const KEY_PREFIX: &str = "csk_";
@@ -180,16 +180,52 @@ pub(crate) fn acts_for(conn: &Connection, caller: &Caller, customer_id: &str) ->
     }
 }
 
-/// Records that the partner key of `caller` acts for `customer_id` (once).
+/// Records that the partner key of `caller` acts for `customer_id` from `now` (once: a
+/// second connection keeps the first time).
 ///
 /// # Errors
 /// `UNAUTHORIZED` for a customer key, which acts for its own customer only.
-pub(crate) fn link(tx: &Connection, caller: &Caller, customer_id: &str) -> Result<()> {
+pub(crate) fn link(tx: &Connection, caller: &Caller, customer_id: &str, now: DateTime<Utc>) -> Result<()> {
     if caller.customer_id.is_some() {
         return Err(partner_only());
     }
-    tx.execute("INSERT OR IGNORE INTO api_key_customers (key_id, customer_id) VALUES (?1, ?2)", [&caller.key_id, customer_id])?;
+    tx.prepare_cached("INSERT OR IGNORE INTO api_key_customers (key_id, customer_id, connected_at) VALUES (?1, ?2, ?3)")?.execute([
+        &caller.key_id,
+        customer_id,
+        &ledger::timestamp(now),
+    ])?;
     Ok(())
+}
+
+/// The partner keys linked to `customer_id`, in the order of their ids.
+pub(crate) fn partners(conn: &Connection, customer_id: &str) -> Result<Vec<wire::Partner>> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT k.id, k.name, l.connected_at, k.revoked_at FROM api_key_customers l JOIN api_keys k ON k.id = l.key_id
+         WHERE l.customer_id = ?1 ORDER BY k.id",
+    )?;
+    let partners = stmt
+        .query_map([customer_id], |r| {
+            Ok(wire::Partner { key_id: r.get(0)?, name: r.get(1)?, connected_at: r.get(2)?, revoked_at: r.get(3)? })
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(partners)
+}
+
+/// Removes the link of the partner key `key_id` to `customer_id`.
+///
+/// # Errors
+/// `NOT_FOUND` when the key is not linked to the customer.
+pub(crate) fn disconnect(tx: &Connection, key_id: &str, customer_id: &str) -> Result<wire::OkResponse> {
+    let removed = tx.execute("DELETE FROM api_key_customers WHERE key_id = ?1 AND customer_id = ?2", [key_id, customer_id])?;
+    if removed == 0 {
+        return Err(not_connected(key_id, customer_id));
+    }
+    Ok(wire::OkResponse::OK)
+}
+
+/// The answer for a key that is not a partner connected to the customer.
+pub(crate) fn not_connected(key_id: &str, customer_id: &str) -> Error {
+    Error::new(ErrorCategory::NotFound, format!("No partner key {key_id:?} is connected to customer {customer_id:?}."))
 }
 
 /// The answer to a customer key on an operation of partner keys (create and connect

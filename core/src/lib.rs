@@ -49,6 +49,7 @@ mod error;
 mod invoices;
 mod keys;
 mod ledger;
+mod logins;
 mod manifests;
 mod money;
 mod orders;
@@ -190,7 +191,7 @@ pub use router::{
 pub use search::MAX_RESULTS;
 pub use secrets::Secret;
 pub use secrets::{create_secret_key_file, read_secret_key_file, SECRET_KEY_LEN};
-pub use shipping::{Shipping, ShippingBuilder};
+pub use shipping::{PasswordOutcome, PasswordWork, Shipping, ShippingBuilder};
 pub use store::{Synchronous, APPLICATION_ID, SCHEMA_VERSION};
 pub use tracking::{EVENT_STATUSES, MAX_FEED_EVENTS};
 pub use tracking_number::TrackingKind;

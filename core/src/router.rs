@@ -29,7 +29,7 @@ use percent_encoding::percent_decode_str;
 use serde::Serialize;
 
 use crate::error::{Error, ErrorCategory, Result};
-use crate::shipping::Shipping;
+use crate::shipping::{PasswordOutcome, PasswordWork, Shipping};
 use crate::wire::{self, parse_body};
 
 /// Largest request body accepted, in bytes: 16 MiB. The largest legitimate request, a
@@ -204,6 +204,8 @@ static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
         Route::new(Get, "/customers/:customerId/regionalShipmentTypes/:postalCode", regional_shipment_types),
         Route::new(Post, "/restapi/v1/customers/:customerId/integrations", create_integration),
         Route::new(Get, "/restapi/v1/customers/:customerId/prepay", prepay),
+        Route::new(Get, "/restapi/v1/customers/:customerId/partners", partners),
+        Route::new(Delete, "/restapi/v1/customers/:customerId/partners/:keyId", disconnect_partner),
         Route::new(Post, "/restapi/v1/customers/:customerId/batch-quote", batch_quote),
         Route::new(Post, "/restapi/v1/customers/:customerId/quote", quote),
         Route::new(Post, "/restapi/v1/customers/:customerId/shipments", book_shipment),
@@ -392,6 +394,9 @@ impl Shipping {
 /// The two routes outside a customer: only a partner key may call them.
 const CREATE_CUSTOMER: &str = "/restapi/v1/customers";
 const CONNECT_CUSTOMER: &str = "/restapi/v1/connect-customer";
+/// The routes of a customer's partners, which answer by who the caller is.
+const PARTNERS: &str = "/restapi/v1/customers/:customerId/partners";
+const PARTNER: &str = "/restapi/v1/customers/:customerId/partners/:keyId";
 
 impl Shipping {
     /// Serves one request as [`Shipping::handle`] does, on behalf of `caller` (an API
@@ -446,17 +451,80 @@ impl Shipping {
         let found = lookup(method, path)?;
         let customer = found.params.values.iter().find(|(name, _)| *name == "customerId").map(|(_, id)| id.as_ref());
         match (customer, found.route.pattern) {
-            (Some(id), _) => {
+            (Some(id), pattern) => {
                 if !self.acts_for(caller, id)? {
                     return Err(Error::not_found("customer", id));
                 }
-                let handler = found.route.document.filter(|_| documents).unwrap_or(found.route.handler);
-                handler(self, &found.params, Query(query), body)
+                match pattern {
+                    PARTNERS => json(200, &self.partners_as(caller, id)?),
+                    PARTNER => json(200, &self.disconnect_partner_as(caller, id, found.params.get("keyId")?)?),
+                    _ => {
+                        let handler = found.route.document.filter(|_| documents).unwrap_or(found.route.handler);
+                        handler(self, &found.params, Query(query), body)
+                    }
+                }
             }
-            (None, CREATE_CUSTOMER) => json(201, &self.create_customer_as(caller, &parse_body(body)?)?),
-            (None, CONNECT_CUSTOMER) => json(200, &self.connect_customer_as(caller, &parse_body(body)?)?),
+            (None, CREATE_CUSTOMER | CONNECT_CUSTOMER) => {
+                let outcome = self.begin_password_work(caller, found.route.pattern, body)?.run();
+                self.answer_password_work(&outcome)
+            }
             (None, pattern) => Err(Error::internal(format!("{pattern} serves no customer and is not a partner operation"))),
         }
+    }
+
+    /// For a front end that runs the password work of create and connect customer on
+    /// threads of its own (`consign serve`): when `method` on `path` is one of them, its
+    /// read step for `caller` ([`PasswordWork`]), or the answer when that step refuses
+    /// the request already (a bad body, a customer key, a locked e-mail or key); `None`
+    /// for every other route. Then [`PasswordWork::run`] anywhere, and
+    /// [`Shipping::answer_password`] for the short write: together they answer as
+    /// [`Shipping::handle_as`] does.
+    pub fn password_work(
+        &self,
+        caller: &crate::Caller,
+        method: &str,
+        path: &str,
+        body: &str,
+    ) -> Option<std::result::Result<PasswordWork, Response>> {
+        let (path, _) = path.split_once('?').unwrap_or((path, ""));
+        let pattern = lookup(method, path).ok()?.route.pattern;
+        if ![CREATE_CUSTOMER, CONNECT_CUSTOMER].contains(&pattern) {
+            return None;
+        }
+        let work = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if body.len() > MAX_BODY {
+                return Err(body_too_large());
+            }
+            self.begin_password_work(caller, pattern, body)
+        }));
+        Some(match work {
+            Ok(work) => work.map_err(|e| Response::error(&e)),
+            Err(_) => Err(Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it."))),
+        })
+    }
+
+    /// The short write of create or connect customer whose password work is done
+    /// ([`Shipping::password_work`]), and its answer: 201 or 200 with the customer id, or
+    /// the error.
+    pub fn answer_password(&self, outcome: &PasswordOutcome) -> Response {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.answer_password_work(outcome)));
+        match outcome {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => Response::error(&e),
+            Err(_) => Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it.")),
+        }
+    }
+
+    fn begin_password_work(&self, caller: &crate::Caller, pattern: &str, body: &str) -> Result<PasswordWork> {
+        if pattern == CREATE_CUSTOMER {
+            self.begin_create_customer(Some(caller), &parse_body(body)?)
+        } else {
+            self.begin_connect_customer(Some(caller), &parse_body(body)?)
+        }
+    }
+
+    fn answer_password_work(&self, outcome: &PasswordOutcome) -> Result<Response> {
+        json(if outcome.creates() { 201 } else { 200 }, &self.finish_password_work(outcome)?)
     }
 }
 
@@ -569,6 +637,16 @@ fn create_integration(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<
 /// Prepay balance and ledger (DECISIONS 9).
 fn prepay(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
     json(200, &s.prepay(p.get("customerId")?)?)
+}
+
+/// The partner keys connected to a customer (an extension; DECISIONS, "Logins").
+fn partners(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.partners(p.get("customerId")?)?)
+}
+
+/// Disconnect a partner key from a customer (an extension; DECISIONS, "Logins").
+fn disconnect_partner(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.disconnect_partner(p.get("customerId")?, p.get("keyId")?)?)
 }
 
 /// Batch quote (4.1): the body goes to the batch reader as sent, and its answer is

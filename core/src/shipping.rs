@@ -22,8 +22,11 @@ mod batches;
 mod connection;
 mod fulfilment;
 mod keys;
+mod logins;
 mod quotes;
 mod shipments;
+
+pub use logins::{PasswordOutcome, PasswordWork};
 
 /// The shipping service on one SQLite database.
 ///

@@ -9,27 +9,6 @@ use crate::error::Result;
 use crate::{accounts, customers, ledger, wire};
 
 impl Shipping {
-    /// Create customer (4.9), `POST /restapi/v1/customers`.
-    ///
-    /// # Errors
-    /// `INVALID_REQUEST` naming each invalid field; `CONFLICT` for a registered e-mail.
-    pub fn create_customer(&self, req: &wire::CreateCustomerRequest) -> Result<wire::CustomerIdResponse> {
-        // (the password is hashed before the transaction, not while it holds the lock)
-        let new = customers::prepare(&self.catalog(), req)?;
-        let now = self.clock.now();
-        self.write(|tx| customers::create(tx, new, now))
-    }
-
-    /// Connect customer, `POST /restapi/v1/connect-customer`.
-    ///
-    /// # Errors
-    /// `UNAUTHORIZED` for a wrong pair or an unknown e-mail.
-    pub fn connect_customer(&self, req: &wire::ConnectCustomerRequest) -> Result<wire::CustomerIdResponse> {
-        // (the password is checked after the lock is released: argon2 takes tens of ms)
-        let credentials = self.read(|conn| customers::credentials(conn, &req.username))?;
-        customers::verify(credentials, req.password.expose())
-    }
-
     /// Update payment method (4.12), `POST .../paymentMethod`.
     ///
     /// # Errors

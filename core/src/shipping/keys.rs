@@ -1,11 +1,11 @@
 //! The facade's operations on API keys (DECISIONS 9): issuing, listing and revoking them
-//! (the CLI's `consign keys`), telling who a caller is, and the partner variants of create
-//! and connect customer.
+//! (the CLI's `consign keys`), telling who a caller is, and the partners connected to a
+//! customer: listed and disconnected.
 
 use super::Shipping;
 use crate::error::Result;
 use crate::keys::{self, ApiKey, Caller, NewApiKey};
-use crate::{customers, wire};
+use crate::wire;
 
 impl Shipping {
     /// Makes an API key for the HTTP interface: for `customer_id` alone, or a partner key
@@ -52,35 +52,51 @@ impl Shipping {
         self.read(|conn| keys::acts_for(conn, caller, customer_id))
     }
 
-    /// Create customer (4.9) by the partner key of `caller`, which acts for the new
-    /// customer from the same transaction on.
+    /// The partner keys connected to the customer `customer_id` (those that created or
+    /// connected it), revoked ones included, in the order of their ids. Never the keys
+    /// themselves.
     ///
     /// # Errors
-    /// As [`Shipping::create_customer`]; `UNAUTHORIZED` for a customer key.
-    pub fn create_customer_as(&self, caller: &Caller, req: &wire::CreateCustomerRequest) -> Result<wire::CustomerIdResponse> {
-        if caller.customer_id().is_some() {
-            return Err(keys::partner_only());
-        }
-        let new = customers::prepare(&self.catalog(), req)?;
-        let now = self.clock.now();
-        self.write(|tx| {
-            let created = customers::create(tx, new, now)?;
-            keys::link(tx, caller, &created.customer_id)?;
-            Ok(created)
-        })
+    /// `NOT_FOUND` for an unknown customer.
+    pub fn partners(&self, customer_id: &str) -> Result<wire::PartnersResponse> {
+        self.read_for(customer_id, |conn| Ok(wire::PartnersResponse { partners: keys::partners(conn, customer_id)? }))
     }
 
-    /// Connect customer by the partner key of `caller`: with the customer's e-mail and
-    /// password, the key acts for that customer from then on.
+    /// Disconnects the partner key `key_id` from the customer `customer_id` (`consign keys
+    /// disconnect`): the key no longer acts for the customer, from the next request on. It
+    /// acts for the customer again only once it connects it anew, with the customer's
+    /// e-mail and password.
     ///
     /// # Errors
-    /// As [`Shipping::connect_customer`]; `UNAUTHORIZED` for a customer key.
-    pub fn connect_customer_as(&self, caller: &Caller, req: &wire::ConnectCustomerRequest) -> Result<wire::CustomerIdResponse> {
-        if caller.customer_id().is_some() {
-            return Err(keys::partner_only());
+    /// `NOT_FOUND` for an unknown customer, or a key not connected to it.
+    pub fn disconnect_partner(&self, customer_id: &str, key_id: &str) -> Result<wire::OkResponse> {
+        self.write_for(customer_id, |tx| keys::disconnect(tx, key_id, customer_id))
+    }
+
+    /// The partners of `customer_id` as `caller` sees them: a customer key, every partner
+    /// connected to its customer; a partner key, only itself (the others are no business
+    /// of one partner).
+    ///
+    /// # Errors
+    /// `NOT_FOUND` for a customer the caller does not act for.
+    pub(crate) fn partners_as(&self, caller: &Caller, customer_id: &str) -> Result<wire::PartnersResponse> {
+        let mut all = self.partners(customer_id)?;
+        if caller.customer_id().is_none() {
+            all.partners.retain(|p| p.key_id == caller.key_id());
         }
-        let connected = self.connect_customer(req)?;
-        self.write(|tx| keys::link(tx, caller, &connected.customer_id))?;
-        Ok(connected)
+        Ok(all)
+    }
+
+    /// Disconnects the partner `key_id` from `customer_id` on behalf of `caller`: a
+    /// customer key may disconnect any partner of its customer; a partner key only
+    /// itself, and another partner is `NOT_FOUND`, as one it cannot see.
+    ///
+    /// # Errors
+    /// As [`Shipping::disconnect_partner`].
+    pub(crate) fn disconnect_partner_as(&self, caller: &Caller, customer_id: &str, key_id: &str) -> Result<wire::OkResponse> {
+        if caller.customer_id().is_none() && caller.key_id() != key_id {
+            return Err(keys::not_connected(key_id, customer_id));
+        }
+        self.disconnect_partner(customer_id, key_id)
     }
 }

@@ -41,6 +41,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../migrations/0006_commercial_invoices.sql"),
     include_str!("../../migrations/0007_return_labels.sql"),
     include_str!("../../migrations/0008_transit.sql"),
+    include_str!("../../migrations/0009_logins.sql"),
     include_str!("../../migrations/0011_ledger_debt.sql"),
 ];
 

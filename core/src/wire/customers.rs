@@ -117,6 +117,32 @@ pub struct ConnectCustomerRequest {
     pub password: Secret,
 }
 
+/// Answer of `GET .../partners`: the partner keys connected to the customer (an
+/// extension; DECISIONS, "Logins").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct PartnersResponse {
+    /// The partners, in the order of their key ids.
+    pub partners: Vec<Partner>,
+}
+
+/// A partner key connected to a customer: never the key itself.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct Partner {
+    /// The key's id, e.g. `K0000001`.
+    pub key_id: String,
+    /// The name the key was given at creation, possibly empty.
+    pub name: String,
+    /// When the key created or connected the customer (RFC 3339, UTC); null for a link
+    /// older than the database's schema 9.
+    pub connected_at: Option<String>,
+    /// When the key was revoked, or null: a revoked key acts for no one.
+    pub revoked_at: Option<String>,
+}
+
 /// Body of `POST .../paymentMethod` (4.12).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]

@@ -1,0 +1,183 @@
+//! The facade's create customer (4.9) and connect customer in three steps, so that the
+//! argon2 work (tens of milliseconds of CPU) runs outside any transaction and the login
+//! throttle (`logins.rs`) holds on every path:
+//! 1. a read: the caller may create or connect, the account and the key are not locked,
+//!    the request is valid; for a connect, the stored hash ([`PasswordWork`]);
+//! 2. the password work, pure: hash the new password, or verify the one sent
+//!    ([`PasswordWork::run`]);
+//! 3. a short write: the customer and its link to the key, the link of a login, or the
+//!    failure counted (`Shipping::finish_password_work`). A failure is counted by a
+//!    write that succeeds, and the error is answered after it, so that the count is
+//!    committed whatever the transaction around it.
+//!
+//! [`Shipping::create_customer`], [`Shipping::connect_customer`] and the routes run the
+//! three in turn; `consign serve` runs the second on a pool of its own, so that only the
+//! short write waits for its writer.
+
+use super::Shipping;
+use crate::customers::{self, CustomerDraft, NewCustomer};
+use crate::error::{ErrorCategory, Result};
+use crate::keys::{self, Caller};
+use crate::logins::{self, Subjects};
+use crate::secrets::Secret;
+use crate::wire;
+
+/// Create or connect customer, read and checked: its password work is next
+/// ([`PasswordWork::run`], on any thread), then its short write
+/// ([`Shipping::answer_password`]). Made by [`Shipping::password_work`].
+#[derive(Debug)]
+pub struct PasswordWork {
+    caller: Option<Caller>,
+    subjects: Subjects,
+    work: Work,
+}
+
+#[derive(Debug)]
+enum Work {
+    Create(CustomerDraft),
+    Connect { credentials: Option<(String, String)>, password: Secret },
+}
+
+/// Create or connect customer with its password work done: what its short write
+/// ([`Shipping::answer_password`]) needs. Holds no password, only its hash.
+#[derive(Debug, Clone)]
+pub struct PasswordOutcome {
+    caller: Option<Caller>,
+    subjects: Subjects,
+    done: Done,
+}
+
+#[derive(Debug, Clone)]
+enum Done {
+    Create(Result<NewCustomer>),
+    Connect(Result<wire::CustomerIdResponse>),
+}
+
+impl PasswordWork {
+    /// Hashes the new customer's password, or verifies the login's (argon2id): tens of
+    /// milliseconds of CPU and no database, so run it where it holds up nothing else.
+    pub fn run(self) -> PasswordOutcome {
+        let done = match self.work {
+            Work::Create(draft) => Done::Create(draft.hash()),
+            Work::Connect { credentials, password } => Done::Connect(customers::verify(credentials, password.expose())),
+        };
+        PasswordOutcome { caller: self.caller, subjects: self.subjects, done }
+    }
+}
+
+impl PasswordOutcome {
+    /// True for a create customer (answered 201), false for a connect (200).
+    pub(crate) fn creates(&self) -> bool {
+        matches!(self.done, Done::Create(_))
+    }
+}
+
+impl Shipping {
+    /// Create customer (4.9), `POST /restapi/v1/customers`.
+    ///
+    /// # Errors
+    /// `INVALID_REQUEST` naming each invalid field; `CONFLICT` for a registered e-mail
+    /// (counted as a failed login); `TOO_MANY_ATTEMPTS` while the e-mail is locked.
+    pub fn create_customer(&self, req: &wire::CreateCustomerRequest) -> Result<wire::CustomerIdResponse> {
+        self.finish_password_work(&self.begin_create_customer(None, req)?.run())
+    }
+
+    /// Connect customer, `POST /restapi/v1/connect-customer`.
+    ///
+    /// # Errors
+    /// `UNAUTHORIZED` for a wrong pair or an unknown e-mail (counted as a failed login);
+    /// `TOO_MANY_ATTEMPTS` while the e-mail is locked, whatever the password.
+    pub fn connect_customer(&self, req: &wire::ConnectCustomerRequest) -> Result<wire::CustomerIdResponse> {
+        self.finish_password_work(&self.begin_connect_customer(None, req)?.run())
+    }
+
+    /// Create customer (4.9) by the partner key of `caller`, which acts for the new
+    /// customer from the same transaction on.
+    ///
+    /// # Errors
+    /// As [`Shipping::create_customer`], the key's failures counted too;
+    /// `UNAUTHORIZED` for a customer key.
+    pub fn create_customer_as(&self, caller: &Caller, req: &wire::CreateCustomerRequest) -> Result<wire::CustomerIdResponse> {
+        self.finish_password_work(&self.begin_create_customer(Some(caller), req)?.run())
+    }
+
+    /// Connect customer by the partner key of `caller`: with the customer's e-mail and
+    /// password, the key acts for that customer from then on.
+    ///
+    /// # Errors
+    /// As [`Shipping::connect_customer`], the key's failures counted too;
+    /// `UNAUTHORIZED` for a customer key.
+    pub fn connect_customer_as(&self, caller: &Caller, req: &wire::ConnectCustomerRequest) -> Result<wire::CustomerIdResponse> {
+        self.finish_password_work(&self.begin_connect_customer(Some(caller), req)?.run())
+    }
+
+    /// The read step of create customer: the caller may create, neither the e-mail nor
+    /// the key is locked (checked before any other work), every field is valid.
+    pub(crate) fn begin_create_customer(&self, caller: Option<&Caller>, req: &wire::CreateCustomerRequest) -> Result<PasswordWork> {
+        if caller.is_some_and(|c| c.customer_id().is_some()) {
+            return Err(keys::partner_only());
+        }
+        let subjects = Subjects::new(&req.email, caller.map(Caller::key_id));
+        let now = self.clock.now();
+        self.read(|conn| logins::check(conn, &subjects, now))?;
+        let draft = customers::check(&self.catalog(), req)?;
+        Ok(PasswordWork { caller: caller.cloned(), subjects, work: Work::Create(draft) })
+    }
+
+    /// The read step of connect customer: the caller may connect, neither the e-mail nor
+    /// the key is locked, and the stored hash the password is verified against.
+    pub(crate) fn begin_connect_customer(&self, caller: Option<&Caller>, req: &wire::ConnectCustomerRequest) -> Result<PasswordWork> {
+        if caller.is_some_and(|c| c.customer_id().is_some()) {
+            return Err(keys::partner_only());
+        }
+        let subjects = Subjects::new(&req.username, caller.map(Caller::key_id));
+        let now = self.clock.now();
+        let credentials = self.read(|conn| {
+            logins::check(conn, &subjects, now)?;
+            customers::credentials(conn, &req.username)
+        })?;
+        Ok(PasswordWork { caller: caller.cloned(), subjects, work: Work::Connect { credentials, password: req.password.clone() } })
+    }
+
+    /// The short write of create or connect customer once its password work is done, in
+    /// one transaction (a savepoint in a group): the new customer and the caller's link
+    /// to it; the link of a login and the end of the account's failures; or the failure
+    /// counted against the account and the key, committed before the error is answered.
+    /// A lock that began since the read step refuses even the right password.
+    ///
+    /// # Errors
+    /// As [`Shipping::create_customer`] and [`Shipping::connect_customer`].
+    pub(crate) fn finish_password_work(&self, outcome: &PasswordOutcome) -> Result<wire::CustomerIdResponse> {
+        let PasswordOutcome { caller, subjects, done } = outcome;
+        let now = self.clock.now();
+        let link = |tx: &rusqlite::Connection, customer_id: &str| caller.as_ref().map_or(Ok(()), |c| keys::link(tx, c, customer_id, now));
+        match done {
+            Done::Create(Err(failed)) => Err(failed.clone()),
+            Done::Connect(Err(failed)) if failed.category() != ErrorCategory::Unauthorized => Err(failed.clone()),
+            Done::Create(Ok(new)) => self.write(|tx| {
+                if let Err(locked) = logins::check(tx, subjects, now) {
+                    return Ok(Err(locked));
+                }
+                if customers::is_registered(tx, new.email())? {
+                    logins::fail(tx, subjects, now)?;
+                    return Ok(Err(customers::already_registered(new.email())));
+                }
+                let created = customers::create(tx, new, now)?;
+                link(tx, &created.customer_id)?;
+                Ok(Ok(created))
+            })?,
+            Done::Connect(Ok(found)) => self.write(|tx| {
+                if let Err(locked) = logins::check(tx, subjects, now) {
+                    return Ok(Err(locked));
+                }
+                logins::succeed(tx, subjects)?;
+                link(tx, &found.customer_id)?;
+                Ok(Ok(found.clone()))
+            })?,
+            Done::Connect(Err(refused)) => self.write(|tx| {
+                logins::fail(tx, subjects, now)?;
+                Ok(Err(refused.clone()))
+            })?,
+        }
+    }
+}
