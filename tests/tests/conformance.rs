@@ -21,12 +21,16 @@ mod labels;
 mod ledger;
 #[path = "conformance/limits.rs"]
 mod limits;
+#[path = "conformance/logins.rs"]
+mod logins;
 #[path = "conformance/manifests.rs"]
 mod manifests;
 #[path = "conformance/openapi.rs"]
 mod openapi;
 #[path = "conformance/orders.rs"]
 mod orders;
+#[path = "conformance/partners.rs"]
+mod partners;
 #[path = "conformance/payment_method.rs"]
 mod payment_method;
 #[path = "conformance/pickups.rs"]

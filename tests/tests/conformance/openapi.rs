@@ -115,7 +115,19 @@ fn every_answer_matches_the_document() {
     c.check(post, "/restapi/v1/customers", &[], "", &without(customer_body("bo@lee.example"), "/email"), 400);
     let login = json!({"username": "ann@lee.example", "password": "glaze-and-fire"});
     c.check(post, "/restapi/v1/connect-customer", &[], "", &login, 200);
-    c.check(post, "/restapi/v1/connect-customer", &[], "", &with(login, "/password", json!("wrong-password")), 401);
+    c.check(post, "/restapi/v1/connect-customer", &[], "", &with(login.clone(), "/password", json!("wrong-password")), 401);
+    let guessed = json!({"username": "guessed@lee.example", "password": "wrong-password"});
+    for _ in 0..5 {
+        c.check(post, "/restapi/v1/connect-customer", &[], "", &guessed, 401);
+    }
+    c.check(post, "/restapi/v1/connect-customer", &[], "", &guessed, 429);
+    c.check(post, "/restapi/v1/customers", &[], "", &customer_body("guessed@lee.example"), 429);
+    c.check(get, &format!("{C}/partners"), &[id], "", &none, 200);
+    let partner = c.h.shipping.authenticate(&c.h.shipping.create_api_key(None, "shop").unwrap().key).unwrap();
+    assert_eq!(c.h.shipping.handle_as(&partner, post, "/restapi/v1/connect-customer", &login.to_string()).status, 200);
+    c.check(get, &format!("{C}/partners"), &[id], "", &none, 200);
+    c.check(delete, &format!("{C}/partners/{{keyId}}"), &[id, partner.key_id()], "", &none, 200);
+    c.check(delete, &format!("{C}/partners/{{keyId}}"), &[id, partner.key_id()], "", &none, 404);
     c.check(post, &format!("{C}/paymentMethod"), &[id], "", &payment_body("tok_1NqLx2"), 200);
     let services = c.check(get, &format!("{C}/services"), &[id], "", &none, 200);
     c.check(get, &format!("{C}/services"), &["C9999999"], "", &none, 404);
