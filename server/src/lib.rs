@@ -26,6 +26,9 @@
 //!   all-or-nothing, and the group waits for the disk once. No answer is sent before its
 //!   group is committed, so an acknowledged write survives a crash (and, under the
 //!   default `Synchronous::Full`, a power loss).
+//! - Create and connect customer hash or verify a password (argon2, tens of milliseconds)
+//!   on a hashing pool of their own (one at a time per processor), outside any
+//!   transaction; only their short write queues for the writer (`logins.rs`).
 //! - After each group, a checkpointer thread with a connection of its own copies the
 //!   write-ahead log into the database file ([`consign::Shipping::checkpoint`]), so that
 //!   no write waits for that. The writer checkpoints only past
@@ -80,6 +83,8 @@ use axum::Router;
 use consign::{Error, Shipping, MAX_BODY};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower_http::cors::CorsLayer;
+
+mod logins;
 
 /// Where `consign serve` listens unless told otherwise: loopback only (DECISIONS 9).
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -479,14 +484,18 @@ struct Call {
     method: String,
     target: String,
     body: String,
+    /// For create and connect customer, their password work done off the writer
+    /// (`logins`): the call is its short write.
+    password: Option<consign::PasswordOutcome>,
 }
 
 impl Call {
     /// Core's answer to the call on `shipping`.
     fn answer(&self, shipping: &Shipping) -> consign::Response {
-        match shipping.authenticate(&self.key) {
-            Ok(caller) => shipping.handle_documents_as(&caller, &self.method, &self.target, &self.body),
-            Err(e) => consign::Response::error(&e),
+        match (shipping.authenticate(&self.key), &self.password) {
+            (Err(e), _) => consign::Response::error(&e),
+            (Ok(_), Some(outcome)) => shipping.answer_password(outcome),
+            (Ok(caller), None) => shipping.handle_documents_as(&caller, &self.method, &self.target, &self.body),
         }
     }
 }
@@ -640,7 +649,11 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
         method: parts.method.as_str().to_string(),
         target: parts.uri.path_and_query().map_or_else(|| path.clone(), |pq| pq.as_str().to_string()),
         body,
+        password: None,
     };
+    if logins::serves(parts.method.as_str(), &path) {
+        return respond(&path, logins::answer(&app, call).await);
+    }
     let answered = if consign::route_writes(parts.method.as_str(), &path) {
         let (answer, answered) = tokio::sync::oneshot::channel();
         if app.writes.send(Write { request: call, answer }).await.is_err() {
