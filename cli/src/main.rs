@@ -9,7 +9,8 @@
 //! - `consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N] [--synchronous full|normal]
 //!   [--tls-cert FILE --tls-key FILE] [LIMITS]` serves the interface over HTTP or HTTPS (crate
 //!   `consign-server`) until SIGTERM or Ctrl-C; the limits are listed in the usage text.
-//! - `consign keys create|list|revoke` issues, lists and revokes the API keys of `serve`.
+//! - `consign keys create|list|revoke` issues, lists and revokes the API keys of `serve`;
+//!   `consign keys disconnect KEY CUSTOMER` undoes a partner key's link to a customer.
 //! - `serve`, `call` and `keys` take `--secret-key-file PATH` (or
 //!   `CONSIGN_SECRET_KEY_FILE`), the key that seals secrets at rest; by default `DB.key`
 //!   beside the database, which `serve` creates and `call` and `keys` use when it exists.
@@ -44,6 +45,7 @@ const USAGE: &str = "usage:
                                                         issue an API key (for one customer, else a partner key) and print it once
   consign keys list [--db FILE]                         list the API keys (never the keys themselves)
   consign keys revoke ID [--db FILE]                    revoke an API key
+  consign keys disconnect KEY CUSTOMER [--db FILE]      disconnect a partner key from a customer (it no longer acts for it)
     --secret-key-file PATH (or CONSIGN_SECRET_KEY_FILE): the 32-byte key sealing provider credentials and payment
       tokens; default DB.key beside the database, which serve creates (mode 0600) and call and keys use when it exists
     KIND: carriers, exchange-rates, zones, rates, surcharges, transit, calendars (CSV, docs/rate-cards.md) or catalog (JSON)";
@@ -208,7 +210,7 @@ fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `consign keys create|list|revoke`.
+/// `consign keys create|list|revoke|disconnect`.
 fn keys(mut args: Vec<String>) -> Result<ExitCode, String> {
     let db = take_db(&mut args, "consign.db")?;
     let customer = take_option(&mut args, "--customer")?;
@@ -240,6 +242,10 @@ fn keys(mut args: Vec<String>) -> Result<ExitCode, String> {
         ["revoke", id] => {
             let key = shipping.revoke_api_key(id).map_err(|e| describe(&e))?;
             println!("revoked API key {} at {}", key.id, key.revoked_at.unwrap_or_default());
+        }
+        ["disconnect", key, customer] => {
+            shipping.disconnect_partner(customer, key).map_err(|e| describe(&e))?;
+            println!("disconnected API key {key} from customer {customer}");
         }
         _ => return Err(USAGE.into()),
     }
