@@ -473,6 +473,40 @@ export type CreateIntegrationResponse = {
 };
 
 /**
+ * Answer of `GET .../partners`: the partner keys connected to the customer (an
+ * extension; DECISIONS, "Logins").
+ */
+export type PartnersResponse = {
+  /**
+   * The partners, in the order of their key ids.
+   */
+  partners: Array<Partner>,
+};
+
+/**
+ * A partner key connected to a customer: never the key itself.
+ */
+export type Partner = {
+  /**
+   * The key's id, e.g. `K0000001`.
+   */
+  keyId: string,
+  /**
+   * The name the key was given at creation, possibly empty.
+   */
+  name: string,
+  /**
+   * When the key created or connected the customer (RFC 3339, UTC); null for a link
+   * older than the database's schema 9.
+   */
+  connectedAt: string | null,
+  /**
+   * When the key was revoked, or null: a revoked key acts for no one.
+   */
+  revokedAt: string | null,
+};
+
+/**
  * Body of `POST .../batch-quote`. Shipments stay raw so that one malformed shipment
  * fails alone (DECISIONS 2).
  */

@@ -298,6 +298,22 @@ impl Shipping {
         self.call("GET", &customer(customer_id, "prepay"), None)
     }
 
+    /// The partner keys connected to a customer (an extension), `GET .../partners`.
+    #[wasm_bindgen(unchecked_return_type = "PartnersResponse")]
+    pub fn partners(&self, #[wasm_bindgen(js_name = customerId)] customer_id: &str) -> Result<JsValue, JsValue> {
+        self.call("GET", &customer(customer_id, "partners"), None)
+    }
+
+    /// Disconnect a partner key from a customer, `DELETE .../partners/:keyId`.
+    #[wasm_bindgen(js_name = disconnectPartner, unchecked_return_type = "OkResponse")]
+    pub fn disconnect_partner(
+        &self,
+        #[wasm_bindgen(js_name = customerId)] customer_id: &str,
+        #[wasm_bindgen(js_name = keyId)] key_id: &str,
+    ) -> Result<JsValue, JsValue> {
+        self.call("DELETE", &customer(customer_id, &format!("partners/{}", seg(key_id))), None)
+    }
+
     /// Batch quote (4.1), `POST .../batch-quote`: every service for up to 500 shipments.
     #[wasm_bindgen(js_name = batchQuote, unchecked_return_type = "BatchQuoteResponse")]
     pub fn batch_quote(

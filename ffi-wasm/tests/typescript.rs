@@ -82,7 +82,7 @@ fn generated() -> String {
         // catalog, options, accounts
         ServicesResponse, ServiceEntry, SignatureOptionEntry, PackageTypeEntry, RegionalShipmentTypesResponse,
         IntegratedQuotingOptions, IntegratedQuotingOption, ProviderAccountsResponse, ProviderAccount,
-        PutProviderAccountRequest, CreateIntegrationRequest, CreateIntegrationResponse,
+        PutProviderAccountRequest, CreateIntegrationRequest, CreateIntegrationResponse, PartnersResponse, Partner,
         // quoting
         BatchQuoteRequest, QuoteShipment, Piece, LineItem, Billing, DutiableParty, CommercialInvoice,
         InvoiceItem, TaxId, Quote, QuoteSurcharge, QuoteError, BatchQuoteResponse, ShipmentQuotes,
