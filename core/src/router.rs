@@ -403,7 +403,10 @@ impl Shipping {
     /// key's holder, from [`Shipping::authenticate`]): a customer the caller does not act
     /// for is `NOT_FOUND`, the same answer as an unknown customer, before anything else
     /// is read. Create and connect customer are for partner keys (a customer key is
-    /// `UNAUTHORIZED` there), and record that the key acts for the customer.
+    /// `UNAUTHORIZED` there), and record that the key acts for the customer; their
+    /// failed logins count against the key too. A customer's partners are listed and
+    /// removed by who the caller is: its own key sees and removes every partner, a
+    /// partner key only itself.
     ///
     /// ```
     /// let shipping = consign::Shipping::open_in_memory().unwrap();
