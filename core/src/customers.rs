@@ -45,7 +45,7 @@ const MIN_PASSWORD: usize = 8;
 const MAX_PASSWORD: usize = 256;
 
 /// What a create-customer request (4.9) stores of a customer, every rule checked.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 struct Fields {
     email: String,
     profile_code: String,
@@ -62,14 +62,13 @@ struct Fields {
 /// A create-customer request checked by every rule of 4.9, its password not hashed yet:
 /// [`CustomerDraft::hash`] does that, outside any transaction, since it takes tens of
 /// milliseconds that must not hold up other requests.
-#[derive(Debug, Clone)]
 pub(crate) struct CustomerDraft {
     fields: Fields,
     password: Secret,
 }
 
 /// A customer ready to be written by [`create`]: checked, its password hashed.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub(crate) struct NewCustomer {
     fields: Fields,
     password_hash: String,

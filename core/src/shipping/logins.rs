@@ -24,33 +24,45 @@ use crate::wire;
 
 /// Create or connect customer, read and checked: its password work is next
 /// ([`PasswordWork::run`], on any thread), then its short write
-/// ([`Shipping::answer_password`]). Made by [`Shipping::password_work`].
-#[derive(Debug)]
+/// ([`Shipping::answer_password`]). Made by [`Shipping::password_work`]. Its `Debug`
+/// shows the caller only: it holds a password and a stored hash.
 pub struct PasswordWork {
     caller: Option<Caller>,
     subjects: Subjects,
     work: Work,
 }
 
-#[derive(Debug)]
 enum Work {
     Create(CustomerDraft),
     Connect { credentials: Option<(String, String)>, password: Secret },
 }
 
 /// Create or connect customer with its password work done: what its short write
-/// ([`Shipping::answer_password`]) needs. Holds no password, only its hash.
-#[derive(Debug, Clone)]
+/// ([`Shipping::answer_password`]) needs. Holds no password, only its hash; its `Debug`
+/// shows the caller only.
+#[derive(Clone)]
 pub struct PasswordOutcome {
     caller: Option<Caller>,
     subjects: Subjects,
     done: Done,
 }
 
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 enum Done {
     Create(Result<NewCustomer>),
     Connect(Result<wire::CustomerIdResponse>),
+}
+
+impl std::fmt::Debug for PasswordWork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PasswordWork").field("caller", &self.caller).finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for PasswordOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PasswordOutcome").field("caller", &self.caller).finish_non_exhaustive()
+    }
 }
 
 impl PasswordWork {
