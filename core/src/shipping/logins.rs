@@ -193,3 +193,55 @@ impl Shipping {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code: a panic is a failed test")]
+
+    use crate::{Response, Shipping};
+
+    fn customer_body(email: &str) -> String {
+        let address = r#"{"name": "Ann Lee", "company": "", "address1": "1 Main St", "address2": "", "city": "Springfield",
+            "state": "IL", "zip": "62701", "country": "US", "phone": "217-555-0100"}"#;
+        format!(
+            r#"{{"profileCode": "Default", "email": "{email}", "password": "correct horse", "mailingAddress": {address},
+                "billingAddress": {address}, "prepaySettings": {{"minimumBalance": 0, "rechargeAmount": 100}}}}"#
+        )
+    }
+
+    /// What a front end answers through `password_work`, `run` and `answer_password`.
+    fn in_steps(s: &Shipping, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Option<Response> {
+        Some(match s.password_work(caller, method, path, body)? {
+            Ok(work) => s.answer_password(&work.run()),
+            Err(answered) => answered,
+        })
+    }
+
+    /// The steps answer exactly as `handle_as` does, each request made twice on two
+    /// services in the same state; every other route is `None`.
+    #[test]
+    fn the_three_steps_answer_as_handle_as_does() {
+        let (stepped, whole) = (Shipping::open_in_memory().unwrap(), Shipping::open_in_memory().unwrap());
+        let key = |s: &Shipping, customer: Option<&str>| s.authenticate(&s.create_api_key(customer, "").unwrap().key).unwrap();
+        let (p1, p2) = (key(&stepped, None), key(&whole, None));
+        let login = |password: &str| format!(r#"{{"username": "ann@example.com", "password": "{password}"}}"#);
+        let create = ("POST", "/restapi/v1/customers");
+        let connect = ("POST", "/restapi/v1/connect-customer?x=1");
+        let mut requests =
+            vec![(create, customer_body("ann@example.com")), (create, customer_body("ann@example.com")), (create, "{".into())];
+        requests.extend((0..5).map(|_| (connect, login("wrong horse"))));
+        requests.push((connect, login("correct horse")));
+        let mut statuses = Vec::new();
+        for ((method, path), body) in &requests {
+            let answer = in_steps(&stepped, &p1, method, path, body).unwrap();
+            assert_eq!(answer, whole.handle_as(&p2, method, path, body), "{method} {path} {body}");
+            statuses.push(answer.status);
+        }
+        // The conflict counted as the first failure: the fifth is the fourth wrong password.
+        assert_eq!(statuses, [201, 409, 400, 401, 401, 401, 401, 429, 429]);
+        let own = key(&stepped, Some("C0000001"));
+        assert_eq!(in_steps(&stepped, &own, "POST", "/restapi/v1/customers", &customer_body("bo@example.com")).unwrap().status, 401);
+        assert_eq!(in_steps(&stepped, &p1, "GET", "/restapi/v1/customers/C0000001/prepay", ""), None);
+        assert_eq!(in_steps(&stepped, &p1, "GET", "/restapi/v1/connect-customer", ""), None);
+    }
+}
