@@ -177,6 +177,15 @@ CREATE TABLE quoted_shipments (
     PRIMARY KEY (customer_id, first_quote_id)
 );
 
+-- The quoted shipments each customer stored on its last day of quoting (UTC), checked
+-- against the cap of quoted shipments per day (core/src/quoting.rs). One row per
+-- customer, replaced when a new day starts.
+CREATE TABLE quote_days (
+    customer_id TEXT PRIMARY KEY REFERENCES customers(id),
+    day TEXT NOT NULL,                       -- YYYY-MM-DD, UTC
+    shipments INTEGER NOT NULL
+) WITHOUT ROWID;
+
 -- Booked shipments. The rowid orders them by booking: search indexes the shipments
 -- after the `id_sequences` row 'search_indexed' (core/src/search.rs).
 CREATE TABLE shipments (

@@ -179,19 +179,20 @@ pub use manifests::MANIFEST_TYPE;
 pub use money::{format2, round_cents};
 pub use orders::{FULFILLMENT_STATUSES, MAX_ORDER_LINES};
 pub use pickups::MAX_SHIPMENTS;
-pub use quoting::{StoredQuote, MAX_BATCH, QUOTE_LIFETIME_SECS};
+pub use quoting::{PricedQuotes, StoredQuote, MAX_BATCH, QUOTE_LIFETIME_SECS};
 pub use rating::{
     CardId, CsvKind, Currency, DimUnit, ImportSummary, Lines, LinesIter, ParseEnumError, PieceInput, Place, Rate, RateBook, RateBookError,
     RateError, RateInput, RowError, Surcharge, SurchargeKind, WeightType, WeightUnit, Zone,
 };
 pub use router::Document;
 pub use router::{
-    allowed_methods, route_body_limit, route_pattern, route_writes, routes, Response, MAX_BODY, MAX_SHIPMENT_BODY, MAX_SMALL_BODY,
+    allowed_methods, route_body_limit, route_pattern, route_prices, route_writes, routes, Prepared, Response, MAX_BODY, MAX_SHIPMENT_BODY,
+    MAX_SMALL_BODY,
 };
 pub use search::MAX_RESULTS;
 pub use secrets::Secret;
 pub use secrets::{create_secret_key_file, read_secret_key_file, SECRET_KEY_LEN};
-pub use shipping::{PasswordOutcome, PasswordWork, Shipping, ShippingBuilder};
+pub use shipping::{PasswordOutcome, PasswordWork, Shipping, ShippingBuilder, DEFAULT_QUOTED_SHIPMENTS_PER_DAY};
 pub use store::{Synchronous, APPLICATION_ID, SCHEMA_VERSION};
 pub use tracking::{EVENT_STATUSES, MAX_FEED_EVENTS};
 pub use tracking_number::TrackingKind;

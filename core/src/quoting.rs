@@ -7,16 +7,26 @@
 //! preset and envelope package types that can carry its weight. A named package type is
 //! quoted as named, and what stops it is a `quoteErrors` entry.
 //!
-//! A request goes one way, whatever its front end: each shipment is read on its own and
-//! validated and priced in turn ([`price_all`]); the quotes are numbered ([`number`]) and
-//! stored ([`store`]) in one transaction; the answer is built from the priced quotes
-//! ([`answer`], or [`answer_json`] written straight from them for the JSON interface).
+//! A request goes one way, whatever its front end, in two steps. Pricing only reads:
+//! each shipment is read on its own and validated and priced in turn ([`price_all`]);
+//! its quotes are numbered from 0 ([`number`]), its rows taken out ([`rows`]) and the
+//! answer built from the priced quotes ([`answer`], or [`answer_json_marked`] written
+//! straight from them for the JSON interface, with the places of the quote ids marked).
+//! Storing is one short transaction: the quote ids are reserved, the rows stored
+//! ([`store`]) and the ids written into the answer ([`PricedQuotes`]). So a server can
+//! price on any connection, in parallel, and only store on its writer.
 //!
-//! Persistence: the quotes of one shipment are stored as one row holding the request
-//! shipment's JSON (as sent, or as serde writes it for a typed request) and the quotes
-//! packed (see [`crate::packed`]), with a contiguous range of quote ids; a quote is
-//! found by its id inside that range. One row per shipment instead of one per quote
-//! keeps a 500-shipment batch to 500 inserts.
+//! Persistence: the quotes of one shipment are stored as one row holding the shipment
+//! as it was read (serde's JSON of the typed [`wire::QuoteShipment`]: fields the
+//! interface does not know are not kept) and the quotes packed (see [`crate::packed`]),
+//! with a contiguous range of quote ids; a quote is found by its id inside that range.
+//! One row per shipment instead of one per quote keeps a 500-shipment batch to 500
+//! inserts.
+//!
+//! Each customer may store at most a number of quoted shipments per UTC day
+//! ([`crate::ShippingBuilder::quoted_shipments_per_day`]): a request is refused before it
+//! is priced when its shipments, were every one quoted, would take the day's count over
+//! it ([`check_daily_cap`]), and again when it is stored.
 
 use std::borrow::Cow;
 
@@ -287,7 +297,9 @@ impl PricedQuote<'_> {
 }
 
 /// Appends `quotes` as a JSON array to `out`, as serde writes their [`wire::Quote`]s
-/// (see [`wire::write_quotes`]).
+/// (see [`wire::write_quotes`]): what [`answer_json_marked`] writes once its ids are
+/// filled in.
+#[cfg(test)]
 pub(crate) fn write_quotes_json(out: &mut String, quotes: &[PricedQuote<'_>]) {
     wire::write_quotes(out, quotes.iter().map(|q| (q.fields(), q.rate.surcharges.iter().map(|l| (l.description(), l.amount)))));
 }
@@ -651,37 +663,34 @@ fn place(a: &Address) -> Place<'_> {
     Place { country: a.country.as_str(), state: a.state.as_str(), zip: a.zip.as_deref() }
 }
 
-/// One shipment of a quote request as it was read: the shipment and, when the request
-/// was JSON, its text as sent; or why it could not be read.
-pub(crate) type Requested<'a> = Result<(Cow<'a, wire::QuoteShipment>, Option<&'a str>)>;
+/// One shipment of a quote request as it was read, or why it could not be read.
+pub(crate) type Requested<'a> = Result<Cow<'a, wire::QuoteShipment>>;
 
 /// The quotes and quote errors of one shipment of a request, with what its row keeps:
-/// the shipment's JSON and the quotes packed (see [`crate::packed`]).
+/// the shipment's JSON as serde writes it and the quotes packed (see [`crate::packed`]).
 #[derive(Debug)]
-pub(crate) struct Quoted<'a, 'c> {
+pub(crate) struct Quoted<'c> {
     pub quotes: Vec<PricedQuote<'c>>,
     pub errors: Vec<wire::QuoteError>,
-    pub shipment_json: Cow<'a, str>,
+    pub shipment_json: String,
     pub packed: Vec<u8>,
 }
 
 /// What became of one shipment of a quote request.
-pub(crate) type Outcome<'a, 'c> = Result<Quoted<'a, 'c>>;
+pub(crate) type Outcome<'c> = Result<Quoted<'c>>;
 
 /// Reads (with `read`), validates and prices each of `items` in order: the outcome of
 /// each shipment. A shipment that cannot be read, or breaks a shipment-level rule, fails
 /// alone; the answer puts its index in the field paths ([`answer`], [`answer_json`]).
-pub(crate) fn price_all<'a, 'c, T>(ctx: &Context<'c>, items: &'a [T], read: impl Fn(&'a T) -> Requested<'a>) -> Vec<Outcome<'a, 'c>> {
+pub(crate) fn price_all<'a, 'c, T>(ctx: &Context<'c>, items: &'a [T], read: impl Fn(&'a T) -> Requested<'a>) -> Vec<Outcome<'c>> {
     let mut buf: Vec<PieceInput> = Vec::new();
     items
         .iter()
         .map(|item| {
-            read(item).and_then(|(s, json)| {
-                // the row keeps the shipment as sent, or as serde writes it
-                let shipment_json = match json {
-                    Some(json) => Cow::Borrowed(json),
-                    None => Cow::Owned(wire::to_json(&s)?),
-                };
+            read(item).and_then(|s| {
+                // the row keeps the shipment as it was read, as serde writes it: what the
+                // client sent beyond the fields of a shipment is not kept
+                let shipment_json = wire::to_json(&s)?;
                 let valid = validate(ctx, s.into_owned())?;
                 let priced = price(ctx, &valid, ctx.profile.markup_percent, &mut buf)?;
                 // (quote ids are not part of the packed form: it can be written now, into
@@ -697,37 +706,64 @@ pub(crate) fn price_all<'a, 'c, T>(ctx: &Context<'c>, items: &'a [T], read: impl
         .collect()
 }
 
-/// Gives the quotes of `outcomes` their ids, reserved in `tx`: consecutive, in order, so
-/// that each shipment's quotes are a range from its first.
-pub(crate) fn number(tx: &Connection, outcomes: &mut [Outcome<'_, '_>]) -> Result<()> {
-    let total: usize = outcomes.iter().filter_map(|o| o.as_ref().ok()).map(|q| q.quotes.len()).sum();
-    if total == 0 {
-        return Ok(());
-    }
-    let first = crate::store::next_ids(tx, "quote", total)?;
+/// Gives the quotes of `outcomes` the ids `first`, `first + 1`, ...: consecutive, in
+/// order, so that each shipment's quotes are a range from its first. Returns how many
+/// quotes there are.
+pub(crate) fn number(outcomes: &mut [Outcome<'_>], first: i64) -> usize {
     let quotes = outcomes.iter_mut().filter_map(|o| o.as_mut().ok()).flat_map(|quoted| quoted.quotes.iter_mut());
+    let mut n = 0;
     for (id, q) in (first..).zip(quotes) {
         q.quote_id = id;
+        n += 1;
     }
-    Ok(())
+    n
 }
 
-/// Stores the quotes of `outcomes` (numbered by [`number`]), one row per shipment that
-/// has quotes: the shipment's JSON and its quotes packed.
-pub(crate) fn store(tx: &Connection, customer_id: &str, now: DateTime<Utc>, outcomes: &[Outcome<'_, '_>]) -> Result<()> {
+/// The row of one quoted shipment to store: its quotes' ids are `first` on from the
+/// first id of its request.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    /// The first quote's id, counted from the request's first (see [`number`]).
+    pub first: i64,
+    pub count: i64,
+    /// The shipment's JSON (see [`Quoted`]).
+    pub shipment: String,
+    pub packed: Vec<u8>,
+}
+
+/// The rows of `outcomes` (numbered from 0 by [`number`]), one per shipment that has
+/// quotes, taken out of them: the answer needs only the quotes and the errors.
+pub(crate) fn rows(outcomes: &mut [Outcome<'_>]) -> Vec<Row> {
+    outcomes
+        .iter_mut()
+        .filter_map(|o| o.as_mut().ok())
+        .filter_map(|quoted| {
+            let first = quoted.quotes.first()?.quote_id;
+            Some(Row {
+                first,
+                count: quoted.quotes.len() as i64,
+                shipment: std::mem::take(&mut quoted.shipment_json),
+                packed: std::mem::take(&mut quoted.packed),
+            })
+        })
+        .collect()
+}
+
+/// Stores `rows`, whose ids start at `first` (reserved by the caller), with their
+/// shipments' JSON and their quotes packed.
+pub(crate) fn store(tx: &Connection, customer_id: &str, now: DateTime<Utc>, first: i64, rows: &[Row]) -> Result<()> {
     let created = now.timestamp();
     let mut insert = tx.prepare_cached(
         "INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
-    for quoted in outcomes.iter().filter_map(|o| o.as_ref().ok()) {
-        let Some(first) = quoted.quotes.first() else { continue };
+    for row in rows {
         insert.execute(rusqlite::params![
             customer_id,
-            first.quote_id,
-            quoted.quotes.len() as i64,
-            quoted.shipment_json.as_ref(),
-            quoted.packed,
+            first + row.first,
+            row.count,
+            row.shipment,
+            row.packed,
             created,
             created + QUOTE_LIFETIME_SECS
         ])?;
@@ -735,8 +771,50 @@ pub(crate) fn store(tx: &Connection, customer_id: &str, now: DateTime<Utc>, outc
     Ok(())
 }
 
+/// How many quoted shipments of the customer were stored on `day` (UTC).
+pub(crate) fn stored_on(conn: &Connection, customer_id: &str, day: NaiveDate) -> Result<u64> {
+    let mut count = conn.prepare_cached("SELECT shipments FROM quote_days WHERE customer_id = ?1 AND day = ?2")?;
+    let n: Option<i64> = rusqlite::OptionalExtension::optional(count.query_row(rusqlite::params![customer_id, day.to_string()], |r| r.get(0)))?;
+    Ok(n.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
+}
+
+/// Adds `n` quoted shipments of the customer to the count of `day` (UTC); the count of
+/// an earlier day is replaced.
+pub(crate) fn count_stored(tx: &Connection, customer_id: &str, day: NaiveDate, n: u64) -> Result<()> {
+    let mut upsert = tx.prepare_cached(
+        "INSERT INTO quote_days (customer_id, day, shipments) VALUES (?1, ?2, ?3)
+         ON CONFLICT (customer_id) DO UPDATE SET
+             shipments = CASE WHEN day = excluded.day THEN shipments + excluded.shipments ELSE excluded.shipments END,
+             day = excluded.day",
+    )?;
+    upsert.execute(rusqlite::params![customer_id, day.to_string(), i64::try_from(n).unwrap_or(i64::MAX)])?;
+    Ok(())
+}
+
+/// Refuses `n` more quoted shipments of a customer who stored `stored` on the UTC day of
+/// `now`, when they would take the day's count over `cap`.
+///
+/// # Errors
+/// `TOO_MANY_REQUESTS`, to be retried at the next UTC midnight.
+pub(crate) fn check_daily_cap(stored: u64, n: u64, cap: u64, now: DateTime<Utc>) -> Result<()> {
+    if stored.saturating_add(n) <= cap {
+        return Ok(());
+    }
+    let midnight = now.date_naive().succ_opt().and_then(|d| d.and_hms_opt(0, 0, 0)).map(|t| t.and_utc());
+    let wait = midnight.map_or(86_400, |m| (m - now).num_seconds().max(1));
+    let left = cap.saturating_sub(stored);
+    Err(Error::new(
+        ErrorCategory::TooManyRequests,
+        format!(
+            "A customer may store at most {cap} quoted shipments per day (UTC); {left} are left today and this request has {n}. \
+             Quote again after midnight UTC."
+        ),
+    )
+    .with_retry_after(u64::try_from(wait).unwrap_or(1)))
+}
+
 /// The answer of a quote request (4.1) from the outcome of each of its shipments.
-pub(crate) fn answer(outcomes: Vec<Outcome<'_, '_>>) -> wire::BatchQuoteResponse {
+pub(crate) fn answer(outcomes: Vec<Outcome<'_>>) -> wire::BatchQuoteResponse {
     let results = outcomes
         .into_iter()
         .enumerate()
@@ -754,8 +832,25 @@ pub(crate) fn answer(outcomes: Vec<Outcome<'_, '_>>) -> wire::BatchQuoteResponse
 
 /// The JSON of [`answer`]'s answer (a test pins this), with each shipment's quotes
 /// written straight into it from their rates and the catalog's names: the answer of an
-/// all-services request is 7,000 quotes and megabytes of JSON.
-pub(crate) fn answer_json(outcomes: &[Outcome<'_, '_>]) -> Result<String> {
+/// all-services request is 7,000 quotes and megabytes of JSON. Written before the ids
+/// are known: the place of each quote's id is marked (see [`wire::fill_ids`]).
+pub(crate) fn answer_json_marked(outcomes: &[Outcome<'_>]) -> Result<(String, Vec<usize>)> {
+    let mut marks = Vec::with_capacity(outcomes.iter().map(|o| o.as_ref().map_or(0, |q| q.quotes.len())).sum());
+    let text = write_answer(outcomes, |out, quotes| {
+        wire::write_quotes_marked(out, quotes.iter().map(|q| (q.fields(), q.rate.surcharges.iter().map(|l| (l.description(), l.amount)))), &mut marks);
+    })?;
+    Ok((text, marks))
+}
+
+/// The JSON of [`answer`]'s answer with the quotes' ids written: what
+/// [`answer_json_marked`] gives once its ids are filled in.
+#[cfg(test)]
+pub(crate) fn answer_json(outcomes: &[Outcome<'_>]) -> Result<String> {
+    write_answer(outcomes, write_quotes_json)
+}
+
+/// The answer's JSON with each shipment's quotes written by `quotes`.
+fn write_answer(outcomes: &[Outcome<'_>], mut quotes: impl FnMut(&mut String, &[PricedQuote<'_>])) -> Result<String> {
     let size: usize = outcomes
         .iter()
         .map(|o| o.as_ref().map_or(0, |q| q.quotes.iter().map(|q| wire::quote_json_size(q.rate.surcharges.len())).sum()) + 100)
@@ -767,7 +862,7 @@ pub(crate) fn answer_json(outcomes: &[Outcome<'_, '_>]) -> Result<String> {
             out.push(',');
         }
         match outcome {
-            Ok(q) => wire::write_quoted_result(&mut out, i, |out| write_quotes_json(out, &q.quotes), &q.errors),
+            Ok(q) => wire::write_quoted_result(&mut out, i, |out| quotes(out, &q.quotes), &q.errors),
             Err(e) => out.push_str(&wire::to_json(&failed(i, e.clone()))?),
         }
     }
@@ -797,6 +892,47 @@ fn failed(i: usize, e: Error) -> wire::ShipmentQuotes {
         error_category: Some(e.category().code().to_string()),
         details: (!e.details().is_empty()).then(|| e.details().to_vec()),
         ..result(i, "error")
+    }
+}
+
+/// A quote request priced and answered, whose quotes are not yet stored: what
+/// [`crate::Shipping::prepare_as`] makes of a batch or single quote on any connection, for
+/// [`crate::Shipping::store_priced`] to store on the one that writes. Quote ids are given
+/// when the quotes are stored.
+#[derive(Debug)]
+pub struct PricedQuotes {
+    pub(crate) customer_id: String,
+    /// The rows to store, their ids counted from 0.
+    pub(crate) rows: Vec<Row>,
+    /// How many quotes the rows hold.
+    pub(crate) quotes: usize,
+    pub(crate) answer: PricedAnswer,
+}
+
+/// The answer of a [`PricedQuotes`], its quote ids counted from 0 until they are stored.
+#[derive(Debug)]
+pub(crate) enum PricedAnswer {
+    /// A batch quote's JSON, with the places of its quote ids (see [`wire::fill_ids`]).
+    Batch { text: String, marks: Vec<usize> },
+    /// A single quote's answer.
+    Single(wire::QuoteAnswer),
+}
+
+impl PricedQuotes {
+    /// The JSON answer of the request (status 200) once its quotes are stored from
+    /// `first` on.
+    pub(crate) fn answer_body(self, first: i64) -> Result<String> {
+        let body = match self.answer {
+            PricedAnswer::Batch { text, marks } => wire::fill_ids(&text, &marks, first),
+            PricedAnswer::Single(mut answer) => {
+                match &mut answer {
+                    wire::QuoteAnswer::One(q) => q.quote_id += first,
+                    wire::QuoteAnswer::Many(many) => many.quotes.iter_mut().for_each(|q| q.quote_id += first),
+                }
+                wire::to_json(&answer)?
+            }
+        };
+        Ok(body)
     }
 }
 
@@ -896,7 +1032,7 @@ mod tests {
 
     /// A request's quotes are numbered in order and stored packed, exactly as
     /// `packed::pack_quotes` packs the quotes the answer shows, beside the shipment's JSON
-    /// (as sent, or as serde writes a typed one), and each quote is found again with it.
+    /// (the row keeps the text it is given), and each quote is found again with it.
     #[test]
     fn quotes_are_stored_packed_and_found_again() {
         let mut conn = Connection::open_in_memory().unwrap();
@@ -931,28 +1067,30 @@ mod tests {
             "pieces": [{"weight": 2, "lineItems": [{"sku": "A", "productName": "Mug", "quantity": 2}]}] }"#;
         let plain = with_items.replace(r#", "lineItems": [{"sku": "A", "productName": "Mug", "quantity": 2}]"#, "");
         let parse = |json: &str| serde_json::from_str::<wire::QuoteShipment>(json).unwrap();
-        fn quoted<'c>(quotes: Vec<PricedQuote<'c>>, json: Cow<'static, str>) -> Outcome<'static, 'c> {
+        fn quoted<'c>(quotes: Vec<PricedQuote<'c>>, json: &str) -> Outcome<'c> {
             let mut packed = Vec::new();
             pack(&mut packed, &quotes);
-            Ok(Quoted { quotes, errors: vec![], shipment_json: json, packed })
+            Ok(Quoted { quotes, errors: vec![], shipment_json: json.to_string(), packed })
         }
-        // the first as sent, the second typed (its row then holds it as serde writes it);
-        // a failed shipment and one without quotes store nothing
+        // the first as written by hand, the second as serde writes it; a failed shipment
+        // and one without quotes store nothing
         let typed = wire::to_json(&parse(&plain)).unwrap();
         let mut outcomes: Vec<Outcome> = vec![
-            quoted(vec![quote(0, vec![(SurchargeKind::Fuel, "3.26")]), quote(1, vec![])], Cow::Borrowed(with_items)),
+            quoted(vec![quote(0, vec![(SurchargeKind::Fuel, "3.26")]), quote(1, vec![])], with_items),
             Err(Error::invalid("x", "y")),
-            quoted(vec![], Cow::Borrowed("{}")),
-            quoted(
-                vec![quote(2, vec![(SurchargeKind::Residential, "5.95"), (SurchargeKind::Insurance, "4.15")])],
-                Cow::Owned(typed.clone()),
-            ),
+            quoted(vec![], "{}"),
+            quoted(vec![quote(2, vec![(SurchargeKind::Residential, "5.95"), (SurchargeKind::Insurance, "4.15")])], &typed),
         ];
         let now = DateTime::from_timestamp(1_800_000_000, 0).unwrap();
         let tx = conn.transaction().unwrap();
-        number(&tx, &mut outcomes).unwrap();
-        store(&tx, "C1", now, &outcomes).unwrap();
+        assert_eq!(number(&mut outcomes, 0), 3);
+        let rows = rows(&mut outcomes);
+        let first = crate::store::next_ids(&tx, "quote", 3).unwrap();
+        store(&tx, "C1", now, first, &rows).unwrap();
         tx.commit().unwrap();
+        for q in outcomes.iter_mut().filter_map(|o| o.as_mut().ok()).flat_map(|q| q.quotes.iter_mut()) {
+            q.quote_id += first;
+        }
         // first quote id, the shipment's JSON, the quotes' type and bytes
         type Row = (i64, String, String, Vec<u8>);
         let stored: Vec<Row> = conn
@@ -1028,6 +1166,47 @@ mod tests {
             write_quotes_json(&mut written, &quotes[..n]);
             let wire: Vec<wire::Quote> = quotes[..n].iter().map(PricedQuote::to_wire).collect();
             assert_eq!(written, serde_json::to_string(&wire).unwrap());
+        }
+    }
+
+    /// The answer written before the ids are known, its ids then filled in, is byte for
+    /// byte the answer written with them: over quotes, failed shipments and shipments
+    /// without quotes, from any first id.
+    #[test]
+    fn an_answer_with_its_ids_filled_in_is_the_answer_written_with_them() {
+        let catalog = Catalog::default_catalog().unwrap();
+        let quote = |service: usize, total: &str| PricedQuote {
+            quote_id: 0,
+            service: &catalog.services()[service],
+            package_type: "parcel_custom",
+            rate: Rate {
+                zone: Zone::new("5").unwrap(),
+                base: Decimal::ONE,
+                surcharges: Lines::of(&[Surcharge { kind: SurchargeKind::Fuel, amount: Decimal::TWO }]),
+                total: total.parse().unwrap(),
+                quoted_weight: Decimal::TEN,
+                quoted_weight_unit: WeightUnit::Lb,
+                weight_type: WeightType::Actual,
+                currency: Currency::Usd,
+            },
+            arrival: None,
+        };
+        let outcomes = || -> Vec<Outcome> {
+            let quoted = |quotes| Ok(Quoted { quotes, errors: vec![], shipment_json: String::new(), packed: vec![] });
+            vec![
+                quoted(vec![quote(0, "3.00"), quote(1, "4.50")]),
+                Err(Error::invalid("receiver.state", "is not a state")),
+                quoted(vec![]),
+                quoted((0..12).map(|i| quote(i % 3, "9.99")).collect()),
+            ]
+        };
+        for first in [1, 9, 10, 99_999, 1_000_000_007] {
+            let mut marked = outcomes();
+            assert_eq!(number(&mut marked, 0), 14);
+            let (text, marks) = answer_json_marked(&marked).unwrap();
+            let mut direct = outcomes();
+            number(&mut direct, first);
+            assert_eq!(wire::fill_ids(&text, &marks, first), answer_json(&direct).unwrap());
         }
     }
 }

@@ -531,6 +531,84 @@ impl Shipping {
     }
 }
 
+/// The operations priced before they write: their pricing step only reads, and only
+/// storing the quotes needs the writer (see [`Shipping::prepare_as`]).
+const PRICED: [(&str, PriceHandler); 2] =
+    [("/restapi/v1/customers/:customerId/batch-quote", price_batch_quote), ("/restapi/v1/customers/:customerId/quote", price_quote)];
+
+/// The read-only step of an operation of [`PRICED`].
+type PriceHandler = fn(&Shipping, &Params<'_>, Query<'_>, &str) -> Result<crate::PricedQuotes>;
+
+/// What [`Shipping::prepare_as`] made of a request.
+#[derive(Debug)]
+#[expect(clippy::large_enum_variant, reason = "made once per request and moved once, to the writer")]
+pub enum Prepared {
+    /// The request is answered: refused, or priced with nothing to store.
+    Answered(Response),
+    /// The quotes are priced and answered; [`Shipping::store_priced`] stores them.
+    Priced(crate::PricedQuotes),
+}
+
+impl Shipping {
+    /// The read-only step of a batch or single quote ([`route_prices`]) on behalf of
+    /// `caller`, as [`Shipping::handle_as`] would take it: the caller's right to the
+    /// customer, the request, the cap of quoted shipments of the day, and every shipment
+    /// validated and priced, without writing. What is left to do is to store the quotes,
+    /// with [`Shipping::store_priced`], on whichever `Shipping` writes: a front end prices
+    /// on many connections at once and stores on one. Together they answer exactly what
+    /// [`Shipping::handle_as`] answers (quote ids are given when the quotes are stored).
+    ///
+    /// A route that [`route_prices`] does not name is answered `INTERNAL_ERROR`.
+    pub fn prepare_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Prepared {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.price_as(caller, method, path, body)));
+        match outcome {
+            Ok(Ok(priced)) if priced.rows.is_empty() => match self.store_priced_quotes(priced) {
+                Ok(body) => Prepared::Answered(Response { status: 200, body, retry_after: None, document: None }),
+                Err(e) => Prepared::Answered(Response::error(&e)),
+            },
+            Ok(Ok(priced)) => Prepared::Priced(priced),
+            Ok(Err(e)) => Prepared::Answered(Response::error(&e)),
+            Err(_) => Prepared::Answered(Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it."))),
+        }
+    }
+
+    fn price_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Result<crate::PricedQuotes> {
+        if body.len() > MAX_BODY {
+            return Err(body_too_large());
+        }
+        let (path, query) = path.split_once('?').unwrap_or((path, ""));
+        let found = lookup(method, path)?;
+        let Some((_, price)) = PRICED.iter().find(|(pattern, _)| *pattern == found.route.pattern) else {
+            return Err(Error::internal(format!("{} is not priced before it writes", found.route.pattern)));
+        };
+        let customer = found.params.get("customerId")?;
+        if !self.acts_for(caller, customer)? {
+            return Err(Error::not_found("customer", customer));
+        }
+        price(self, &found.params, Query(query), body)
+    }
+
+    /// Stores the quotes that [`Shipping::prepare_as`] priced, in one transaction (a
+    /// savepoint in [`Shipping::commit_together`]), and answers with their ids.
+    /// `TOO_MANY_REQUESTS` when quotes stored since the pricing leave the customer no
+    /// room for these today.
+    pub fn store_priced(&self, priced: crate::PricedQuotes) -> Response {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.store_priced_quotes(priced)));
+        match outcome {
+            Ok(Ok(body)) => Response { status: 200, body, retry_after: None, document: None },
+            Ok(Err(e)) => Response::error(&e),
+            Err(_) => Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it.")),
+        }
+    }
+}
+
+/// True when the operation serving `method` on `path` is priced before it writes
+/// (batch and single quote): a front end runs [`Shipping::prepare_as`] where it reads,
+/// and [`Shipping::store_priced`] where it writes.
+pub fn route_prices(method: &str, path: &str) -> bool {
+    lookup(method, path).is_ok_and(|found| PRICED.iter().any(|(pattern, _)| *pattern == found.route.pattern))
+}
+
 /// The methods the interface serves on `path` (without its query), in the order of
 /// `METHOD_NOT_ALLOWED` messages: what an HTTP `Allow` header lists. Empty when no
 /// operation is served there.
@@ -654,13 +732,28 @@ fn disconnect_partner(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Res
 
 /// Batch quote (4.1): the body goes to the batch reader as sent, and its answer is
 /// already JSON.
-fn batch_quote(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    Ok(Response { status: 200, body: s.batch_quote_json(p.get("customerId")?, body)?, retry_after: None, document: None })
+fn batch_quote(s: &Shipping, p: &Params, q: Query, body: &str) -> Result<Response> {
+    store_priced(s, price_batch_quote(s, p, q, body)?)
 }
 
 /// Single-shipment quote (DECISIONS 9).
-fn quote(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    json(200, &s.quote(p.get("customerId")?, &parse_body(body)?)?)
+fn quote(s: &Shipping, p: &Params, q: Query, body: &str) -> Result<Response> {
+    store_priced(s, price_quote(s, p, q, body)?)
+}
+
+/// The pricing step of batch quote, which only reads (see [`Shipping::prepare_as`]).
+fn price_batch_quote(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<crate::PricedQuotes> {
+    s.price_batch_json(p.get("customerId")?, body)
+}
+
+/// The pricing step of the single quote, which only reads.
+fn price_quote(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<crate::PricedQuotes> {
+    s.price_quote(p.get("customerId")?, &parse_body(body)?)
+}
+
+/// Stores priced quotes: their answer.
+fn store_priced(s: &Shipping, priced: crate::PricedQuotes) -> Result<Response> {
+    Ok(Response { status: 200, body: s.store_priced_quotes(priced)?, retry_after: None, document: None })
 }
 
 /// Book shipment (4.5).

@@ -28,6 +28,10 @@ mod shipments;
 
 pub use logins::{PasswordOutcome, PasswordWork};
 
+/// The most quoted shipments a customer may store per UTC day unless
+/// [`ShippingBuilder::quoted_shipments_per_day`] says otherwise.
+pub const DEFAULT_QUOTED_SHIPMENTS_PER_DAY: u64 = 100_000;
+
 /// The shipping service on one SQLite database.
 ///
 /// `Shipping` is `Send + Sync`: operations on one instance are serialised on its
@@ -40,6 +44,8 @@ pub struct Shipping {
     labels_at_booking: bool,
     /// Seals provider credentials and payment tokens at rest, when the application gave a key.
     sealer: Option<Sealer>,
+    /// The most quoted shipments a customer may store per UTC day.
+    quotes_per_day: u64,
 }
 
 impl std::fmt::Debug for Shipping {
@@ -57,6 +63,7 @@ pub struct ShippingBuilder {
     bytes: Option<Vec<u8>>,
     settings: Settings,
     secret_key: Option<[u8; 32]>,
+    quotes_per_day: Option<u64>,
 }
 
 impl std::fmt::Debug for ShippingBuilder {
@@ -136,6 +143,15 @@ impl ShippingBuilder {
         self
     }
 
+    /// The most quoted shipments each customer may store per UTC day (default
+    /// [`DEFAULT_QUOTED_SHIPMENTS_PER_DAY`]): a batch or single quote that would go over it
+    /// is refused with `TOO_MANY_REQUESTS` before it is priced, to be retried after
+    /// midnight UTC. Every shipment of a request counts, whether or not it gets quotes.
+    pub fn quoted_shipments_per_day(mut self, shipments: u64) -> Self {
+        self.quotes_per_day = Some(shipments);
+        self
+    }
+
     /// Opens the database, creates or upgrades its schema and seeds the default catalog
     /// and rate book on first open.
     ///
@@ -163,7 +179,9 @@ impl ShippingBuilder {
         };
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let sealer = self.secret_key.as_ref().map(Sealer::new);
-        Shipping::from_connection(conn, clock, !self.lazy_labels, self.settings, sealer)
+        let mut shipping = Shipping::from_connection(conn, clock, !self.lazy_labels, self.settings, sealer)?;
+        shipping.quotes_per_day = self.quotes_per_day.unwrap_or(DEFAULT_QUOTED_SHIPMENTS_PER_DAY);
+        Ok(shipping)
     }
 }
 
@@ -250,6 +268,7 @@ impl Shipping {
             rates: RwLock::new(rates),
             labels_at_booking,
             sealer,
+            quotes_per_day: DEFAULT_QUOTED_SHIPMENTS_PER_DAY,
         })
     }
 

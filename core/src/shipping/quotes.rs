@@ -7,7 +7,7 @@ use serde_json::value::RawValue;
 
 use super::Shipping;
 use crate::error::{Error, ErrorCategory, Result};
-use crate::quoting::{self, Context, Form};
+use crate::quoting::{self, Context, Form, PricedAnswer, PricedQuotes};
 use crate::{accounts, wire};
 
 impl Shipping {
@@ -15,47 +15,69 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer; `LIMIT_EXCEEDED` for more than 500
-    /// shipments. Everything about one shipment is in its result instead.
+    /// shipments; `TOO_MANY_REQUESTS` past the customer's quoted shipments of the day
+    /// ([`crate::ShippingBuilder::quoted_shipments_per_day`]). Everything about one
+    /// shipment is in its result instead.
     pub fn batch_quote(&self, customer_id: &str, shipments: &[wire::QuoteShipment]) -> Result<wire::BatchQuoteResponse> {
         quoting::check_batch_size(shipments.len())?;
-        self.quote_shipments(
-            customer_id,
-            Form::Batch,
-            shipments,
-            |s| Ok((Cow::Borrowed(s), None)),
-            |outcomes| Ok(quoting::answer(outcomes)),
-        )
+        let (rows, quotes, mut answer) =
+            self.price_shipments(customer_id, Form::Batch, shipments, |s| Ok(Cow::Borrowed(s)), |outcomes| Ok(quoting::answer(outcomes)))?;
+        let first = self.store_quotes(customer_id, &rows, quotes)?;
+        for q in answer.results.iter_mut().filter_map(|r| r.quotes.as_mut()).flatten() {
+            q.quote_id += first;
+        }
+        Ok(answer)
     }
 
-    /// Batch quote from the request body as sent, answered with the JSON of
-    /// [`wire::BatchQuoteResponse`]: each shipment is parsed on its own, so that one whose
-    /// JSON does not fit the shipment shape fails alone, and its row keeps its JSON as
-    /// sent.
-    pub(crate) fn batch_quote_json(&self, customer_id: &str, body: &str) -> Result<String> {
+    /// Prices a batch quote from the request body as sent, without storing it (see
+    /// [`PricedQuotes`]): each shipment is parsed on its own, so that one whose JSON does
+    /// not fit the shipment shape fails alone.
+    pub(crate) fn price_batch_json(&self, customer_id: &str, body: &str) -> Result<PricedQuotes> {
         let req: BorrowedBatchQuoteRequest = wire::parse_borrowed(body)?;
         quoting::check_batch_size(req.shipments.len())?;
-        self.quote_shipments(
+        let (rows, quotes, (text, marks)) = self.price_shipments(
             customer_id,
             Form::Batch,
             &req.shipments,
-            |raw| wire::parse_body(raw.get()).map(|s| (Cow::Owned(s), Some(raw.get()))),
-            |outcomes| quoting::answer_json(&outcomes),
-        )
+            |raw| wire::parse_body(raw.get()).map(Cow::Owned),
+            |outcomes| quoting::answer_json_marked(&outcomes),
+        )?;
+        Ok(PricedQuotes {
+            customer_id: customer_id.to_string(),
+            rows,
+            quotes,
+            answer: PricedAnswer::Batch { text, marks },
+        })
     }
 
-    /// Quotes the shipments that `read` makes of `items`, sent in `form`, for the
-    /// customer: reads the customer, prices every shipment outside any transaction,
-    /// numbers and stores the quotes in one, and makes the answer of them with `answer`.
-    fn quote_shipments<'a, T, A>(
+    /// Stores the quotes of `priced` (from [`Shipping::price_batch_json`] or
+    /// [`Shipping::price_quote`]) in one transaction and answers with their ids.
+    ///
+    /// # Errors
+    /// `TOO_MANY_REQUESTS` when the quotes of the day stored meanwhile leave no room for
+    /// these; a storage failure, or `BUSY`.
+    pub(crate) fn store_priced_quotes(&self, priced: PricedQuotes) -> Result<String> {
+        let first = self.store_quotes(&priced.customer_id, &priced.rows, priced.quotes)?;
+        priced.answer_body(first)
+    }
+
+    /// Reads the customer, checks the quoted shipments of the day against the cap (before
+    /// any is read), prices every shipment that `read` makes of `items`, sent in `form`,
+    /// without writing, and makes the answer of them with `answer`: the rows to store,
+    /// how many quotes they hold, and the answer, whose quote ids count from 0.
+    fn price_shipments<'a, T, A>(
         &self,
         customer_id: &str,
         form: Form,
         items: &'a [T],
         read: impl Fn(&'a T) -> quoting::Requested<'a>,
-        answer: impl FnOnce(Vec<quoting::Outcome<'a, '_>>) -> Result<A>,
-    ) -> Result<A> {
+        answer: impl FnOnce(Vec<quoting::Outcome<'_>>) -> Result<A>,
+    ) -> Result<(Vec<quoting::Row>, usize, A)> {
+        let now = self.clock.now();
         let (customer, catalog, provider_accounts) = self.read(|conn| {
             let (customer, catalog) = self.customer(conn, customer_id)?;
+            let stored = quoting::stored_on(conn, customer_id, now.date_naive())?;
+            quoting::check_daily_cap(stored, items.len() as u64, self.quotes_per_day, now)?;
             Ok((customer, catalog, accounts::provider_account_ids(conn, customer_id)?))
         })?;
         let rates = self.rate_book();
@@ -70,12 +92,28 @@ impl Shipping {
             cards: &cards,
         };
         let mut outcomes = quoting::price_all(&ctx, items, read);
+        let quotes = quoting::number(&mut outcomes, 0);
+        let rows = quoting::rows(&mut outcomes);
+        Ok((rows, quotes, answer(outcomes)?))
+    }
+
+    /// Stores `rows` of the customer, holding `quotes` quotes, in one transaction: checks
+    /// the quoted shipments of the day against the cap, reserves the quote ids and
+    /// returns the first (0 when there is nothing to store).
+    fn store_quotes(&self, customer_id: &str, rows: &[quoting::Row], quotes: usize) -> Result<i64> {
+        if rows.is_empty() {
+            return Ok(0);
+        }
         let now = self.clock.now();
+        let day = now.date_naive();
         self.write(|tx| {
-            quoting::number(tx, &mut outcomes)?;
-            quoting::store(tx, customer_id, now, &outcomes)
-        })?;
-        answer(outcomes)
+            let stored = quoting::stored_on(tx, customer_id, day)?;
+            quoting::check_daily_cap(stored, rows.len() as u64, self.quotes_per_day, now)?;
+            let first = crate::store::next_ids(tx, "quote", quotes)?;
+            quoting::store(tx, customer_id, now, first, rows)?;
+            quoting::count_stored(tx, customer_id, day, rows.len() as u64)?;
+            Ok(first)
+        })
     }
 
     /// Single-shipment quote (DECISIONS 9), `POST .../quote`: one quote when carrier,
@@ -88,14 +126,31 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer; the shipment's error (with field paths) when
     /// it cannot be quoted at all; when all three are named, the reason that one service
-    /// could not be quoted.
+    /// could not be quoted; `TOO_MANY_REQUESTS` past the customer's quoted shipments of
+    /// the day.
     pub fn quote(&self, customer_id: &str, shipment: &wire::QuoteShipment) -> Result<wire::QuoteAnswer> {
+        let priced = self.price_quote(customer_id, shipment)?;
+        let first = self.store_quotes(customer_id, &priced.rows, priced.quotes)?;
+        match priced.answer {
+            PricedAnswer::Single(mut answer) => {
+                match &mut answer {
+                    wire::QuoteAnswer::One(q) => q.quote_id += first,
+                    wire::QuoteAnswer::Many(many) => many.quotes.iter_mut().for_each(|q| q.quote_id += first),
+                }
+                Ok(answer)
+            }
+            PricedAnswer::Batch { .. } => Err(Error::internal("a single quote was priced as a batch")),
+        }
+    }
+
+    /// Prices a single quote (see [`Shipping::quote`]) without storing it.
+    pub(crate) fn price_quote(&self, customer_id: &str, shipment: &wire::QuoteShipment) -> Result<PricedQuotes> {
         let all_named = shipment.carrier_code.is_some() && shipment.service_code.is_some() && shipment.package_type_code.is_some();
-        self.quote_shipments(
+        let (rows, quotes, answer) = self.price_shipments(
             customer_id,
             Form::Single,
             std::slice::from_ref(shipment),
-            |s| Ok((Cow::Borrowed(s), None)),
+            |s| Ok(Cow::Borrowed(s)),
             |outcomes| {
                 let quoted = outcomes.into_iter().next().ok_or_else(|| Error::internal("a quote request produced no result"))??;
                 let mut quotes: Vec<wire::Quote> = quoted.quotes.iter().map(quoting::PricedQuote::to_wire).collect();
@@ -119,7 +174,8 @@ impl Shipping {
                     category => Err(Error::new(category, e.error)),
                 }
             },
-        )
+        )?;
+        Ok(PricedQuotes { customer_id: customer_id.to_string(), rows, quotes, answer: PricedAnswer::Single(answer) })
     }
 
     /// A quote of the customer by id, with the shipment it was made for.
@@ -174,7 +230,11 @@ mod tests {
     }
 
     fn service_at(clock: Arc<FixedClock>) -> (Shipping, String) {
-        let shipping = Shipping::builder().clock(clock).open().unwrap();
+        service_of(Shipping::builder().clock(clock))
+    }
+
+    fn service_of(builder: crate::ShippingBuilder) -> (Shipping, String) {
+        let shipping = builder.open().unwrap();
         let address = json!({"name": "Ann Lee", "company": "Lee Ceramics", "address1": "200 Market St", "address2": "",
             "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US", "phone": "(215) 555-0142"});
         let body = json!({"profileCode": "Retail", "email": "ann@example.com", "password": "glaze-and-fire",
@@ -360,5 +420,138 @@ mod tests {
         clock.advance(chrono::Duration::days(5));
         assert_eq!(s.purge_expired_quotes(0).unwrap() as i64, left_quotes.unwrap() - batched_quotes);
         assert_eq!(rows(&s), (0, None));
+    }
+
+    /// The shipment column of the customer's rows, in the order they were stored.
+    fn stored_shipments(s: &Shipping) -> Vec<String> {
+        s.read(|c| {
+            let mut q = c.prepare("SELECT shipment FROM quoted_shipments ORDER BY first_quote_id")?;
+            let rows = q.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(rows)
+        })
+        .unwrap()
+    }
+
+    /// A quoted shipment is stored as it was read (serde's JSON of the typed shipment):
+    /// fields the interface does not know, at any depth, are not kept, and booking by
+    /// the quote's id still works.
+    #[test]
+    fn a_quoted_shipment_is_stored_without_the_fields_it_does_not_know() {
+        let (s, id) = service();
+        let address = |name: &str, city: &str, state: &str, zip: &str| {
+            json!({"name": name, "company": "", "address1": "1 A St", "address2": "", "city": city, "state": state, "zip": zip,
+                "country": "US", "phone": "2155550142"})
+        };
+        let mut shipment = json!({"shipmentDate": "2026-11-23", "shipmentReference": "A",
+            "sender": address("Ann Lee", "Philadelphia", "PA", "19106"), "receiver": address("Bo Kim", "Los Angeles", "CA", "90012"),
+            "serviceCode": "parcel_ground", "packageTypeCode": "parcel_custom", "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
+            "pieces": [{"weight": "2", "length": "10", "width": "8", "height": "6", "insuranceAmount": null, "declaredValue": null}]});
+        shipment["internalNote"] = json!("kept-nowhere-1");
+        shipment["sender"]["favouriteColour"] = json!("kept-nowhere-2");
+        shipment["pieces"][0]["shelf"] = json!({"aisle": "kept-nowhere-3"});
+        let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/batch-quote"), &json!({ "shipments": [shipment] }).to_string());
+        assert_eq!(r.status, 200, "{}", r.body);
+        let quote = serde_json::from_str::<Value>(&r.body).unwrap()["results"][0]["quotes"][0].clone();
+        let rows = stored_shipments(&s);
+        assert_eq!(rows.len(), 1);
+        assert!(!rows[0].contains("kept-nowhere") && !rows[0].contains("internalNote"), "{}", rows[0]);
+        let read: wire::QuoteShipment = serde_json::from_value(shipment.clone()).unwrap();
+        assert_eq!(rows[0], wire::to_json(&read).unwrap());
+
+        let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/paymentMethod"), &json!({"billingAddress": {"name": "Ann Lee", "company": "",
+            "address1": "200 Market St", "address2": "", "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US"},
+            "paymentMethod": {"paymentMethodType": "processorCardToken", "processorCardTokenId": "tok_1NqLx2"}}).to_string());
+        assert_eq!(r.status, 200, "{}", r.body);
+        let mut booking = shipment.clone();
+        booking["carrierCode"] = quote["carrierCode"].clone();
+        booking["quoteId"] = quote["quoteId"].clone();
+        booking["approvePrepayRecharge"] = json!(true);
+        let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/shipments"), &booking.to_string());
+        assert_eq!(r.status, 201, "{}", r.body);
+        assert_eq!(serde_json::from_str::<Value>(&r.body).unwrap()["totalShippingCost"], quote["totalAmount"], "{}", r.body);
+    }
+
+    /// `n` domestic shipments that each get quotes.
+    fn quotable(n: usize) -> Value {
+        json!({ "shipments": vec![shipments()[1].clone(); n] })
+    }
+
+    /// Past the cap of quoted shipments per day, a request is refused with
+    /// `TOO_MANY_REQUESTS` and the seconds to midnight UTC, before any shipment is read
+    /// (a shipment that would fail does not show), and nothing is stored; a request that
+    /// fits is answered; the next day starts from 0.
+    #[test]
+    fn past_the_quoted_shipments_of_the_day_a_request_is_refused_until_midnight() {
+        let clock = Arc::new(FixedClock::at("2026-11-21T15:00:00Z").unwrap());
+        let (s, id) = service_of(Shipping::builder().clock(clock.clone()).quoted_shipments_per_day(5));
+        let batch = format!("/restapi/v1/customers/{id}/batch-quote");
+        assert_eq!(s.handle("POST", &batch, &quotable(3).to_string()).status, 200);
+
+        let mut over = quotable(3);
+        over["shipments"][2]["weightUnit"] = json!(5);
+        let r = s.handle("POST", &batch, &over.to_string());
+        assert_eq!((r.status, r.retry_after), (429, Some(9 * 3600)), "{}", r.body);
+        assert_eq!(serde_json::from_str::<Value>(&r.body).unwrap()["errorCategory"], "TOO_MANY_REQUESTS");
+        assert_eq!(stored_shipments(&s).len(), 3);
+
+        assert_eq!(s.handle("POST", &batch, &quotable(2).to_string()).status, 200);
+        let single = s.handle("POST", &format!("/restapi/v1/customers/{id}/quote"), &shipments()[1].to_string());
+        assert_eq!((single.status, single.retry_after), (429, Some(9 * 3600)), "{}", single.body);
+        let typed: wire::QuoteShipment = serde_json::from_value(shipments()[1].clone()).unwrap();
+        assert_eq!(s.batch_quote(&id, &[typed]).unwrap_err().category(), ErrorCategory::TooManyRequests);
+        assert_eq!(stored_shipments(&s).len(), 5);
+
+        clock.advance(chrono::Duration::hours(9));
+        assert_eq!(s.handle("POST", &batch, &quotable(5).to_string()).status, 200);
+        assert_eq!(stored_shipments(&s).len(), 10);
+    }
+
+    /// Priced on one connection to the file and stored on another, a batch and a single
+    /// quote answer byte for byte what `handle_as` answers on one, and store the same
+    /// rows; a request with nothing to store is answered by the pricing step.
+    #[test]
+    fn priced_on_one_connection_and_stored_on_another_as_handle_as_answers() {
+        let path = std::env::temp_dir().join(format!("consign-priced-{}.db", std::process::id()));
+        let clock = Arc::new(FixedClock::at("2026-11-21T15:00:00Z").unwrap());
+        let (writer, id) = service_of(Shipping::builder().clock(clock.clone()).path(&path));
+        let reader = Shipping::builder().clock(clock.clone()).path(&path).open().unwrap();
+        let (alone, alone_id) = service_at(clock);
+        assert_eq!(id, alone_id);
+        let key = writer.create_api_key(Some(&id), "shop").unwrap();
+        let alone_key = alone.create_api_key(Some(&id), "shop").unwrap();
+        let (caller, alone_caller) = (writer.authenticate(&key.key).unwrap(), alone.authenticate(&alone_key.key).unwrap());
+
+        let failing = json!({ "shipments": [shipments()[4].clone()] }).to_string();
+        let requests = [
+            ("batch-quote", json!({ "shipments": shipments() }).to_string()),
+            ("quote", shipments()[1].to_string()),
+            ("batch-quote", long_body(40)),
+            ("batch-quote", failing.clone()),
+        ];
+        for (route, body) in &requests {
+            let target = format!("/restapi/v1/customers/{id}/{route}");
+            assert!(crate::route_prices("POST", &target));
+            let two_steps = match reader.prepare_as(&caller, "POST", &target, body) {
+                crate::Prepared::Priced(priced) => writer.store_priced(priced),
+                crate::Prepared::Answered(answer) => {
+                    assert_eq!(*body, failing, "only the request without quotes is answered at once");
+                    answer
+                }
+            };
+            let one_step = alone.handle_as(&alone_caller, "POST", &target, body);
+            assert_eq!((two_steps.status, &two_steps.body), (200, &one_step.body));
+        }
+        assert_eq!(stored_shipments(&writer), stored_shipments(&alone));
+        assert!(!crate::route_prices("POST", &format!("/restapi/v1/customers/{id}/shipments")));
+        let other = alone.create_api_key(None, "partner").unwrap();
+        let stranger = alone.authenticate(&other.key).unwrap();
+        match alone.prepare_as(&stranger, "POST", &format!("/restapi/v1/customers/{id}/quote"), &requests[1].1) {
+            crate::Prepared::Answered(answer) => assert_eq!(answer.status, 404, "{}", answer.body),
+            crate::Prepared::Priced(_) => panic!("priced for a key that does not act for the customer"),
+        }
+        drop((reader, writer));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+        }
     }
 }

@@ -42,6 +42,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../migrations/0007_return_labels.sql"),
     include_str!("../../migrations/0008_transit.sql"),
     include_str!("../../migrations/0009_logins.sql"),
+    include_str!("../../migrations/0010_quote_days.sql"),
     include_str!("../../migrations/0011_ledger_debt.sql"),
 ];
 

@@ -22,7 +22,9 @@ pub use numbers::{Dec, Int};
 #[cfg(any(test, feature = "bench"))]
 pub(crate) use quotes::quote_fields;
 pub use quotes::*;
-pub(crate) use quotes::{quote_json_size, write_quoted_result, write_quotes, QuoteFields, QuotedWeight};
+#[cfg(any(test, feature = "bench"))]
+pub(crate) use quotes::write_quotes;
+pub(crate) use quotes::{fill_ids, quote_json_size, write_quoted_result, write_quotes_marked, QuoteFields, QuotedWeight};
 
 /// The string type of an address's fields as sent: text of up to 24 bytes, as address
 /// fields nearly always are, is held inline, without an allocation of its own.

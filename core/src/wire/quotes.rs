@@ -449,7 +449,40 @@ pub(crate) enum QuotedWeight<'a> {
 /// this), written directly. The quotes are most of a batch answer and of its stored rows,
 /// and serde's general path (an escape loop per string, each amount re-parsed to be
 /// written raw) was 40% of an all-services batch.
+#[cfg(any(test, feature = "bench"))]
 pub(crate) fn write_quotes<'a, L>(out: &mut String, quotes: impl Iterator<Item = (QuoteFields<'a>, L)>)
+where
+    L: Iterator<Item = (&'a str, Decimal)>,
+{
+    write_quotes_with(out, quotes, |out, id| super::numbers::push_int(out, id));
+}
+
+/// Appends quotes as [`write_quotes`] does, but without their ids: the place of each
+/// id in `out` goes into `marks`, in order, for [`fill_ids`] to write the ids there once
+/// they are known.
+pub(crate) fn write_quotes_marked<'a, L>(out: &mut String, quotes: impl Iterator<Item = (QuoteFields<'a>, L)>, marks: &mut Vec<usize>)
+where
+    L: Iterator<Item = (&'a str, Decimal)>,
+{
+    write_quotes_with(out, quotes, |out, _| marks.push(out.len()));
+}
+
+/// `text` with the ids `first`, `first + 1`, ... written at `marks` (in order), as
+/// [`write_quotes`] writes them.
+pub(crate) fn fill_ids(text: &str, marks: &[usize], first: i64) -> String {
+    let mut out = String::with_capacity(text.len() + 12 * marks.len());
+    let mut from = 0;
+    for (id, &at) in (first..).zip(marks) {
+        out.push_str(text.get(from..at).unwrap_or_default());
+        super::numbers::push_int(&mut out, id);
+        from = at;
+    }
+    out.push_str(text.get(from..).unwrap_or_default());
+    out
+}
+
+/// [`write_quotes`], with each quote's id written by `id`.
+fn write_quotes_with<'a, L>(out: &mut String, quotes: impl Iterator<Item = (QuoteFields<'a>, L)>, mut id: impl FnMut(&mut String, i64))
 where
     L: Iterator<Item = (&'a str, Decimal)>,
 {
@@ -459,7 +492,7 @@ where
     out.push('[');
     for (i, (q, lines)) in quotes.enumerate() {
         out.push_str(if i > 0 { ",{\"quoteId\":" } else { "{\"quoteId\":" });
-        super::numbers::push_int(out, q.quote_id);
+        id(out, q.quote_id);
         let strings = [
             (",\"carrierCode\":\"", q.carrier_code),
             ("\",\"serviceCode\":\"", q.service_code),
