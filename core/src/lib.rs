@@ -179,7 +179,7 @@ pub use manifests::MANIFEST_TYPE;
 pub use money::{format2, round_cents};
 pub use orders::{FULFILLMENT_STATUSES, MAX_ORDER_LINES};
 pub use pickups::MAX_SHIPMENTS;
-pub use quoting::{PricedQuotes, StoredQuote, MAX_BATCH, QUOTE_LIFETIME_SECS};
+pub use quoting::{ExpiredQuotes, PricedQuotes, StoredQuote, MAX_BATCH, QUOTE_LIFETIME_SECS};
 pub use rating::{
     CardId, CsvKind, Currency, DimUnit, ImportSummary, Lines, LinesIter, ParseEnumError, PieceInput, Place, Rate, RateBook, RateBookError,
     RateError, RateInput, RowError, Surcharge, SurchargeKind, WeightType, WeightUnit, Zone,

@@ -919,6 +919,11 @@ pub(crate) enum PricedAnswer {
 }
 
 impl PricedQuotes {
+    /// How many quoted shipments (rows) storing these quotes writes.
+    pub fn rows(&self) -> usize {
+        self.rows.len()
+    }
+
     /// The JSON answer of the request (status 200) once its quotes are stored from
     /// `first` on.
     pub(crate) fn answer_body(self, first: i64) -> Result<String> {
@@ -959,18 +964,60 @@ pub(crate) fn check_batch_size(n: usize) -> Result<()> {
 /// go once the batch is deleted). One pass over the table: the purge is a maintenance
 /// task, and an index on `expires_at` would cost every quote stored.
 pub(crate) fn purge_expired(tx: &Connection, cutoff: i64) -> Result<u64> {
-    let mut delete = tx.prepare(
-        "DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND rowid NOT IN (
-             SELECT kept FROM (
-                 SELECT (SELECT q.rowid FROM quoted_shipments q
-                         WHERE q.customer_id = b.customer_id AND q.first_quote_id <= b.quote_id
-                         ORDER BY q.first_quote_id DESC LIMIT 1) AS kept
-                 FROM batch_quotes b)
-             WHERE kept IS NOT NULL)
-         RETURNING quote_count",
-    )?;
+    let mut delete = tx.prepare(&format!("DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND rowid NOT IN ({HELD}) RETURNING quote_count"))?;
     let counts = delete.query_map([cutoff], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(counts.into_iter().map(|n| u64::try_from(n).unwrap_or(0)).sum())
+}
+
+/// The rowids of the rows of `quoted_shipments` that hold a quote of a batch.
+const HELD: &str = "SELECT kept FROM (
+        SELECT (SELECT q.rowid FROM quoted_shipments q
+                WHERE q.customer_id = b.customer_id AND q.first_quote_id <= b.quote_id
+                ORDER BY q.first_quote_id DESC LIMIT 1) AS kept
+        FROM batch_quotes b)
+    WHERE kept IS NOT NULL";
+
+/// The rows of `quoted_shipments` expired at or before `cutoff`, oldest first: what
+/// [`purge_expired`] would remove and the batches' rows, found without writing.
+pub(crate) fn expired_rows(conn: &Connection, cutoff: i64) -> Result<Vec<i64>> {
+    let mut select = conn.prepare("SELECT rowid FROM quoted_shipments WHERE expires_at <= ?1 ORDER BY rowid")?;
+    let rows = select.query_map([cutoff], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
+
+/// Removes the rows `rows` (from [`expired_rows`]) that are still expired at `cutoff`
+/// and hold no quote of a batch, and returns how many quotes they held.
+pub(crate) fn purge_rows(tx: &Connection, cutoff: i64, rows: &[i64]) -> Result<u64> {
+    let list = serde_json::to_string(rows).map_err(|e| Error::internal(format!("rows to purge: {e}")))?;
+    let mut delete = tx.prepare_cached(&format!(
+        "DELETE FROM quoted_shipments WHERE rowid IN (SELECT value FROM json_each(?2)) AND expires_at <= ?1
+         AND rowid NOT IN ({HELD}) RETURNING quote_count"
+    ))?;
+    let counts = delete.query_map(rusqlite::params![cutoff, list], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(counts.into_iter().map(|n| u64::try_from(n).unwrap_or(0)).sum())
+}
+
+/// Expired quotes found without writing by [`crate::Shipping::expired_quotes`], to be
+/// removed a few rows at a time by [`crate::Shipping::purge_some_expired_quotes`], so
+/// that no removal holds the write lock for long.
+#[derive(Debug, Clone, Default)]
+pub struct ExpiredQuotes {
+    pub(crate) cutoff: i64,
+    /// Rowids of `quoted_shipments`, oldest first.
+    pub(crate) rows: Vec<i64>,
+}
+
+impl ExpiredQuotes {
+    /// True when nothing is left to remove.
+    pub fn is_empty(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The first `at_most` rows (quoted shipments) to remove, taken out of these.
+    pub fn take(&mut self, at_most: usize) -> ExpiredQuotes {
+        let rest = self.rows.split_off(at_most.min(self.rows.len()));
+        ExpiredQuotes { cutoff: self.cutoff, rows: std::mem::replace(&mut self.rows, rest) }
+    }
 }
 
 /// A stored quote with the shipment it was made for.

@@ -206,6 +206,31 @@ impl Shipping {
         let cutoff = self.clock.now().timestamp() - i64::from(days) * 86_400;
         self.write(|tx| quoting::purge_expired(tx, cutoff))
     }
+
+    /// The quotes that [`Shipping::purge_expired_quotes`] would remove, found without
+    /// writing (other connections write meanwhile), to be removed a few at a time with
+    /// [`Shipping::purge_some_expired_quotes`]: what `consign serve` does once a day.
+    ///
+    /// # Errors
+    /// Only on a storage failure.
+    pub fn expired_quotes(&self, days: u32) -> Result<quoting::ExpiredQuotes> {
+        let cutoff = self.clock.now().timestamp() - i64::from(days) * 86_400;
+        self.read(|conn| Ok(quoting::ExpiredQuotes { cutoff, rows: quoting::expired_rows(conn, cutoff)? }))
+    }
+
+    /// Removes the quotes of `expired` (a part of [`Shipping::expired_quotes`]'s, see
+    /// [`quoting::ExpiredQuotes::take`]) in one short write transaction, as
+    /// [`Shipping::purge_expired_quotes`] would (a quote a batch holds stays), and returns
+    /// how many it removed.
+    ///
+    /// # Errors
+    /// Only on a storage failure, or `BUSY`.
+    pub fn purge_some_expired_quotes(&self, expired: &quoting::ExpiredQuotes) -> Result<u64> {
+        if expired.is_empty() {
+            return Ok(0);
+        }
+        self.write(|tx| quoting::purge_rows(tx, expired.cutoff, &expired.rows))
+    }
 }
 
 /// Body of `POST .../batch-quote`, borrowing each shipment's JSON from the body (as
@@ -553,5 +578,35 @@ mod tests {
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
         }
+    }
+
+    /// Removed a few rows at a time, from a list found without writing, the expired
+    /// quotes go exactly as they go at once: a batch's quote stays, the rest go.
+    #[test]
+    fn purging_a_few_at_a_time_removes_what_purging_at_once_removes() {
+        let history = || {
+            let clock = Arc::new(FixedClock::at("2026-11-21T15:00:00Z").unwrap());
+            let (s, id) = service_at(clock.clone());
+            let old = quote_ids(&s, &id);
+            let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/batch"), "");
+            let batch = serde_json::from_str::<Value>(&r.body).unwrap()["batchId"].as_str().unwrap().to_string();
+            let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/batch/{batch}/quotes"), &json!({"quoteIds": [old[1]]}).to_string());
+            assert_eq!(r.status, 200, "{}", r.body);
+            clock.advance(chrono::Duration::days(20));
+            quote_ids(&s, &id);
+            clock.advance(chrono::Duration::days(15));
+            s
+        };
+        let (at_once, in_parts) = (history(), history());
+        let removed = at_once.purge_expired_quotes(0).unwrap();
+        let mut expired = in_parts.expired_quotes(0).unwrap();
+        let mut removed_in_parts = 0;
+        while !expired.is_empty() {
+            removed_in_parts += in_parts.purge_some_expired_quotes(&expired.take(1)).unwrap();
+        }
+        assert!(removed > 0);
+        assert_eq!(removed_in_parts, removed);
+        assert_eq!(stored_shipments(&in_parts), stored_shipments(&at_once));
+        assert_eq!(in_parts.purge_some_expired_quotes(&in_parts.expired_quotes(0).unwrap()).unwrap(), 0, "a batch's row stays");
     }
 }
