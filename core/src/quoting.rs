@@ -774,7 +774,8 @@ pub(crate) fn store(tx: &Connection, customer_id: &str, now: DateTime<Utc>, firs
 /// How many quoted shipments of the customer were stored on `day` (UTC).
 pub(crate) fn stored_on(conn: &Connection, customer_id: &str, day: NaiveDate) -> Result<u64> {
     let mut count = conn.prepare_cached("SELECT shipments FROM quote_days WHERE customer_id = ?1 AND day = ?2")?;
-    let n: Option<i64> = rusqlite::OptionalExtension::optional(count.query_row(rusqlite::params![customer_id, day.to_string()], |r| r.get(0)))?;
+    let n: Option<i64> =
+        rusqlite::OptionalExtension::optional(count.query_row(rusqlite::params![customer_id, day.to_string()], |r| r.get(0)))?;
     Ok(n.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
 }
 
@@ -837,7 +838,11 @@ pub(crate) fn answer(outcomes: Vec<Outcome<'_>>) -> wire::BatchQuoteResponse {
 pub(crate) fn answer_json_marked(outcomes: &[Outcome<'_>]) -> Result<(String, Vec<usize>)> {
     let mut marks = Vec::with_capacity(outcomes.iter().map(|o| o.as_ref().map_or(0, |q| q.quotes.len())).sum());
     let text = write_answer(outcomes, |out, quotes| {
-        wire::write_quotes_marked(out, quotes.iter().map(|q| (q.fields(), q.rate.surcharges.iter().map(|l| (l.description(), l.amount)))), &mut marks);
+        wire::write_quotes_marked(
+            out,
+            quotes.iter().map(|q| (q.fields(), q.rate.surcharges.iter().map(|l| (l.description(), l.amount)))),
+            &mut marks,
+        );
     })?;
     Ok((text, marks))
 }
@@ -964,7 +969,8 @@ pub(crate) fn check_batch_size(n: usize) -> Result<()> {
 /// go once the batch is deleted). One pass over the table: the purge is a maintenance
 /// task, and an index on `expires_at` would cost every quote stored.
 pub(crate) fn purge_expired(tx: &Connection, cutoff: i64) -> Result<u64> {
-    let mut delete = tx.prepare(&format!("DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND rowid NOT IN ({HELD}) RETURNING quote_count"))?;
+    let mut delete =
+        tx.prepare(&format!("DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND rowid NOT IN ({HELD}) RETURNING quote_count"))?;
     let counts = delete.query_map([cutoff], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(counts.into_iter().map(|n| u64::try_from(n).unwrap_or(0)).sum())
 }

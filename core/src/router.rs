@@ -568,7 +568,9 @@ impl Shipping {
             },
             Ok(Ok(priced)) => Prepared::Priced(priced),
             Ok(Err(e)) => Prepared::Answered(Response::error(&e)),
-            Err(_) => Prepared::Answered(Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it."))),
+            Err(_) => Prepared::Answered(Response::error(&Error::internal(
+                "The service failed on this request; nothing was written. Please report it.",
+            ))),
         }
     }
 

@@ -20,15 +20,22 @@
 //!   ([`Config::pool`]), off the async threads (`spawn_blocking`), in parallel: SQLite's
 //!   WAL lets readers go on while one connection writes.
 //! - Requests that may write (`consign::route_writes`: every method but GET, except the
-//!   search) queue in arrival order for one writer thread with a `Shipping` of its own.
-//!   It takes every request waiting (up to [`MAX_GROUP`]) and runs them one after the
-//!   other with one commit ([`consign::Shipping::commit_together`]): each keeps its own
-//!   all-or-nothing, and the group waits for the disk once. No answer is sent before its
-//!   group is committed, so an acknowledged write survives a crash (and, under the
-//!   default `Synchronous::Full`, a power loss).
+//!   search) queue for one writer thread with a `Shipping` of its own, each in the queue
+//!   of its API key. The writer forms groups round-robin between keys (one write of each
+//!   in turn, up to [`MAX_GROUP`] units of work: see the `writer` module) and runs a
+//!   group's writes one after the other with one commit
+//!   ([`consign::Shipping::commit_together`]): each keeps its own all-or-nothing, and
+//!   the group waits for the disk once. No answer is sent before its group is committed,
+//!   so an acknowledged write survives a crash (and, under the default
+//!   `Synchronous::Full`, a power loss).
 //! - Create and connect customer hash or verify a password (argon2, tens of milliseconds)
 //!   on a hashing pool of their own (one at a time per processor), outside any
 //!   transaction; only their short write queues for the writer (`logins.rs`).
+//! - Batch and single quotes (`consign::route_prices`) are validated and priced on the
+//!   reader pool, in parallel ([`consign::Shipping::prepare_as`]); only storing their
+//!   quotes goes to the writer, as a write of their key.
+//! - Expired quotes are purged at start and then once a day ([`Config::purge_quotes`]),
+//!   a few rows per write through the writer.
 //! - After each group, a checkpointer thread with a connection of its own copies the
 //!   write-ahead log into the database file ([`consign::Shipping::checkpoint`]), so that
 //!   no write waits for that. The writer checkpoints only past
@@ -40,6 +47,10 @@
 //!
 //! ## Limits
 //! Every limit is a field of [`Config`] and an option of `consign serve`.
+//! - Each API key may make [`Config::rate_limit`] requests (a token bucket: 429
+//!   `TOO_MANY_REQUESTS` with `Retry-After` past it), counted before the key is looked up
+//!   or the body read. Each customer may store [`Config::quotes_per_day`] quoted
+//!   shipments per UTC day (429 until midnight UTC past it).
 //! - The key is looked up (one indexed read on a reader of the pool) before any byte of
 //!   the body is read: no key, or an unknown or revoked one, is 401 at once. A request
 //!   without a body (a GET) is authenticated with its answer.
@@ -65,7 +76,16 @@
 //! Import them with the CLI while the server is stopped (or restart it after an import):
 //! a running server keeps answering with what it loaded.
 
+mod limits;
+mod maintenance;
+mod priced;
 mod transport;
+mod writer;
+
+pub use limits::RateLimit;
+pub use maintenance::QuotePurge;
+pub use writer::MAX_GROUP;
+use writer::{failed, Call, Write};
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -92,9 +112,6 @@ pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
 /// How long a request waits for room for its body under [`Config::max_body_memory`]
 /// before it is answered 503 `BUSY` with `Retry-After: 1`.
 pub const BODY_MEMORY_WAIT: Duration = Duration::from_secs(5);
-
-/// Most writing requests committed together in one group (see the crate docs).
-pub const MAX_GROUP: usize = 64;
 
 /// The log size, in pages of 4 KiB, past which the writer checkpoints on its own
 /// commit (see the crate docs); SQLite's default is 1,000.
@@ -153,6 +170,15 @@ pub struct Config {
     /// stored in clear before ([`consign::Shipping::seal_stored_secrets`]). `None` stores
     /// them as sent. `consign serve` always gives one (`--secret-key-file`).
     pub secret_key: Option<[u8; consign::SECRET_KEY_LEN]>,
+    /// The requests each API key may make (`--rate-limit`, `--rate-burst`;
+    /// [`RateLimit::default`]); `None`: no limit.
+    pub rate_limit: Option<RateLimit>,
+    /// When expired quotes are purged (`--purge-quotes-every`, `--purge-quotes-after`;
+    /// [`QuotePurge::default`]); `None`: never.
+    pub purge_quotes: Option<QuotePurge>,
+    /// The most quoted shipments each customer may store per UTC day
+    /// (`--quotes-per-day`; [`consign::ShippingBuilder::quoted_shipments_per_day`]).
+    pub quotes_per_day: u64,
 }
 
 impl std::fmt::Debug for Config {
@@ -174,6 +200,9 @@ impl std::fmt::Debug for Config {
             .field("max_body_memory", &self.max_body_memory)
             .field("shutdown_timeout", &self.shutdown_timeout)
             .field("secret_key", &self.secret_key.map(|_| consign::MASK))
+            .field("rate_limit", &self.rate_limit)
+            .field("purge_quotes", &self.purge_quotes)
+            .field("quotes_per_day", &self.quotes_per_day)
             .finish_non_exhaustive()
     }
 }
@@ -202,6 +231,9 @@ impl Config {
             max_body_memory: 128 * 1024 * 1024,
             shutdown_timeout: Duration::from_secs(10),
             secret_key: None,
+            rate_limit: Some(RateLimit::default()),
+            purge_quotes: Some(QuotePurge::default()),
+            quotes_per_day: consign::DEFAULT_QUOTED_SHIPMENTS_PER_DAY,
         }
     }
 }
@@ -373,7 +405,11 @@ impl Pool {
 struct App {
     pool: Arc<Pool>,
     /// The queue of the writer thread (see the crate docs).
-    writes: tokio::sync::mpsc::Sender<Write>,
+    writes: writer::Writes,
+    /// The buckets of the API keys, when requests are limited.
+    limiter: Option<limits::Limiter>,
+    /// Stops the purge of expired quotes with the server.
+    _purge: Option<maintenance::Stop>,
     /// A permit per byte of request body that may be held at once
     /// ([`Config::max_body_memory`]).
     body_memory: Arc<Semaphore>,
@@ -471,61 +507,6 @@ impl Refusal {
     }
 }
 
-/// A request that may write, queued for the writer thread. It is answered even when the
-/// client has gone away meanwhile.
-struct Write {
-    request: Call,
-    answer: tokio::sync::oneshot::Sender<consign::Response>,
-}
-
-/// A request to the interface as core takes it.
-struct Call {
-    key: String,
-    method: String,
-    target: String,
-    body: String,
-    /// For create and connect customer, their password work done off the writer
-    /// (`logins`): the call is its short write.
-    password: Option<consign::PasswordOutcome>,
-}
-
-impl Call {
-    /// Core's answer to the call on `shipping`.
-    fn answer(&self, shipping: &Shipping) -> consign::Response {
-        match (shipping.authenticate(&self.key), &self.password) {
-            (Err(e), _) => consign::Response::error(&e),
-            (Ok(_), Some(outcome)) => shipping.answer_password(outcome),
-            (Ok(caller), None) => shipping.handle_documents_as(&caller, &self.method, &self.target, &self.body),
-        }
-    }
-}
-
-/// The writer thread: takes every queued write (up to [`MAX_GROUP`]), runs them with one
-/// commit, answers them and tells the checkpointer; until the queue is closed and empty.
-fn write_loop(shipping: &Shipping, mut queue: tokio::sync::mpsc::Receiver<Write>, committed: &std::sync::mpsc::SyncSender<()>) {
-    while let Some(first) = queue.blocking_recv() {
-        let mut group = vec![first];
-        while group.len() < MAX_GROUP {
-            let Ok(next) = queue.try_recv() else { break };
-            group.push(next);
-        }
-        let answered = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            shipping.commit_together(|| group.iter().map(|write| write.request.answer(shipping)).collect::<Vec<_>>())
-        }));
-        let answers = match answered {
-            Ok(Ok(answers)) => answers,
-            Ok(Err(e)) => vec![consign::Response::error(&e); group.len()],
-            Err(_) => vec![consign::Response::error(&failed()); group.len()],
-        };
-        for (write, answer) in group.into_iter().zip(answers) {
-            // A client that went away is not waiting for its answer.
-            let _ = write.answer.send(answer);
-        }
-        // Full: a checkpoint is due already and will see this group too.
-        let _ = committed.try_send(());
-    }
-}
-
 /// The checkpointer thread: a passive checkpoint after each group the writer committed
 /// (those committed during one are covered by the next), until the writer ends.
 fn checkpoint_loop(shipping: &Shipping, committed: &std::sync::mpsc::Receiver<()>) {
@@ -536,15 +517,14 @@ fn checkpoint_loop(shipping: &Shipping, committed: &std::sync::mpsc::Receiver<()
     }
 }
 
-/// The error of a request whose work failed unexpectedly.
-fn failed() -> Error {
-    Error::internal("The service failed on this request. Please report it.")
-}
-
 /// The routes, the layers, the pool and the writer thread of `config`.
 fn app(config: &Config) -> std::io::Result<(Router, std::thread::JoinHandle<()>)> {
     let open = |auto_checkpoint: u32| {
-        let builder = Shipping::builder().path(&config.db).synchronous(config.synchronous).auto_checkpoint(auto_checkpoint);
+        let builder = Shipping::builder()
+            .path(&config.db)
+            .synchronous(config.synchronous)
+            .auto_checkpoint(auto_checkpoint)
+            .quoted_shipments_per_day(config.quotes_per_day);
         let builder = match &config.clock {
             Some(clock) => builder.clock(Arc::clone(clock)),
             None => builder,
@@ -565,18 +545,23 @@ fn app(config: &Config) -> std::io::Result<(Router, std::thread::JoinHandle<()>)
     if sealed > 0 && config.log {
         eprintln!("consign: sealed {sealed} secrets that were stored in clear");
     }
-    let (writes, queue) = tokio::sync::mpsc::channel(4 * MAX_GROUP);
+    let (writes, queue) = writer::queue();
     let (committed, due) = std::sync::mpsc::sync_channel(1);
     let checkpointer =
         std::thread::Builder::new().name("consign-checkpointer".into()).spawn(move || checkpoint_loop(&checkpointer, &due))?;
     let writer = std::thread::Builder::new().name("consign-writer".into()).spawn(move || {
-        write_loop(&writer, queue, &committed);
+        writer::write_loop(&writer, &queue, &committed);
         drop(committed);
         // The checkpointer ends once it has seen the last group.
         let _ = checkpointer.join();
     })?;
     let body_memory = Arc::new(Semaphore::new(config.max_body_memory.clamp(MAX_BODY, Semaphore::MAX_PERMITS)));
-    let state = Arc::new(App { pool, writes, body_memory, body_timeout: config.body_timeout });
+    let purge = match config.purge_quotes {
+        Some(purge) => Some(maintenance::spawn(open(1000)?, writes.downgrade(), purge, config.log)?),
+        None => None,
+    };
+    let limiter = config.rate_limit.map(limits::Limiter::new);
+    let state = Arc::new(App { pool, writes, limiter, _purge: purge, body_memory, body_timeout: config.body_timeout });
     let mut router =
         Router::new().route("/healthz", get(healthz)).route("/restapi/v1/openapi.json", get(openapi)).fallback(interface).with_state(state);
     if let Some(origin) = &config.cors_origin {
@@ -626,6 +611,9 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     let Some(key) = api_key(&parts.headers).map(str::to_string) else {
         return error(&consign::key_required());
     };
+    if let Some(Err(refused)) = app.limiter.as_ref().map(|limiter| limiter.take(&key, Instant::now())) {
+        return error(&refused);
+    }
     // The key before any byte of the body. A request without a body has none to read:
     // core authenticates it with its answer.
     if !axum::body::HttpBody::is_end_stream(&body) {
@@ -654,7 +642,9 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     if logins::serves(parts.method.as_str(), &path) {
         return respond(&path, logins::answer(&app, call).await);
     }
-    let answered = if consign::route_writes(parts.method.as_str(), &path) {
+    let answered = if consign::route_prices(parts.method.as_str(), &path) {
+        priced::answer(&app.pool, &app.writes, call).await
+    } else if consign::route_writes(parts.method.as_str(), &path) {
         let (answer, answered) = tokio::sync::oneshot::channel();
         if app.writes.send(Write { request: call, answer }).await.is_err() {
             return error(&failed());

@@ -42,12 +42,7 @@ impl Shipping {
             |raw| wire::parse_body(raw.get()).map(Cow::Owned),
             |outcomes| quoting::answer_json_marked(&outcomes),
         )?;
-        Ok(PricedQuotes {
-            customer_id: customer_id.to_string(),
-            rows,
-            quotes,
-            answer: PricedAnswer::Batch { text, marks },
-        })
+        Ok(PricedQuotes { customer_id: customer_id.to_string(), rows, quotes, answer: PricedAnswer::Batch { text, marks } })
     }
 
     /// Stores the quotes of `priced` (from [`Shipping::price_batch_json`] or
@@ -483,9 +478,14 @@ mod tests {
         let read: wire::QuoteShipment = serde_json::from_value(shipment.clone()).unwrap();
         assert_eq!(rows[0], wire::to_json(&read).unwrap());
 
-        let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/paymentMethod"), &json!({"billingAddress": {"name": "Ann Lee", "company": "",
+        let r = s.handle(
+            "POST",
+            &format!("/restapi/v1/customers/{id}/paymentMethod"),
+            &json!({"billingAddress": {"name": "Ann Lee", "company": "",
             "address1": "200 Market St", "address2": "", "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US"},
-            "paymentMethod": {"paymentMethodType": "processorCardToken", "processorCardTokenId": "tok_1NqLx2"}}).to_string());
+            "paymentMethod": {"paymentMethodType": "processorCardToken", "processorCardTokenId": "tok_1NqLx2"}})
+            .to_string(),
+        );
         assert_eq!(r.status, 200, "{}", r.body);
         let mut booking = shipment.clone();
         booking["carrierCode"] = quote["carrierCode"].clone();
@@ -590,7 +590,8 @@ mod tests {
             let old = quote_ids(&s, &id);
             let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/batch"), "");
             let batch = serde_json::from_str::<Value>(&r.body).unwrap()["batchId"].as_str().unwrap().to_string();
-            let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/batch/{batch}/quotes"), &json!({"quoteIds": [old[1]]}).to_string());
+            let r =
+                s.handle("POST", &format!("/restapi/v1/customers/{id}/batch/{batch}/quotes"), &json!({"quoteIds": [old[1]]}).to_string());
             assert_eq!(r.status, 200, "{}", r.body);
             clock.advance(chrono::Duration::days(20));
             quote_ids(&s, &id);

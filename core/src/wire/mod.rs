@@ -21,9 +21,9 @@ pub(crate) use numbers::decimal_text;
 pub use numbers::{Dec, Int};
 #[cfg(any(test, feature = "bench"))]
 pub(crate) use quotes::quote_fields;
-pub use quotes::*;
 #[cfg(any(test, feature = "bench"))]
 pub(crate) use quotes::write_quotes;
+pub use quotes::*;
 pub(crate) use quotes::{fill_ids, quote_json_size, write_quoted_result, write_quotes_marked, QuoteFields, QuotedWeight};
 
 /// The string type of an address's fields as sent: text of up to 24 bytes, as address

@@ -1,0 +1,39 @@
+//! Batch and single quotes (`consign::route_prices`): priced on the reader pool, where
+//! requests run in parallel, and only stored on the writer, so that a large batch holds
+//! the writer for its inserts alone (`consign::Shipping::prepare_as`).
+
+use std::sync::Arc;
+
+use consign::Prepared;
+
+use crate::writer::{Call, Writes, ROWS_PER_UNIT};
+use crate::Pool;
+
+/// The answer to a quote request `call`: priced on a service of `pool`, stored through
+/// `writes` as a write of the call's key. `None` when the work failed unexpectedly.
+pub(crate) async fn answer(pool: &Arc<Pool>, writes: &Writes, call: Call) -> Option<consign::Response> {
+    let lease = pool.lease().await?;
+    let (key, prepared) = tokio::task::spawn_blocking(move || {
+        let shipping = lease.shipping.as_ref()?;
+        let prepared = match shipping.authenticate(&call.key) {
+            Ok(caller) => shipping.prepare_as(&caller, &call.method, &call.target, &call.body),
+            Err(e) => Prepared::Answered(consign::Response::error(&e)),
+        };
+        Some((call.key, prepared))
+    })
+    .await
+    .ok()
+    .flatten()?;
+    let priced = match prepared {
+        Prepared::Answered(answer) => return Some(answer),
+        Prepared::Priced(priced) => priced,
+    };
+    let cost = 1 + priced.rows() / ROWS_PER_UNIT;
+    let tenant = key.clone();
+    let store = Box::new(move |shipping: &consign::Shipping| match shipping.authenticate(&key) {
+        // A key revoked since the pricing stores nothing.
+        Ok(_) => shipping.store_priced(priced),
+        Err(e) => consign::Response::error(&e),
+    });
+    writes.run(&tenant, cost, store).await.ok()
+}
