@@ -8,7 +8,9 @@
 //!   days or more and prints how many.
 //! - `consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N] [--synchronous full|normal]
 //!   [--tls-cert FILE --tls-key FILE] [LIMITS]` serves the interface over HTTP or HTTPS (crate
-//!   `consign-server`) until SIGTERM or Ctrl-C; the limits are listed in the usage text.
+//!   `consign-server`) until SIGTERM or Ctrl-C; the limits are listed in the usage text
+//!   (connections and timeouts; tenants: `--rate-limit N`, `--rate-burst N`,
+//!   `--quotes-per-day N`, `--purge-quotes-every HOURS`, `--purge-quotes-after DAYS`).
 //! - `consign keys create|list|revoke` issues, lists and revokes the API keys of `serve`;
 //!   `consign keys disconnect KEY CUSTOMER` undoes a partner key's link to a customer.
 //! - `serve`, `call` and `keys` take `--secret-key-file PATH` (or
@@ -41,6 +43,11 @@ const USAGE: &str = "usage:
         --idle-timeout SECS      a connection without a request, or reading an answer (60)
         --max-body-memory MIB    request bodies held at once, all connections; at least 16 (128)
         --shutdown-timeout SECS  on SIGTERM or Ctrl-C, for the requests in flight to finish (10)
+        --rate-limit N           requests a second per API key; 0: no limit (50)
+        --rate-burst N           requests an API key may make at once (200)
+        --quotes-per-day N       quoted shipments a customer may store per UTC day (100000)
+        --purge-quotes-every H   purge expired quotes at start and every H hours; 0: never (24)
+        --purge-quotes-after D   the quotes expired D days or more (7)
   consign keys create [--customer ID] [--name TEXT] [--db FILE]
                                                         issue an API key (for one customer, else a partner key) and print it once
   consign keys list [--db FILE]                         list the API keys (never the keys themselves)
@@ -195,6 +202,7 @@ fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
             *limit = std::time::Duration::from_secs(secs as u64);
         }
     }
+    tenant_limits(&mut args, &mut config)?;
     if !args.is_empty() {
         return Err(USAGE.into());
     }
@@ -208,6 +216,47 @@ fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
     .map_err(|e| e.to_string())?;
     eprintln!("consign: stopped");
     Ok(ExitCode::SUCCESS)
+}
+
+/// Takes `flag N` out of `args`: a whole number.
+fn take_number(args: &mut Vec<String>, flag: &str) -> Result<Option<u64>, String> {
+    take_option(args, flag)?.map(|n| n.parse::<u64>().map_err(|_| format!("{flag}: expected a whole number, found {n:?}"))).transpose()
+}
+
+/// The options of `serve` that limit its tenants: rate limits, quoted shipments per day,
+/// the purge of expired quotes.
+fn tenant_limits(args: &mut Vec<String>, config: &mut consign_server::Config) -> Result<(), String> {
+    let rate = take_number(args, "--rate-limit")?;
+    let burst = take_number(args, "--rate-burst")?;
+    let u32_of = |flag: &str, n: u64| u32::try_from(n).map_err(|_| format!("{flag}: at most {}, found {n}", u32::MAX));
+    if let Some(limit) = config.rate_limit.as_mut() {
+        if let Some(n) = rate {
+            limit.per_second = u32_of("--rate-limit", n)?;
+        }
+        if let Some(n) = burst {
+            limit.burst = u32_of("--rate-burst", n)?.max(1);
+        }
+    }
+    if rate == Some(0) {
+        config.rate_limit = None;
+    }
+    if let Some(n) = take_number(args, "--quotes-per-day")? {
+        config.quotes_per_day = n;
+    }
+    let every = take_number(args, "--purge-quotes-every")?;
+    let after = take_number(args, "--purge-quotes-after")?;
+    if let Some(purge) = config.purge_quotes.as_mut() {
+        if let Some(hours) = every {
+            purge.every = std::time::Duration::from_secs(hours.saturating_mul(3600));
+        }
+        if let Some(days) = after {
+            purge.expired_for_days = u32_of("--purge-quotes-after", days)?;
+        }
+    }
+    if every == Some(0) {
+        config.purge_quotes = None;
+    }
+    Ok(())
 }
 
 /// `consign keys create|list|revoke|disconnect`.

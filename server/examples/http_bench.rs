@@ -3,7 +3,9 @@
 //! - `http_bench setup DB DIR`: a database with one customer (its recharge covers every
 //!   booking), [`SHIPMENTS`] shipments to search and retrieve, and a customer key; writes
 //!   the request bodies and a `env` file (customer, key, the book and tracking number of
-//!   the middle shipment) into DIR.
+//!   the middle shipment) into DIR; and for the fairness run, a second customer with a
+//!   key of its own (`CUSTOMER2`, `KEY2`), a 500-shipment batch quote of the first
+//!   (`batch-quote-500`) and a one-row write of the second (`one-row`: a new batch).
 //! - `http_bench inprocess DB DIR SECONDS [full|normal]`: the same operations through
 //!   `Shipping::handle` on one thread, each for SECONDS: requests/s, p50 and p99; commits
 //!   synced as `consign::Synchronous` says (default full, as the server).
@@ -61,6 +63,13 @@ fn operations(shipping: &Shipping, book: &str, tracking: &str) -> Vec<(&'static 
 /// same database under either `Synchronous`).
 const SHIPMENTS: usize = 10_000;
 
+/// `customer` with another e-mail.
+fn with_email(customer: &Value, email: &str) -> Value {
+    let mut customer = customer.clone();
+    customer["email"] = json!(email);
+    customer
+}
+
 fn setup(db: &Path, dir: &Path) {
     // Untimed: the fixture commits without waiting for the disk.
     let shipping = Shipping::builder().path(db).synchronous(consign::Synchronous::Normal).open().unwrap();
@@ -88,7 +97,20 @@ fn setup(db: &Path, dir: &Path) {
         std::fs::write(dir.join(format!("{name}.json")), body).unwrap();
         std::fs::write(dir.join(format!("{name}.target")), format!("{method} /restapi/v1/customers/{id}{path}")).unwrap();
     }
-    std::fs::write(dir.join("env"), format!("CUSTOMER={id}\nKEY={key}\nBOOK={book}\nTRACKING={tracking}\n")).unwrap();
+    // The fairness run: a tenant's large batches beside another tenant's small writes.
+    let r = shipping.handle("POST", "/restapi/v1/customers", &with_email(&customer, "other@example.com").to_string());
+    let other = serde_json::from_str::<Value>(&r.body).unwrap()["customerId"].as_str().unwrap().to_string();
+    let other_key = shipping.create_api_key(Some(&other), "bench-other").unwrap().key;
+    let batch: Vec<Value> = (0..500).map(|i| shipment(&shipping, &format!("L-{i}"))).collect();
+    std::fs::write(dir.join("batch-quote-500.json"), json!({ "shipments": batch }).to_string()).unwrap();
+    std::fs::write(dir.join("batch-quote-500.target"), format!("POST /restapi/v1/customers/{id}/batch-quote")).unwrap();
+    std::fs::write(dir.join("one-row.json"), "").unwrap();
+    std::fs::write(dir.join("one-row.target"), format!("POST /restapi/v1/customers/{other}/batch")).unwrap();
+    std::fs::write(
+        dir.join("env"),
+        format!("CUSTOMER={id}\nKEY={key}\nBOOK={book}\nTRACKING={tracking}\nCUSTOMER2={other}\nKEY2={other_key}\n"),
+    )
+    .unwrap();
 }
 
 fn inprocess(db: &Path, dir: &Path, seconds: u64, synchronous: consign::Synchronous) {
