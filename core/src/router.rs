@@ -541,7 +541,6 @@ type PriceHandler = fn(&Shipping, &Params<'_>, Query<'_>, &str) -> Result<crate:
 
 /// What [`Shipping::prepare_as`] made of a request.
 #[derive(Debug)]
-#[expect(clippy::large_enum_variant, reason = "made once per request and moved once, to the writer")]
 pub enum Prepared {
     /// The request is answered: refused, or priced with nothing to store.
     Answered(Response),
