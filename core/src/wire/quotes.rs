@@ -454,7 +454,7 @@ pub(crate) fn write_quotes<'a, L>(out: &mut String, quotes: impl Iterator<Item =
 where
     L: Iterator<Item = (&'a str, Decimal)>,
 {
-    write_quotes_with(out, quotes, |out, id| super::numbers::push_int(out, id));
+    write_quotes_with(out, quotes, super::numbers::push_int);
 }
 
 /// Appends quotes as [`write_quotes`] does, but without their ids: the place of each
