@@ -296,13 +296,24 @@ pub fn handle(data: &[u8]) {
 }
 
 /// `batch_quote`: the input, as text (bytes that are not UTF-8 become U+FFFD), is the body
-/// of a batch quote of the setup's customer.
+/// of a batch quote of the setup's customer, answered by `handle` and again in the two
+/// steps of `consign serve` (`prepare_as`, `store_priced`) with the same status.
 pub fn batch_quote(data: &[u8]) {
     let body = String::from_utf8_lossy(data);
     with_setup(false, |s| {
         let path = format!("/restapi/v1/customers/{}/batch-quote", s.customer);
         let r = s.shipping.handle("POST", &path, &body);
         check_answer("POST", &path, &body, r.status, &r.body);
+        // Priced and stored in two steps, as `consign serve` does: the same status, and an
+        // answer of the same rules (a 429 of the day's cap included).
+        let Ok(key) = s.shipping.create_api_key(Some(&s.customer), "fuzz") else { return };
+        let Ok(caller) = s.shipping.authenticate(&key.key) else { return };
+        let two_steps = match s.shipping.prepare_as(&caller, "POST", &path, &body) {
+            consign::Prepared::Answered(answer) => answer,
+            consign::Prepared::Priced(priced) => s.shipping.store_priced(priced),
+        };
+        check_answer("POST", &path, &body, two_steps.status, &two_steps.body);
+        assert_eq!(two_steps.status, r.status, "priced in two steps, {path} answered {}: {}", two_steps.status, two_steps.body);
     });
 }
 
