@@ -58,8 +58,12 @@ pub(crate) type Work = Box<dyn FnOnce(&Shipping) -> consign::Response + Send>;
 
 /// What the writer runs.
 enum Job {
-    Call(Call),
-    Work { cost: usize, work: Work },
+    /// Boxed: a call holds a password's outcome for create and connect customer.
+    Call(Box<Call>),
+    Work {
+        cost: usize,
+        work: Work,
+    },
 }
 
 impl Job {
@@ -200,7 +204,7 @@ impl Writes {
     /// Queues a request that may write, answered on `write.answer`; its tenant is its key.
     pub(crate) async fn send(&self, write: Write) -> Result<(), Closed> {
         let tenant = write.request.key.clone();
-        self.0.submit(&tenant, Job::Call(write.request), write.answer)
+        self.0.submit(&tenant, Job::Call(Box::new(write.request)), write.answer)
     }
 
     /// Runs `work` of `tenant`, costing `cost` units of a group, on the writer, and
