@@ -2,26 +2,17 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
-use std::process::{Command, Output};
+mod common;
 
-fn consign(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_consign")).args(args).output().unwrap()
-}
+use common::consign;
 
 #[test]
 fn keys_disconnect_undoes_a_partner_link_and_refuses_one_that_is_not_there() {
-    let dir = std::env::temp_dir().join(format!("consign-cli-disconnect-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir("consign-cli-disconnect");
     let path = dir.join("shop.db");
     let shipping = consign::Shipping::open(&path).unwrap();
     let partner = shipping.authenticate(&shipping.create_api_key(None, "shop").unwrap().key).unwrap();
-    let address = r#"{"name": "Ann Lee", "company": "", "address1": "200 Market St", "address2": "", "city": "Philadelphia",
-        "state": "PA", "zip": "19106", "country": "US", "phone": "2155550142"}"#;
-    let customer = format!(
-        r#"{{"profileCode": "Default", "email": "ann@example.com", "password": "glaze-and-fire", "mailingAddress": {address},
-            "billingAddress": {address}, "prepaySettings": {{"minimumBalance": 0, "rechargeAmount": 100}}}}"#
-    );
+    let customer = common::ann_customer();
     assert_eq!(shipping.handle_as(&partner, "POST", "/restapi/v1/customers", &customer).status, 201);
     assert!(shipping.acts_for(&partner, "C0000001").unwrap());
 

@@ -2,11 +2,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
-use std::process::{Command, Output};
+mod common;
 
-fn consign(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_consign")).args(args).output().unwrap()
-}
+use std::process::Output;
+
+use common::consign;
 
 fn stdout(out: &Output) -> String {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -15,18 +15,12 @@ fn stdout(out: &Output) -> String {
 
 #[test]
 fn purge_quotes_removes_the_quotes_expired_long_enough_and_prints_how_many() {
-    let dir = std::env::temp_dir().join(format!("consign-cli-purge-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir("consign-cli-purge");
     let path = dir.join("shop.db");
     let db = path.to_str().unwrap();
 
-    let address = r#"{"name": "Ann Lee", "company": "", "address1": "200 Market St", "address2": "", "city": "Philadelphia",
-        "state": "PA", "zip": "19106", "country": "US", "phone": "2155550142"}"#;
-    let customer = format!(
-        r#"{{"profileCode": "Default", "email": "ann@example.com", "password": "glaze-and-fire", "mailingAddress": {address},
-            "billingAddress": {address}, "prepaySettings": {{"minimumBalance": 0, "rechargeAmount": 100}}}}"#
-    );
+    let address = common::ANN_ADDRESS;
+    let customer = common::ann_customer();
     let created = stdout(&consign(&["call", "POST", "/restapi/v1/customers", &customer, "--db", db]));
     let id = created.split("\"customerId\": \"").nth(1).and_then(|s| s.split('"').next()).unwrap().to_string();
     let tomorrow = (chrono::Utc::now().date_naive() + chrono::Duration::days(1)).to_string();

@@ -3,20 +3,18 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 
 use consign_conformance::{customer_body, parcel_account, payment_body, with};
 use serde_json::{json, Value};
 
 /// A fresh directory of its own for the test `name`.
 fn dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("consign-secrets-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir(&format!("consign-secrets-{name}"))
 }
 
 fn consign(args: &[&str]) -> Output {
@@ -33,21 +31,13 @@ fn call(db: &Path, method: &str, path: &str, body: &Value) -> Value {
 /// `consign serve` on `db` at a free port, its log going to `log`: the process and its
 /// base URL.
 fn serve(db: &Path, log: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_consign"))
-        .args(["serve", "--db", db.to_str().unwrap(), "--listen", "127.0.0.1:0"])
-        .env_remove("CONSIGN_SECRET_KEY_FILE")
-        .stdout(Stdio::piped())
-        .stderr(std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let base = line.trim().rsplit_once(" on ").map(|(_, url)| url.to_string()).unwrap_or_else(|| panic!("{line:?}"));
-    (child, base)
+    common::serve(db, |command| {
+        command.env_remove("CONSIGN_SECRET_KEY_FILE").stderr(std::fs::OpenOptions::new().create(true).append(true).open(log).unwrap());
+    })
 }
 
 fn send(base: &str, key: &str, method: &str, path: &str, body: &Value) -> u16 {
-    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let agent = common::agent();
     let request = ureq::http::Request::builder().method(method).uri(format!("{base}{path}")).header("Authorization", format!("RSIS {key}"));
     agent.run(request.body(body.to_string()).unwrap()).unwrap().status().as_u16()
 }

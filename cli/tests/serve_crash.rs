@@ -5,7 +5,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,16 +20,9 @@ use serde_json::{json, Value};
 
 /// `consign serve` on `db` at a free port: the process and its base URL.
 fn serve(db: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_consign"))
-        .args(["serve", "--db", db.to_str().unwrap(), "--listen", "127.0.0.1:0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-    let base = line.trim().rsplit_once(" on ").map(|(_, url)| url.to_string()).unwrap_or_else(|| panic!("{line:?}"));
-    (child, base)
+    common::serve(db, |command| {
+        command.stderr(Stdio::null());
+    })
 }
 
 /// A booking for today's server (it runs on the system clock): shipped tomorrow.
@@ -72,15 +66,13 @@ impl Client {
 
 #[test]
 fn a_server_killed_during_a_booking_storm_loses_nothing_it_acknowledged() {
-    let dir = std::env::temp_dir().join(format!("consign-serve-crash-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir("consign-serve-crash");
     let db = dir.join("storm.db");
     let (customer, key) = shipper(&db);
     let shipments = format!("/restapi/v1/customers/{customer}/shipments");
 
     let (mut server, base) = serve(&db);
-    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let agent = common::agent();
     let client = Client { agent, base, key: key.clone() };
     // Acknowledged bookings (idempotency key, book number), and the keys whose answer the
     // kill cut off.
@@ -157,9 +149,7 @@ fn a_server_killed_during_a_booking_storm_loses_nothing_it_acknowledged() {
 #[test]
 fn sigterm_lets_the_request_in_flight_finish() {
     use std::io::{Read, Write};
-    let dir = std::env::temp_dir().join(format!("consign-serve-term-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = common::fresh_dir("consign-serve-term");
     let db = dir.join("term.db");
     let (customer, key) = shipper(&db);
     let (mut server, base) = serve(&db);

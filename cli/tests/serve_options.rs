@@ -4,25 +4,21 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 /// A directory of its own for the test `name`.
 fn dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("consign-serve-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::fresh_dir(&format!("consign-serve-{name}"))
 }
 
 /// `consign serve` with `args`: the process and its address, read from the line it
 /// prints once it listens.
 fn serve(args: &[&str]) -> (Child, String) {
-    let mut child =
-        Command::new(env!("CARGO_BIN_EXE_consign")).arg("serve").args(args).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
+    let (child, line) = common::spawn_listening(Command::new(env!("CARGO_BIN_EXE_consign")).arg("serve").args(args).stderr(Stdio::piped()));
     let addr = line.trim().rsplit_once("://").map(|(_, addr)| addr.to_string()).unwrap_or_else(|| panic!("{line:?}"));
     (child, addr)
 }

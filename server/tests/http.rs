@@ -3,16 +3,16 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+mod common;
 
-use consign::{FixedClock, Shipping};
+use std::path::PathBuf;
+
+use consign::Shipping;
 use consign_conformance::{
     book_body, customer_body, intl_shipment, invoice, la_address, manifest_body, order_body, parcel_account, payment_body, pickup_body,
     quote_shipment, quoting_option, with, NOW,
 };
-use consign_server::{Config, Server};
+use consign_server::Server;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
@@ -57,22 +57,10 @@ impl Reply {
 }
 
 fn serve() -> Served {
-    static COUNT: AtomicUsize = AtomicUsize::new(0);
-    let db = std::env::temp_dir().join(format!("consign-http-{}-{}.db", std::process::id(), COUNT.fetch_add(1, Ordering::Relaxed)));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
-    let clock: Arc<dyn consign::Clock> = Arc::new(FixedClock::at(NOW).unwrap());
-    let partner = Shipping::builder().path(&db).clock(Arc::clone(&clock)).open().unwrap().create_api_key(None, "partner").unwrap().key;
-    let mut config = Config::new(&db);
-    config.listen = "127.0.0.1:0".parse().unwrap();
-    config.clock = Some(clock);
-    config.log = false;
-    config.cors_origin = Some("https://shop.example".into());
-    let server = Server::start(config).unwrap();
+    let db = common::fresh_db("consign-http");
+    let (server, partner) = common::start(&db, common::fixed(NOW), |config| config.cors_origin = Some("https://shop.example".into()));
     let base = format!("http://{}", server.addr());
-    let agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
-    Served { server: Some(server), base, db, partner, agent }
+    Served { server: Some(server), base, db, partner, agent: common::agent() }
 }
 
 impl Drop for Served {
@@ -80,9 +68,7 @@ impl Drop for Served {
         if let Some(server) = self.server.take() {
             server.shutdown().unwrap();
         }
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", self.db.display()));
-        }
+        common::remove(&self.db);
     }
 }
 

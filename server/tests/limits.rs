@@ -9,14 +9,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
+mod common;
+
 use std::io::{ErrorKind, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 use std::time::Duration;
 
-use consign::{FixedClock, Shipping, MAX_BODY, MAX_SHIPMENT_BODY, MAX_SMALL_BODY};
+use consign::{Shipping, MAX_BODY, MAX_SHIPMENT_BODY, MAX_SMALL_BODY};
 use consign_conformance::{customer_body, days_ahead, largest_legitimate_batch, quote_shipment, NOW};
 use consign_server::{Config, Server};
 use serde_json::{json, Value};
@@ -47,25 +47,10 @@ fn serve(tweak: impl FnOnce(&mut Config)) -> Served {
 /// A server with the defaults but for what `tweak` sets, without a customer (paths name
 /// `C0000001`).
 fn serve_bare(tweak: impl FnOnce(&mut Config)) -> Served {
-    static COUNT: AtomicUsize = AtomicUsize::new(0);
-    let db = std::env::temp_dir().join(format!("consign-limits-{}-{}.db", std::process::id(), COUNT.fetch_add(1, Ordering::Relaxed)));
-    remove(&db);
-    let clock: Arc<dyn consign::Clock> = Arc::new(FixedClock::at(NOW).unwrap());
-    let partner = Shipping::builder().path(&db).clock(Arc::clone(&clock)).open().unwrap().create_api_key(None, "partner").unwrap().key;
-    let mut config = Config::new(&db);
-    config.listen = "127.0.0.1:0".parse().unwrap();
-    config.clock = Some(clock);
-    config.log = false;
-    tweak(&mut config);
-    let server = Server::start(config).unwrap();
+    let db = common::fresh_db("consign-limits");
+    let (server, partner) = common::start(&db, common::fixed(NOW), tweak);
     let addr = server.addr();
     Served { server: Some(server), addr, db, partner, customer: "C0000001".to_string() }
-}
-
-fn remove(db: &std::path::Path) {
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
 }
 
 impl Drop for Served {
@@ -73,7 +58,7 @@ impl Drop for Served {
         if let Some(server) = self.server.take() {
             let _ = server.shutdown();
         }
-        remove(&self.db);
+        common::remove(&self.db);
     }
 }
 

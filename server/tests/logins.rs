@@ -4,13 +4,14 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
+mod common;
+
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use consign::{FixedClock, Shipping};
 use consign_conformance::{customer_body, NOW};
-use consign_server::{Config, Server};
+use consign_server::Server;
 use serde_json::{json, Value};
 
 /// A server on a fresh database file at the suite's fixed instant, and a partner key.
@@ -31,22 +32,11 @@ struct Reply {
 }
 
 fn serve() -> Served {
-    static COUNT: AtomicUsize = AtomicUsize::new(0);
-    let db = std::env::temp_dir().join(format!("consign-logins-{}-{}.db", std::process::id(), COUNT.fetch_add(1, Ordering::Relaxed)));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
+    let db = common::fresh_db("consign-logins");
     let clock = Arc::new(FixedClock::at(NOW).unwrap());
-    let shared: Arc<dyn consign::Clock> = clock.clone();
-    let partner = Shipping::builder().path(&db).clock(Arc::clone(&shared)).open().unwrap().create_api_key(None, "partner").unwrap().key;
-    let mut config = Config::new(&db);
-    config.listen = "127.0.0.1:0".parse().unwrap();
-    config.clock = Some(shared);
-    config.log = false;
-    let server = Server::start(config).unwrap();
+    let (server, partner) = common::start(&db, clock.clone(), |_| {});
     let base = format!("http://{}", server.addr());
-    let agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
-    Served { server: Some(server), base, db, clock, partner, agent }
+    Served { server: Some(server), base, db, clock, partner, agent: common::agent() }
 }
 
 impl Drop for Served {
@@ -54,9 +44,7 @@ impl Drop for Served {
         if let Some(server) = self.server.take() {
             server.shutdown().unwrap();
         }
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", self.db.display()));
-        }
+        common::remove(&self.db);
     }
 }
 

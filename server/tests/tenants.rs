@@ -6,15 +6,20 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
+mod common;
+
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use consign::{FixedClock, Shipping};
+use common::{fixed, fresh_db, remove};
+use consign::Shipping;
 use consign_conformance::{customer_body, payment_body, quote_shipment, with, NOW};
 use consign_server::{Config, QuotePurge, RateLimit, Server};
 use serde_json::{json, Value};
+
+/// The prefix of this file's database files.
+const TENANTS: &str = "consign-tenants";
 
 /// A server on a fresh database file, configured by `configure`, at `clock`.
 struct Served {
@@ -25,39 +30,14 @@ struct Served {
     agent: ureq::Agent,
 }
 
-/// A fresh database file name.
-fn fresh_db() -> PathBuf {
-    static COUNT: AtomicUsize = AtomicUsize::new(0);
-    let db = std::env::temp_dir().join(format!("consign-tenants-{}-{}.db", std::process::id(), COUNT.fetch_add(1, Ordering::Relaxed)));
-    remove(&db);
-    db
-}
-
-fn remove(db: &std::path::Path) {
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
-}
-
-fn fixed(at: &str) -> Arc<dyn consign::Clock> {
-    Arc::new(FixedClock::at(at).unwrap())
-}
-
 fn serve_on(db: PathBuf, clock: Arc<dyn consign::Clock>, configure: impl FnOnce(&mut Config)) -> Served {
-    let partner = Shipping::builder().path(&db).clock(Arc::clone(&clock)).open().unwrap().create_api_key(None, "partner").unwrap().key;
-    let mut config = Config::new(&db);
-    config.listen = "127.0.0.1:0".parse().unwrap();
-    config.clock = Some(clock);
-    config.log = false;
-    configure(&mut config);
-    let server = Server::start(config).unwrap();
+    let (server, partner) = common::start(&db, clock, configure);
     let base = format!("http://{}", server.addr());
-    let agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
-    Served { server: Some(server), base, db, partner, agent }
+    Served { server: Some(server), base, db, partner, agent: common::agent() }
 }
 
 fn serve(configure: impl FnOnce(&mut Config)) -> Served {
-    serve_on(fresh_db(), fixed(NOW), configure)
+    serve_on(fresh_db(TENANTS), fixed(NOW), configure)
 }
 
 impl Drop for Served {
@@ -254,7 +234,7 @@ fn concurrent_large_batches_and_another_tenants_writes_are_all_answered() {
 /// without a request; quotes expired for fewer days stay.
 #[test]
 fn the_server_purges_expired_quotes_by_itself() {
-    let db = fresh_db();
+    let db = fresh_db(TENANTS);
     let quote_at = |at: &str, id: Option<&str>| {
         let shipping = Shipping::builder().path(&db).clock(fixed(at)).open().unwrap();
         let id = id.map(str::to_string).unwrap_or_else(|| {
