@@ -5,25 +5,15 @@
 
 mod common;
 
-use std::path::PathBuf;
+use common::Served;
 
 use consign::Shipping;
 use consign_conformance::{
     book_body, customer_body, intl_shipment, invoice, la_address, manifest_body, order_body, parcel_account, payment_body, pickup_body,
     quote_shipment, quoting_option, with, NOW,
 };
-use consign_server::Server;
 use rust_decimal::Decimal;
 use serde_json::{json, Value};
-
-/// A server on a fresh database file at the suite's fixed instant, and a partner key.
-struct Served {
-    server: Option<Server>,
-    base: String,
-    db: PathBuf,
-    partner: String,
-    agent: ureq::Agent,
-}
 
 /// An answer: status, headers and the body as bytes.
 struct Reply {
@@ -56,20 +46,12 @@ impl Reply {
     }
 }
 
+/// A server on a fresh database file at the suite's fixed instant, allowing the origin
+/// `https://shop.example`, and a partner key.
 fn serve() -> Served {
-    let db = common::fresh_db("consign-http");
-    let (server, partner) = common::start(&db, common::fixed(NOW), |config| config.cors_origin = Some("https://shop.example".into()));
-    let base = format!("http://{}", server.addr());
-    Served { server: Some(server), base, db, partner, agent: common::agent() }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        if let Some(server) = self.server.take() {
-            server.shutdown().unwrap();
-        }
-        common::remove(&self.db);
-    }
+    common::serve_on(common::fresh_db("consign-http"), common::fixed(NOW), |config| {
+        config.cors_origin = Some("https://shop.example".into())
+    })
 }
 
 impl Served {

@@ -6,22 +6,25 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use consign::{FixedClock, Shipping};
 use consign_conformance::{customer_body, NOW};
-use consign_server::Server;
 use serde_json::{json, Value};
 
-/// A server on a fresh database file at the suite's fixed instant, and a partner key.
+/// A server on a fresh database file at the suite's fixed instant, a partner key, and
+/// that instant's clock, to move it.
 struct Served {
-    server: Option<Server>,
-    base: String,
-    db: PathBuf,
+    served: common::Served,
     clock: Arc<FixedClock>,
-    partner: String,
-    agent: ureq::Agent,
+}
+
+impl std::ops::Deref for Served {
+    type Target = common::Served;
+
+    fn deref(&self) -> &common::Served {
+        &self.served
+    }
 }
 
 /// Status, `Retry-After` and the JSON body of an answer.
@@ -32,20 +35,8 @@ struct Reply {
 }
 
 fn serve() -> Served {
-    let db = common::fresh_db("consign-logins");
     let clock = Arc::new(FixedClock::at(NOW).unwrap());
-    let (server, partner) = common::start(&db, clock.clone(), |_| {});
-    let base = format!("http://{}", server.addr());
-    Served { server: Some(server), base, db, clock, partner, agent: common::agent() }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        if let Some(server) = self.server.take() {
-            server.shutdown().unwrap();
-        }
-        common::remove(&self.db);
-    }
+    Served { served: common::serve_on(common::fresh_db("consign-logins"), clock.clone(), |_| {}), clock }
 }
 
 impl Served {

@@ -8,45 +8,22 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use common::{fixed, fresh_db, remove};
+use common::{fixed, fresh_db, serve_on, Served};
 use consign::Shipping;
 use consign_conformance::{customer_body, payment_body, quote_shipment, with, NOW};
-use consign_server::{Config, QuotePurge, RateLimit, Server};
+use consign_server::{Config, QuotePurge, RateLimit};
 use serde_json::{json, Value};
 
 /// The prefix of this file's database files.
 const TENANTS: &str = "consign-tenants";
 
-/// A server on a fresh database file, configured by `configure`, at `clock`.
-struct Served {
-    server: Option<Server>,
-    base: String,
-    db: PathBuf,
-    partner: String,
-    agent: ureq::Agent,
-}
-
-fn serve_on(db: PathBuf, clock: Arc<dyn consign::Clock>, configure: impl FnOnce(&mut Config)) -> Served {
-    let (server, partner) = common::start(&db, clock, configure);
-    let base = format!("http://{}", server.addr());
-    Served { server: Some(server), base, db, partner, agent: common::agent() }
-}
-
+/// A server on a fresh database file, configured by `configure`, at the suite's fixed
+/// instant.
 fn serve(configure: impl FnOnce(&mut Config)) -> Served {
     serve_on(fresh_db(TENANTS), fixed(NOW), configure)
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        if let Some(server) = self.server.take() {
-            server.shutdown().unwrap();
-        }
-        remove(&self.db);
-    }
 }
 
 /// Status, `Retry-After` and JSON body of an answer.

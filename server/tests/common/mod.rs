@@ -45,6 +45,33 @@ pub fn start(db: &Path, clock: Arc<dyn consign::Clock>, configure: impl FnOnce(&
     (Server::start(config).unwrap(), partner)
 }
 
+/// A server started by [`start`] and what a client needs to reach it; dropping it shuts
+/// the server down (a failed shutdown fails the test) and removes its database files.
+pub struct Served {
+    pub server: Option<Server>,
+    pub base: String,
+    pub db: PathBuf,
+    pub partner: String,
+    pub agent: ureq::Agent,
+}
+
+/// A server on `db` at `clock` as [`start`] starts it with `configure`, its base URL
+/// and a client of [`agent`].
+pub fn serve_on(db: PathBuf, clock: Arc<dyn consign::Clock>, configure: impl FnOnce(&mut Config)) -> Served {
+    let (server, partner) = start(&db, clock, configure);
+    let base = format!("http://{}", server.addr());
+    Served { server: Some(server), base, db, partner, agent: agent() }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        if let Some(server) = self.server.take() {
+            server.shutdown().unwrap();
+        }
+        remove(&self.db);
+    }
+}
+
 /// An HTTP client that answers every status as a reply rather than an error.
 pub fn agent() -> ureq::Agent {
     ureq::Agent::config_builder().http_status_as_error(false).build().into()
