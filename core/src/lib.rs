@@ -45,6 +45,7 @@ mod catalog;
 mod clock;
 mod customers;
 mod documents;
+mod embedded;
 mod error;
 mod invoices;
 mod keys;

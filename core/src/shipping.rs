@@ -252,7 +252,7 @@ impl Shipping {
                     let catalog = Catalog::default_catalog()?;
                     tx.execute(
                         "INSERT INTO catalog (id, document, updated_at) VALUES (1, ?1, ?2)",
-                        [crate::catalog::DEFAULT_CATALOG_JSON, &ledger::timestamp(clock.now())],
+                        [crate::catalog::default_catalog_json(), &ledger::timestamp(clock.now())],
                     )?;
                     catalog
                 }

@@ -13,8 +13,18 @@ use crate::error::{Error, ErrorCategory, Result};
 use crate::refdata;
 use crate::wire;
 
-/// The embedded default catalog.
-pub(crate) const DEFAULT_CATALOG_JSON: &str = include_str!("../../data/catalog.json");
+/// The embedded default catalog (`core/data/catalog.json`): its text natively; on wasm32
+/// deflated by core/build.rs and inflated once, when first read.
+pub(crate) fn default_catalog_json() -> &'static str {
+    #[cfg(not(target_arch = "wasm32"))]
+    let text: &'static str = include_str!("../../data/catalog.json");
+    #[cfg(target_arch = "wasm32")]
+    let text: &'static str = {
+        static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+        crate::embedded::inflated(&TEXT, include_bytes!(concat!(env!("OUT_DIR"), "/catalog.json.deflate")))
+    };
+    text
+}
 
 /// The catalog as stored: the format of `core/data/catalog.json` and of catalog imports.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -312,7 +322,7 @@ impl Catalog {
     /// # Errors
     /// Only if the embedded data were broken, which a unit test rules out.
     pub fn default_catalog() -> Result<Catalog> {
-        Self::from_json(DEFAULT_CATALOG_JSON)
+        Self::from_json(default_catalog_json())
     }
 
     /// Checks and indexes a document.
@@ -586,7 +596,7 @@ pub(crate) mod tests {
     /// A catalog stored before generic signature codes existed: the default catalog's
     /// document without them.
     pub(crate) fn without_generic_codes() -> serde_json::Value {
-        let mut doc: serde_json::Value = serde_json::from_str(DEFAULT_CATALOG_JSON).unwrap();
+        let mut doc: serde_json::Value = serde_json::from_str(default_catalog_json()).unwrap();
         for carrier in doc["carriers"].as_array_mut().unwrap() {
             for option in carrier["signatureOptions"].as_array_mut().unwrap() {
                 option.as_object_mut().unwrap().remove("generic");

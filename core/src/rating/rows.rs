@@ -134,22 +134,12 @@ macro_rules! embedded {
         #[cfg(target_arch = "wasm32")]
         let text: &'static str = {
             static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-            inflated(&TEXT, include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".deflate")))
+            crate::embedded::inflated(&TEXT, include_bytes!(concat!(env!("OUT_DIR"), "/", $name, ".deflate")))
         };
         text
     }};
 }
 use embedded;
-
-/// The text of `deflated`, a default file build.rs deflated, inflated into `cell` once.
-#[cfg(target_arch = "wasm32")]
-fn inflated(cell: &'static std::sync::OnceLock<String>, deflated: &[u8]) -> &'static str {
-    cell.get_or_init(|| {
-        let text = miniz_oxide::inflate::decompress_to_vec(deflated).ok().and_then(|b| String::from_utf8(b).ok());
-        #[allow(clippy::expect_used, reason = "build.rs wrote it from the UTF-8 file: failing here is a broken build")]
-        text.expect("an embedded default rate file inflates to UTF-8")
-    })
-}
 
 impl FromStr for CsvKind {
     type Err = super::ParseEnumError;
