@@ -186,10 +186,11 @@ impl ShippingBuilder {
 }
 
 /// Creates the database file at `path`, empty and readable by its owner alone (mode
-/// 0600 on Unix), unless it exists: SQLite would create it with the process's umask
-/// (often readable by every local user), and it gives the `-wal` and `-shm` files the
-/// mode of the database file. A file that exists keeps its mode. `:memory:` and `file:`
-/// URIs are SQLite's own names, left to it.
+/// 0600), unless it exists: SQLite would create it with the process's umask (often
+/// readable by every local user), and it gives the `-wal` and `-shm` files the mode of
+/// the database file. A file that exists keeps its mode. `:memory:` and `file:` URIs are
+/// SQLite's own names, left to it.
+#[cfg(unix)]
 fn create_private(path: &Path) -> Result<()> {
     let name = path.to_string_lossy();
     if name == ":memory:" || name.starts_with("file:") {
@@ -197,13 +198,19 @@ fn create_private(path: &Path) -> Result<()> {
     }
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
-    #[cfg(unix)]
     std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
     match options.open(path) {
         Ok(_) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(e) => Err(Error::internal(format!("could not create the database {}: {e}", path.display()))),
     }
+}
+
+/// Without Unix modes (Windows; wasm32, where the path names a file of the browser's
+/// private file system that only SQLite's VFS reaches), SQLite creates the file.
+#[cfg(not(unix))]
+fn create_private(_path: &Path) -> Result<()> {
+    Ok(())
 }
 
 impl Shipping {
