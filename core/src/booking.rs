@@ -1271,9 +1271,9 @@ pub(crate) fn label(
     Ok(LabelImages { format, images })
 }
 
-/// Refuses `format` for the shipment `s` when its carrier does not print it
+/// The carrier of the shipment `s`; refuses `format` when that carrier does not print it
 /// (`INVALID_REQUEST` on `labelImageFormat`).
-fn carrier_prints(books: &Books, s: &StoredShipment, format: LabelFormat) -> Result<()> {
+pub(crate) fn carrier_prints<'b>(books: &'b Books, s: &StoredShipment, format: LabelFormat) -> Result<&'b crate::catalog::Carrier> {
     let carrier =
         books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
     if !carrier.label_formats.iter().any(|f| f == format.code()) {
@@ -1282,7 +1282,7 @@ fn carrier_prints(books: &Books, s: &StoredShipment, format: LabelFormat) -> Res
             format!("{} labels are not available for carrier {}", format.code(), s.carrier_code),
         ));
     }
-    Ok(())
+    Ok(carrier)
 }
 
 /// Retrieve the labels of several shipments: every label (one per piece) of each of

@@ -173,14 +173,7 @@ pub(crate) fn label(
     }
     let format_code = format_code.unwrap_or(&s.label_format);
     let format = booking::requested_format(format_code, layout)?;
-    let carrier =
-        books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
-    if !carrier.label_formats.iter().any(|f| f == format.code()) {
-        return Err(Error::invalid(
-            "labelImageFormat",
-            format!("{} labels are not available for carrier {}", format.code(), s.carrier_code),
-        ));
-    }
+    let carrier = booking::carrier_prints(books, &s, format)?;
     let service_label = books.catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
     let data = label_data(&s.view, &ret, &carrier.label, &service_label);
     let image = if layout == LabelLayout::Label {
