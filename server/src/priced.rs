@@ -1,6 +1,11 @@
-//! Batch and single quotes (`consign::route_prices`): priced on the reader pool, where
-//! requests run in parallel, and only stored on the writer, so that a large batch holds
-//! the writer for its inserts alone (`consign::Shipping::prepare_as`).
+//! Batch quotes: priced on the reader pool, where requests run in parallel, and only
+//! stored on the writer, so that a large batch holds the writer for its inserts alone
+//! (`consign::Shipping::prepare_as`).
+//!
+//! A single quote (which core could price in two steps too, `consign::route_prices`)
+//! goes to the writer whole: pricing one shipment there costs less than the hops to a
+//! reader and back, which took a third of its throughput over HTTP
+//! (docs/PERFORMANCE.md, "Over HTTP").
 
 use std::sync::Arc;
 
@@ -9,7 +14,12 @@ use consign::Prepared;
 use crate::writer::{Call, Writes, ROWS_PER_UNIT};
 use crate::Pool;
 
-/// The answer to a quote request `call`: priced on a service of `pool`, stored through
+/// True when `method` on `path` is the batch quote, which [`answer`] serves.
+pub(crate) fn serves(method: &str, path: &str) -> bool {
+    consign::route_prices(method, path) && consign::route_pattern(method, path) == Some("/restapi/v1/customers/:customerId/batch-quote")
+}
+
+/// The answer to a batch quote request `call`: priced on a service of `pool`, stored through
 /// `writes` as a write of the call's key. `None` when the work failed unexpectedly.
 pub(crate) async fn answer(pool: &Arc<Pool>, writes: &Writes, call: Call) -> Option<consign::Response> {
     let lease = pool.lease().await?;

@@ -126,7 +126,8 @@ fn shipment(i: usize) -> Value {
     with(quote_shipment(), "/shipmentReference", json!(format!("R-{i}")))
 }
 
-/// Priced on the reader pool and stored on the writer, a batch and a single quote answer
+/// A batch quote priced on the reader pool and stored on the writer, and a single quote
+/// on the writer, answer
 /// byte for byte what the library answers in process for the same requests.
 #[test]
 fn quotes_over_http_answer_what_the_library_answers_in_process() {
