@@ -81,9 +81,11 @@ impl<'de> Deserialize<'de> for Dec {
     }
 }
 
+/// As [`JsonDecimal`]: every quoted shipment is stored as serde writes it, and
+/// `Decimal`'s own impl took a third of that.
 impl Serialize for Dec {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        Serialize::serialize(&self.0, s)
+        JsonDecimal(self.0).serialize(s)
     }
 }
 
@@ -257,6 +259,8 @@ mod tests {
         for text in values {
             let d = Decimal::from_str(text).unwrap();
             assert_eq!(serde_json::to_string(&JsonDecimal(d)).unwrap(), serde_json::to_string(&d).unwrap(), "{text}");
+            assert_eq!(serde_json::to_string(&Dec(d)).unwrap(), serde_json::to_string(&d).unwrap(), "{text}");
+            assert_eq!(serde_json::to_value(Dec(d)).unwrap(), serde_json::to_value(d).unwrap(), "{text}");
         }
         let d = Decimal::from_str("12.5").unwrap().normalize();
         assert_eq!(serde_json::to_string(&JsonDecimal(d)).unwrap(), "12.5");
