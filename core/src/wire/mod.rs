@@ -154,7 +154,13 @@ fn from_serde(path: String, e: serde_json::Error) -> Error {
                 }
             }
             // serde quotes the value it could not read; a secret's must not come back.
-            let message = if crate::secrets::is_secret_field(&path) { "must be a string".to_string() } else { message };
+            let message = if path == "accountFields" {
+                "must be an object of text fields".to_string()
+            } else if crate::secrets::is_secret_field(&path) {
+                "must be a string".to_string()
+            } else {
+                message
+            };
             let field = if path.is_empty() { "body".to_string() } else { path };
             Error::fields(ErrorCategory::InvalidRequest, vec![FieldError { field, message }])
         }

@@ -122,6 +122,16 @@ fn a_field_of_the_wrong_type_is_refused() {
 }
 
 #[test]
+fn account_fields_that_are_not_an_object_are_refused_as_such() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let answer = put(&h, &id, "parcel", &json!({"accountFields": ["1X2Y3Z"]}));
+    answer.assert_error(400, "INVALID_REQUEST", Some("accountFields"));
+    assert_eq!(answer.body["details"][0]["message"], "must be an object of text fields", "{}", answer.body);
+    assert!(!answer.body.to_string().contains("1X2Y3Z"), "no value comes back: {}", answer.body);
+}
+
+#[test]
 fn a_body_without_account_fields_is_refused() {
     let h = Harness::new();
     let id = h.create_customer("ann@example.com");
