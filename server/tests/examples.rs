@@ -17,6 +17,9 @@
 //! purpose), whose shape alone is checked; and every status of every operation has an
 //! example.
 //!
+//! `scripts/check-guide` runs the same examples with curl against `consign serve` on a
+//! database made by `consign demo`, as a reader would.
+//!
 //! When an answer changes on purpose, rewrite the examples from the server's answers:
 //! `CONSIGN_WRITE_EXAMPLES=target/examples.json cargo test -p consign-server --test examples`
 //! then `python3 scripts/write-examples target/examples.json`.
