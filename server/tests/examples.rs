@@ -45,8 +45,8 @@ const C: &str = "/restapi/v1/customers/C0000001";
 
 /// A shipment date far enough ahead that the printed requests still work for a while
 /// (a shipment date may be at most a year ahead), and a date after it.
-const SHIP_DATE: &str = "2027-03-01";
-const LATER: &str = "2027-03-02";
+const SHIP_DATE: &str = "2027-11-01";
+const LATER: &str = "2027-11-02";
 
 static DOC: LazyLock<Value> =
     LazyLock::new(|| serde_json::from_str(include_str!("../../docs/openapi.json")).expect("docs/openapi.json is JSON"));
