@@ -594,10 +594,9 @@ fn run_examples(x: &mut Examples) {
     voidable.as_object_mut().unwrap().remove("quoteId");
     voidable["shipmentReference"] = json!("ORDER-1045");
     voidable["scanBasedReturnLabel"] = json!(true);
-    let voidable = x.ex("bookShipment-toVoid", "A booking to void below.", post, &format!("{C}/shipments"), Some(voidable))["bookNumber"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let voidable = x.ex("bookShipment-toVoid", "A booking to void below.", post, &format!("{C}/shipments"), Some(voidable));
+    let return_tracking = voidable["returnTrackingNumber"].clone();
+    let voidable = voidable["bookNumber"].as_str().unwrap().to_string();
     x.ex("voidShipment", "Voids a shipment and refunds it.", post, &format!("{C}/shipments/{voidable}"), Some(json!({"voided": true})));
     x.ex("voidShipment-again", "It is void already.", post, &format!("{C}/shipments/{voidable}"), Some(json!({"voided": true})));
     x.ex("voidShipment-scanned", "The carrier has scanned it.", post, &format!("{C}/shipments/{book}"), Some(json!({"voided": true})));
@@ -608,6 +607,29 @@ fn run_examples(x: &mut Examples) {
         "No return label for a void shipment.",
         get,
         &format!("{C}/shipments/{voidable}/return-label/ZPL"),
+        none.clone(),
+    );
+    let scan = json!({"events": [{"trackingNumber": return_tracking, "carrier": "postal", "event": "Accepted at the post office",
+        "eventStatus": "In Transit", "eventTime": format!("{LATER} 09:00:00"), "serviceArea": "Los Angeles, CA", "serviceAreaCountry": "US"}]});
+    x.ex(
+        "recordTrackingEvents-voided",
+        "A scan of the return label of a void shipment.",
+        post,
+        &format!("{C}/shipments/{voidable}/tracking-events"),
+        Some(scan),
+    );
+    x.ex(
+        "voidShipment-international",
+        "Voids the international shipment.",
+        post,
+        &format!("{C}/shipments/{invoiced}"),
+        Some(json!({"voided": true})),
+    );
+    x.ex(
+        "getCommercialInvoice-voided",
+        "No invoice for a void shipment.",
+        get,
+        &format!("{C}/shipments/{invoiced}/commercialInvoice"),
         none.clone(),
     );
     x.ex(
@@ -707,6 +729,7 @@ fn run_examples(x: &mut Examples) {
     let mut late = pickup.clone();
     late["closeTime"] = json!("09:00:00");
     x.ex("schedulePickup-invalid", "Closes before it is ready.", post, &format!("{C}/pickups"), Some(late));
+    x.ex("schedulePickup-taken", "A shipment already on a pickup.", post, &format!("{C}/pickups"), Some(pickup.clone()));
     x.ex("getPickup", "The pickup.", get, &format!("{C}/pickups/{pickup_id}"), none.clone());
     x.ex("getPickup-unknown", "No such pickup.", get, &format!("{C}/pickups/P999999"), none.clone());
     x.ex("cancelPickup", "Cancels it.", post, &format!("{C}/pickups/{pickup_id}"), Some(json!({"cancelled": true})));
@@ -716,6 +739,7 @@ fn run_examples(x: &mut Examples) {
     manifest["bookNumbers"] = json!([book]);
     let made = x.ex("createManifest", "The end-of-day form the carrier scans.", post, &format!("{C}/manifest"), Some(manifest.clone()));
     let manifest_id = made["manifestId"].as_str().unwrap().to_string();
+    x.ex("createManifest-again", "A shipment already on a manifest.", post, &format!("{C}/manifest"), Some(manifest.clone()));
     manifest["carrierCode"] = json!("parcel");
     x.ex("createManifest-invalid", "A shipment of another carrier.", post, &format!("{C}/manifest"), Some(manifest));
     x.ex("getManifest", "The manifest again.", get, &format!("{C}/manifest/{manifest_id}"), none.clone());
