@@ -704,6 +704,7 @@ fn run_examples(x: &mut Examples) {
         .as_str()
         .unwrap()
         .to_string();
+    x.ex("batchBook-empty", "A batch without quotes.", post, &format!("{C}/batch-book"), Some(json!({"batchId": empty})));
     x.ex("deleteBatch", "Deletes a batch not booked.", delete, &format!("{C}/batch/{empty}"), none.clone());
     x.ex(
         "batchBook-funds",
