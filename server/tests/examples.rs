@@ -12,6 +12,11 @@
 //!   request (method, path, body) and answer between the markers `<!-- example NAME -->`
 //!   and `<!-- /example -->`.
 //!
+//! An answer that is a PDF over HTTP is checked to be one, and documented as the JSON
+//! `Shipping::handle` answers the same request with. The answers of the shared limits
+//! (rate limit, quoted shipments of the day, body timeout) come from a second server
+//! started with tight limits.
+//!
 //! And the other way round: every example in the document is one of these answers, except
 //! the examples of 500 and 503 (a bug and a locked database cannot be provoked on
 //! purpose), whose shape alone is checked; and every status of every operation has an
