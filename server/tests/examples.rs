@@ -1085,6 +1085,20 @@ fn every_example_is_the_servers_real_answer() {
         }
     }
 
+    // An answer the guide shows alone, between `<!-- answer NAME -->` and `<!-- /answer -->`.
+    for (page, text) in GUIDE {
+        for block in text.split("<!-- answer ").skip(1) {
+            let (name, rest) = block.split_once(" -->\n").expect("an answer marker ends");
+            let json = rest.split_once("```json\n").and_then(|(_, j)| j.split_once("\n```")).map(|(j, _)| j);
+            let shown: Option<Value> = json.and_then(|j| serde_json::from_str(j).ok());
+            match (done.iter().find(|d| d.name == name), shown) {
+                (Some(d), Some(shown)) if same(&shown, &shortened(&d.answer)) => {}
+                (Some(d), shown) => failures.push(format!("docs/{page}: the answer {name} shows {shown:?}, the server {}", d.text)),
+                (None, _) => failures.push(format!("docs/{page}: no example {name} for its answer block")),
+            }
+        }
+    }
+
     // Every page of the guide is one of those read here, and shows each example once.
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/interface");
     for entry in std::fs::read_dir(&dir).unwrap() {
