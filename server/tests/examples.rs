@@ -534,7 +534,7 @@ fn run_examples(x: &mut Examples) {
     let invoiced = invoiced["bookNumber"].as_str().unwrap().to_string();
     x.ex(
         "getCommercialInvoice",
-        "The commercial invoice as a PDF in base64.",
+        "The commercial invoice.",
         get,
         &format!("{C}/shipments/{invoiced}/commercialInvoice"),
         none.clone(),
