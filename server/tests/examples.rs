@@ -532,13 +532,7 @@ fn run_examples(x: &mut Examples) {
         Some(international),
     );
     let invoiced = invoiced["bookNumber"].as_str().unwrap().to_string();
-    x.ex(
-        "getCommercialInvoice",
-        "The commercial invoice.",
-        get,
-        &format!("{C}/shipments/{invoiced}/commercialInvoice"),
-        none.clone(),
-    );
+    x.ex("getCommercialInvoice", "The commercial invoice.", get, &format!("{C}/shipments/{invoiced}/commercialInvoice"), none.clone());
     x.ex(
         "getCommercialInvoice-none",
         "A domestic shipment has none.",
