@@ -4,6 +4,8 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use consign::{wire, Shipping};
 use serde_json::json;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 
 use crate::table;
 
@@ -16,13 +18,53 @@ fn call(shipping: &Shipping, method: &str, path: &str, body: serde_json::Value) 
     Ok(value)
 }
 
-/// Runs the demo on a fresh database file at `db` (an old file there is replaced).
-pub fn run(db: &str) -> Result<(), String> {
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{db}{suffix}"));
+/// The folder the demo works in without `--db`: `target/consign-demo` under the current
+/// directory, else the first of `target/consign-demo-2`, `-3`, ... that does not exist.
+fn fresh_folder() -> Result<PathBuf, String> {
+    let base = Path::new("target");
+    (1..10_000)
+        .map(|n| base.join(if n == 1 { "consign-demo".to_string() } else { format!("consign-demo-{n}") }))
+        .find(|dir| !dir.exists())
+        .ok_or_else(|| format!("no free folder consign-demo-N under {}; remove the old ones", base.display()))
+}
+
+/// Writes `bytes` to `path`, a file the demo makes: an existing one only with `force`.
+pub fn write_new(path: &Path, bytes: &[u8], force: bool) -> Result<(), String> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true);
+    if force {
+        options.create(true).truncate(true);
+    } else {
+        options.create_new(true);
     }
-    let shipping = Shipping::open(db).map_err(|e| e.to_string())?;
-    println!("consign demo on {db} (a fresh database with the embedded default catalog)\n");
+    let mut file = options.open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::AlreadyExists => format!("{} exists; the demo replaces files only with --force", path.display()),
+        _ => format!("cannot write {}: {e}", path.display()),
+    })?;
+    file.write_all(bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Runs the demo on a fresh database: the file `db`, else `demo.db` in a new folder under
+/// `target/`; the PDFs go beside it. An existing database or PDF is replaced only with
+/// `force`.
+pub fn run(db: Option<PathBuf>, force: bool) -> Result<(), String> {
+    let db = match db {
+        Some(db) => db,
+        None => {
+            let dir = fresh_folder()?;
+            std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+            dir.join("demo.db")
+        }
+    };
+    if db.exists() && !force {
+        return Err(format!("{} exists; the demo starts from a fresh database and replaces one only with --force", db.display()));
+    }
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let dir = db.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf();
+    let shipping = Shipping::open(&db).map_err(|e| e.to_string())?;
+    println!("consign demo on {} (a fresh database with the embedded default catalog)\n", db.display());
 
     let address = json!({"name": "Ann Lee", "company": "Lee Ceramics", "address1": "200 Market St", "address2": "",
         "city": "Philadelphia", "state": "PA", "zip": "19106", "country": "US", "phone": "(215) 555-0142"});
@@ -91,7 +133,7 @@ pub fn run(db: &str) -> Result<(), String> {
         .iter()
         .map(|q| {
             let text = |k: &str| q[k].as_str().unwrap_or("").to_string();
-            let lines = q["surcharges"].as_array().map_or(0, Vec::len);
+            let surcharges: i64 = q["surcharges"].as_array().into_iter().flatten().map(|s| cents(&s["amount"])).sum();
             let guaranteed = if q["deliveryDateGuaranteed"] == json!(true) { ", guaranteed" } else { "" };
             let arrives = match (q["estimatedDeliveryDate"].as_str(), q["transitDays"].as_u64()) {
                 (Some(date), Some(1)) => format!("{date} (1 day{guaranteed})"),
@@ -103,16 +145,16 @@ pub fn run(db: &str) -> Result<(), String> {
                 text("carrierCode"),
                 text("serviceDescription"),
                 text("zone"),
-                format!("{} {}", text("quotedWeight"), text("quotedWeightType")),
-                q["baseAmount"].to_string(),
-                lines.to_string(),
-                q["totalAmount"].to_string(),
+                format!("{} lb ({})", text("quotedWeight"), text("quotedWeightType").to_lowercase()),
+                money(cents(&q["baseAmount"])),
+                money(surcharges),
+                money(cents(&q["totalAmount"])),
                 arrives,
             ]
         })
         .collect();
     println!("4. Quotes for 3.5 lb, 12x10x8 in, Philadelphia PA -> Los Angeles CA (residential), cheapest first:");
-    println!("{}", table::render(&[">quote", "carrier", "service", "zone", "weight", ">base", ">surcharges", ">total", "arrives"], &rows));
+    println!("{}", table::render(&[">quote", "carrier", "service", "zone", "billed weight", ">base USD", ">surcharges USD", ">total USD", "arrives"], &rows));
 
     // Book the cheapest quote at its price and write its label.
     let cheapest = quotes.first().ok_or("no service quoted the demo shipment")?;
@@ -134,11 +176,10 @@ pub fn run(db: &str) -> Result<(), String> {
         booked["estimatedDeliveryDate"].as_str().unwrap_or("(no estimate)")
     );
     let label = call(&shipping, "GET", &format!("/restapi/v1/customers/{id}/shipments/{book_number}/label/PDF"), json!(null))?;
-    let dir = std::path::Path::new(db).parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     for (i, image) in label["base64Images"].as_array().into_iter().flatten().enumerate() {
         let bytes = STANDARD.decode(image.as_str().unwrap_or("")).map_err(|e| format!("the label is not base64: {e}"))?;
         let path = dir.join(format!("label-{book_number}-{}.pdf", i + 1));
-        std::fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        write_new(&path, &bytes, force)?;
         println!("   Label written to {}", path.display());
     }
     println!();
@@ -153,17 +194,56 @@ pub fn run(db: &str) -> Result<(), String> {
         .iter()
         .map(|e| vec![e.id.to_string(), e.kind.clone(), e.amount.clone(), e.balance_after.clone(), e.reference.clone()])
         .collect();
-    println!("{}", table::render(&[">entry", "kind", ">amount", ">balance", "reference"], &rows));
+    println!("{}", table::render(&[">entry", "kind", ">amount USD", ">balance USD", "reference"], &rows));
 
     // Search, tracking, a pickup and a manifest for the shipment just booked.
-    crate::demo_deliver::run(&shipping, &id, book_number, dir, 7)?;
+    crate::demo_deliver::run(&shipping, &id, book_number, &dir, force, 7)?;
+    println!(
+        "\nThe database is {} and the PDFs are in {}; look further with `consign call GET /restapi/v1/customers/{id}/prepay --db {}`.",
+        db.display(),
+        dir.display(),
+        db.display()
+    );
     Ok(())
 }
 
-/// Whole cents of a JSON money amount, for sorting (no floats).
+/// Whole cents of a JSON money amount (a number or a decimal string), for sums and
+/// sorting without floats; an amount that is not money sorts last.
 fn cents(v: &serde_json::Value) -> i64 {
-    let text = v.to_string();
-    let (whole, frac) = text.split_once('.').unwrap_or((&text, ""));
+    let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    let (negative, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.as_str()),
+    };
+    let (whole, frac) = digits.split_once('.').unwrap_or((digits, ""));
     let frac = format!("{frac:0<2}");
-    whole.parse::<i64>().unwrap_or(i64::MAX / 200) * 100 + frac.get(..2).and_then(|f| f.parse::<i64>().ok()).unwrap_or(0)
+    let (Ok(whole), Some(Ok(frac))) = (whole.parse::<i64>(), frac.get(..2).map(str::parse::<i64>)) else {
+        return i64::MAX / 2;
+    };
+    let amount = whole.saturating_mul(100).saturating_add(frac);
+    if negative {
+        -amount
+    } else {
+        amount
+    }
+}
+
+/// `cents` written as money with two decimals: `1181` is `11.81`.
+fn money(cents: i64) -> String {
+    let sign = if cents < 0 { "-" } else { "" };
+    format!("{sign}{}.{:02}", cents.unsigned_abs() / 100, cents.unsigned_abs() % 100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn money_is_summed_in_cents_and_written_with_two_decimals() {
+        assert_eq!(cents(&json!(5.95)) + cents(&json!("5.86")), 1181);
+        assert_eq!(money(1181), "11.81");
+        assert_eq!(money(cents(&json!(25.7))), "25.70");
+        assert_eq!(money(cents(&json!(-6.41))), "-6.41");
+        assert_eq!(money(0), "0.00");
+    }
 }

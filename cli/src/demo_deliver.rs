@@ -1,5 +1,5 @@
 //! The steps of `consign demo` after booking: search, tracking through the carrier feed,
-//! a pickup and a manifest (issue 5).
+//! a pickup and a manifest.
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
@@ -23,8 +23,9 @@ fn text(v: &Value) -> String {
 }
 
 /// Runs the steps for customer `id` and its booked shipment `book_number`, numbering
-/// them from `step`; the manifest PDF is written into `dir`.
-pub fn run(shipping: &Shipping, id: &str, book_number: &str, dir: &std::path::Path, step: u32) -> Result<(), String> {
+/// them from `step`; the manifest PDF is written into `dir` (over an existing file only
+/// with `force`).
+pub fn run(shipping: &Shipping, id: &str, book_number: &str, dir: &std::path::Path, force: bool, step: u32) -> Result<(), String> {
     let base = format!("/restapi/v1/customers/{id}");
 
     let found = call(shipping, "POST", &format!("{base}/searchShipments"), &json!({"keyword": "kim"}))?;
@@ -44,7 +45,7 @@ pub fn run(shipping: &Shipping, id: &str, book_number: &str, dir: &std::path::Pa
         })
         .collect();
     println!("{step}. Search \"kim\" (names, companies, phones, e-mails, numbers, references; newest first):");
-    println!("{}", table::render(&["book number", "tracking number", "receiver", "service", "voided", ">cost"], &rows));
+    println!("{}", table::render(&["book number", "tracking number", "receiver", "service", "voided", ">cost USD"], &rows));
 
     let shipment = call(shipping, "GET", &format!("{base}/shipments/{book_number}"), &Value::Null)?;
     let tracking = text(&shipment["trackingNumber"]);
@@ -66,7 +67,7 @@ pub fn run(shipping: &Shipping, id: &str, book_number: &str, dir: &std::path::Pa
         .into_iter()
         .flatten()
         .map(|e| {
-            vec![text(&e["eventTime"]), text(&e["eventStatus"]), text(&e["serviceArea"]), text(&e["serviceAreaCountry"]), text(&e["event"])]
+            vec![format!("{} UTC", text(&e["eventTime"])), text(&e["eventStatus"]), text(&e["serviceArea"]), text(&e["serviceAreaCountry"]), text(&e["event"])]
         })
         .collect();
     println!(
@@ -98,9 +99,9 @@ pub fn run(shipping: &Shipping, id: &str, book_number: &str, dir: &std::path::Pa
     let manifest_id = text(&created["manifestId"]);
     let pdf = STANDARD.decode(created["data"].as_str().unwrap_or("")).map_err(|e| format!("the manifest is not base64: {e}"))?;
     let path = dir.join(format!("manifest-{manifest_id}.pdf"));
-    std::fs::write(&path, &pdf).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+    crate::demo::write_new(&path, &pdf, force)?;
     println!(
-        "{}. Pickup {} scheduled for {tomorrow} 10:00-16:00; manifest {manifest_id} ({}, {} bytes) written to {}.",
+        "{}. Pickup {} scheduled for {tomorrow} 10:00-16:00 (local time at the sender); manifest {manifest_id} ({}, {} bytes) written to {}.",
         step + 2,
         text(&scheduled["pickupId"]),
         text(&created["type"]),

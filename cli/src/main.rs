@@ -1,76 +1,288 @@
-//! `consign`: the command-line face of the consign library.
+//! `consign`: the command-line face of the consign library (`consign --help`, and
+//! `consign COMMAND --help` for each command).
 //!
-//! - `consign demo [--db FILE]` runs the main job on a fresh database with the embedded
-//!   default catalog and prints readable tables.
-//! - `consign call METHOD PATH [BODY | @FILE] [--db FILE]` runs one request of the
-//!   interface against a database file and prints the JSON answer.
-//! - `consign purge-quotes --older-than-days N [--db FILE]` removes the quotes expired N
-//!   days or more and prints how many.
-//! - `consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N] [--synchronous full|normal]
-//!   [--tls-cert FILE --tls-key FILE] [LIMITS]` serves the interface over HTTP or HTTPS (crate
-//!   `consign-server`) until SIGTERM or Ctrl-C; the limits are listed in the usage text
-//!   (connections and timeouts; tenants: `--rate-limit N`, `--rate-burst N`,
-//!   `--quotes-per-day N`, `--purge-quotes-every HOURS`, `--purge-quotes-after DAYS`).
-//! - `consign keys create|list|revoke` issues, lists and revokes the API keys of `serve`;
-//!   `consign keys disconnect KEY CUSTOMER` undoes a partner key's link to a customer.
+//! - `consign demo [--db FILE] [--force]` runs the main job on a fresh database with the
+//!   embedded default catalog and prints readable tables; by default in a new folder under
+//!   `target/`, and never over an existing database or file without `--force`.
+//! - `consign call METHOD PATH [BODY | @FILE]` runs one request of the interface against a
+//!   database file and prints the JSON answer.
+//! - `consign import KIND FILE` and `consign export KIND` replace and print rate data or
+//!   the catalog.
+//! - `consign purge-quotes --older-than-days N` removes the quotes expired N days or more
+//!   and prints how many.
+//! - `consign serve` serves the interface over HTTP or HTTPS (crate `consign-server`) until
+//!   SIGTERM or Ctrl-C, within the limits its options set.
+//! - `consign keys create|list|revoke|disconnect` issues, lists and revokes the API keys of
+//!   `serve`, and undoes a partner key's link to a customer.
 //! - `serve`, `call` and `keys` take `--secret-key-file PATH` (or
 //!   `CONSIGN_SECRET_KEY_FILE`), the key that seals secrets at rest; by default `DB.key`
 //!   beside the database, which `serve` creates and `call` and `keys` use when it exists.
+//!
+//! Usage errors (clap) and failures are printed on stderr and exit with status 2; `call`
+//! exits with 1 when the interface answered 4xx or 5xx.
 
 mod demo;
 mod demo_deliver;
 mod table;
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage:
-  consign demo [--db FILE]                              run the main job on a fresh database (default: consign-demo.db)
-  consign call METHOD PATH [BODY | @FILE] [--db FILE] [--secret-key-file PATH]
-                                                        one request against a database (default: consign.db)
-  consign import KIND FILE [--db FILE]                  replace rate data or the catalog from a file
-  consign export KIND [--db FILE]                       print rate data or the catalog
-  consign purge-quotes --older-than-days N [--db FILE]  remove the quotes expired N days or more (kept by batches excepted)
-  consign serve [--db FILE] [--listen ADDR] [--cors-origin ORIGIN] [--pool N] [--synchronous full|normal]
-                [--tls-cert FILE --tls-key FILE] [--secret-key-file PATH] [LIMITS]
-                                                        serve the interface over HTTP (default: 127.0.0.1:8080), or HTTPS with
-                                                        the PEM certificate chain and key, until SIGTERM or Ctrl-C
-      LIMITS (default):
-        --max-connections N      connections open at once; more wait to be accepted (1024)
-        --header-timeout SECS    from a request's first byte to the end of its headers (10)
-        --body-timeout SECS      to receive a request's body, else 408 (60)
-        --request-timeout SECS   from a request's first byte to its answer (120)
-        --idle-timeout SECS      a connection without a request, or reading an answer (60)
-        --max-body-memory MIB    request bodies held at once, all connections; at least 16 (128)
-        --shutdown-timeout SECS  on SIGTERM or Ctrl-C, for the requests in flight to finish (10)
-        --rate-limit N           requests a second per API key; 0: no limit (50)
-        --rate-burst N           requests an API key may make at once (200)
-        --quotes-per-day N       quoted shipments a customer may store per UTC day (100000)
-        --purge-quotes-every H   purge expired quotes at start and every H hours; 0: never (24)
-        --purge-quotes-after D   the quotes expired D days or more (7)
-  consign keys create [--customer ID] [--name TEXT] [--db FILE]
-                                                        issue an API key (for one customer, else a partner key) and print it once
-  consign keys list [--db FILE]                         list the API keys (never the keys themselves)
-  consign keys revoke ID [--db FILE]                    revoke an API key
-  consign keys disconnect KEY CUSTOMER [--db FILE]      disconnect a partner key from a customer (it no longer acts for it)
-    --secret-key-file PATH (or CONSIGN_SECRET_KEY_FILE): the 32-byte key sealing provider credentials and payment
-      tokens; default DB.key beside the database, which serve creates (mode 0600) and call and keys use when it exists
-    KIND: carriers, exchange-rates, zones, rates, surcharges, transit, calendars (CSV, docs/rate-cards.md) or catalog (JSON)";
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// The rate data kinds and the catalog, as `import` and `export` name them.
+const KINDS: [&str; 8] = ["carriers", "exchange-rates", "zones", "rates", "surcharges", "transit", "calendars", "catalog"];
+
+/// An embeddable shipping service: quoting, booking, tracking, pickups, manifests and
+/// prepay accounting on one SQLite file.
+#[derive(Parser)]
+#[command(name = "consign", version, arg_required_else_help = true, max_term_width = 100)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the main job on a fresh database with the embedded default catalog.
+    ///
+    /// Creates a customer, quotes a shipment with every service, books the cheapest,
+    /// writes its label and a manifest as PDF, and prints what each step answered. By
+    /// default it works in a new folder under target/ of the current directory
+    /// (target/consign-demo, else target/consign-demo-2, ...) and says where.
+    Demo(DemoArgs),
+    /// Run one request of the interface against a database and print the JSON answer.
+    ///
+    /// The status goes to stderr as `HTTP 201`; the exit status is 1 when it is 400 or
+    /// more.
+    Call(CallArgs),
+    /// Replace rate data or the catalog from a file (checked row by row, applied whole).
+    Import(ImportArgs),
+    /// Print rate data (CSV) or the catalog (JSON).
+    Export(ExportArgs),
+    /// Remove the quotes expired N days or more (those kept by batches excepted).
+    PurgeQuotes(PurgeArgs),
+    /// Serve the interface over HTTP, or HTTPS with a certificate, until SIGTERM or Ctrl-C.
+    Serve(Box<ServeArgs>),
+    /// Issue, list and revoke the API keys of `serve`.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+}
+
+/// The database file of a command.
+#[derive(Args)]
+struct Db {
+    /// The database file (created if missing).
+    #[arg(long, value_name = "FILE", default_value = "consign.db")]
+    db: PathBuf,
+}
+
+/// The database file and the secret key that seals secrets at rest in it.
+#[derive(Args)]
+struct SealedDb {
+    #[command(flatten)]
+    db: Db,
+    /// The 32-byte key sealing provider credentials and payment tokens [default: DB.key
+    /// beside the database, which serve creates (mode 0600) and call and keys use when
+    /// it exists].
+    #[arg(long, value_name = "PATH", env = "CONSIGN_SECRET_KEY_FILE")]
+    secret_key_file: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct DemoArgs {
+    /// The database to create [default: demo.db in a new folder under target/]; the
+    /// label and manifest PDFs are written beside it.
+    #[arg(long, value_name = "FILE")]
+    db: Option<PathBuf>,
+    /// Replace the database and the PDFs when they exist.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(Args)]
+struct CallArgs {
+    /// The HTTP method: GET, POST, PUT, DELETE.
+    method: String,
+    /// The path, e.g. /restapi/v1/customers/C0000001/services.
+    path: String,
+    /// The JSON body, or @FILE for the content of FILE.
+    body: Option<String>,
+    #[command(flatten)]
+    db: SealedDb,
+}
+
+#[derive(Args)]
+struct ImportArgs {
+    /// What FILE holds: rate data as CSV (docs/rate-cards.md) or the catalog as JSON.
+    #[arg(value_parser = KINDS)]
+    kind: String,
+    /// The file to import.
+    file: PathBuf,
+    #[command(flatten)]
+    db: Db,
+}
+
+#[derive(Args)]
+struct ExportArgs {
+    /// What to print: rate data as CSV (docs/rate-cards.md) or the catalog as JSON.
+    #[arg(value_parser = KINDS)]
+    kind: String,
+    #[command(flatten)]
+    db: Db,
+}
+
+#[derive(Args)]
+struct PurgeArgs {
+    /// Remove the quotes expired this many days or more.
+    #[arg(long, value_name = "N", value_parser = days)]
+    older_than_days: u32,
+    #[command(flatten)]
+    db: Db,
+}
+
+/// How `serve` commits: waiting for the disk, or not.
+#[derive(Clone, Copy, ValueEnum)]
+enum Sync {
+    /// Every commit waits for the disk: nothing answered is lost on a power loss.
+    Full,
+    /// Faster; a power loss may lose the last acknowledged writes.
+    Normal,
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    #[command(flatten)]
+    db: SealedDb,
+    /// The address to listen on [default: 127.0.0.1:8080].
+    #[arg(long, value_name = "ADDR", value_parser = address)]
+    listen: Option<std::net::SocketAddr>,
+    /// The origin of browser pages allowed to call the server (CORS).
+    #[arg(long, value_name = "ORIGIN")]
+    cors_origin: Option<String>,
+    /// Connections to the file serving reads [default: twice the processors, at least 4].
+    #[arg(long, value_name = "N", value_parser = positive)]
+    pool: Option<usize>,
+    /// How commits wait for the disk.
+    #[arg(long, value_enum, ignore_case = true, default_value = "full")]
+    synchronous: Sync,
+    /// The PEM certificate chain, leaf first, to serve HTTPS (with --tls-key).
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The PEM private key of the certificate (with --tls-cert).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Connections open at once; more wait to be accepted.
+    #[arg(long, value_name = "N", value_parser = positive, default_value = "1024", help_heading = "Limits")]
+    max_connections: usize,
+    /// From a request's first byte to the end of its headers.
+    #[arg(long, value_name = "SECS", value_parser = positive, default_value = "10", help_heading = "Limits")]
+    header_timeout: usize,
+    /// To receive a request's body, else 408.
+    #[arg(long, value_name = "SECS", value_parser = positive, default_value = "60", help_heading = "Limits")]
+    body_timeout: usize,
+    /// From a request's first byte to its answer.
+    #[arg(long, value_name = "SECS", value_parser = positive, default_value = "120", help_heading = "Limits")]
+    request_timeout: usize,
+    /// A connection without a request, or a client reading its answer.
+    #[arg(long, value_name = "SECS", value_parser = positive, default_value = "60", help_heading = "Limits")]
+    idle_timeout: usize,
+    /// Request bodies held at once, all connections; at least 16 (the largest body).
+    #[arg(long, value_name = "MIB", value_parser = body_memory, default_value = "128", help_heading = "Limits")]
+    max_body_memory: usize,
+    /// On SIGTERM or Ctrl-C, for the requests in flight to finish.
+    #[arg(long, value_name = "SECS", value_parser = positive, default_value = "10", help_heading = "Limits")]
+    shutdown_timeout: usize,
+    /// Requests a second per API key; 0: no limit.
+    #[arg(long, value_name = "N", default_value = "50", help_heading = "Limits")]
+    rate_limit: u32,
+    /// Requests an API key may make at once.
+    #[arg(long, value_name = "N", default_value = "200", help_heading = "Limits")]
+    rate_burst: u32,
+    /// Quoted shipments a customer may store per UTC day.
+    #[arg(long, value_name = "N", default_value_t = consign::DEFAULT_QUOTED_SHIPMENTS_PER_DAY, help_heading = "Limits")]
+    quotes_per_day: u64,
+    /// Purge expired quotes at start and every H hours; 0: never.
+    #[arg(long, value_name = "H", default_value = "24", help_heading = "Limits")]
+    purge_quotes_every: u64,
+    /// The purge removes the quotes expired D days or more.
+    #[arg(long, value_name = "D", default_value = "7", help_heading = "Limits")]
+    purge_quotes_after: u32,
+}
+
+#[derive(Subcommand)]
+enum KeysCommand {
+    /// Issue an API key (for one customer, else a partner key) and print it once.
+    Create {
+        /// The customer the key acts for alone [default: a partner key, acting for the
+        /// customers it creates or connects].
+        #[arg(long, value_name = "ID")]
+        customer: Option<String>,
+        /// A name to tell the key by.
+        #[arg(long, value_name = "TEXT", default_value = "")]
+        name: String,
+        #[command(flatten)]
+        db: SealedDb,
+    },
+    /// List the API keys (never the keys themselves).
+    List {
+        #[command(flatten)]
+        db: SealedDb,
+    },
+    /// Revoke an API key.
+    Revoke {
+        /// The key's id, e.g. K0000001.
+        id: String,
+        #[command(flatten)]
+        db: SealedDb,
+    },
+    /// Disconnect a partner key from a customer (it no longer acts for it).
+    Disconnect {
+        /// The partner key's id, e.g. K0000001.
+        key: String,
+        /// The customer, e.g. C0000001.
+        customer: String,
+        #[command(flatten)]
+        db: SealedDb,
+    },
+}
+
+/// A whole number of days (0 or more).
+fn days(value: &str) -> Result<u32, String> {
+    value.parse().map_err(|_| format!("expected a whole number of days, found {value:?}"))
+}
+
+/// A positive whole number.
+fn positive(value: &str) -> Result<usize, String> {
+    value.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("expected a positive whole number, found {value:?}"))
+}
+
+/// Mebibytes for request bodies: at least 16, the largest body.
+fn body_memory(value: &str) -> Result<usize, String> {
+    let mib = positive(value)?;
+    if mib < 16 {
+        return Err(format!("at least 16 (MiB, the largest body), found {mib}"));
+    }
+    Ok(mib)
+}
+
+/// An address to listen on.
+fn address(value: &str) -> Result<std::net::SocketAddr, String> {
+    value.parse().map_err(|_| format!("expected an address like 127.0.0.1:8080, found {value:?}"))
+}
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    let cli = Cli::parse();
+    match run(cli.command) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("consign: {message}");
             ExitCode::from(2)
         }
     }
-}
-
-/// The rate data kind named on the command line.
-fn csv_kind(name: &str) -> Result<consign::CsvKind, String> {
-    name.parse().map_err(|_| format!("unknown kind {name:?}\n{USAGE}"))
 }
 
 /// An error with every field detail, one per line (import errors name their lines).
@@ -82,49 +294,14 @@ fn describe(e: &consign::Error) -> String {
     text
 }
 
-/// Takes `--db FILE` out of `args`.
-fn take_db(args: &mut Vec<String>, default: &str) -> Result<String, String> {
-    Ok(take_option(args, "--db")?.unwrap_or_else(|| default.to_string()))
-}
-
-/// Takes `flag VALUE` out of `args`.
-fn take_option(args: &mut Vec<String>, flag: &str) -> Result<Option<String>, String> {
-    match args.iter().position(|a| a == flag) {
-        Some(i) => {
-            if i + 1 >= args.len() {
-                return Err(format!("{flag} needs a value"));
-            }
-            let value = args.remove(i + 1);
-            args.remove(i);
-            Ok(Some(value))
-        }
-        None => Ok(None),
-    }
-}
-
-/// Takes `flag N`, a positive whole number, out of `args`.
-fn take_count(args: &mut Vec<String>, flag: &str) -> Result<Option<usize>, String> {
-    take_option(args, flag)?
-        .map(|value| {
-            value.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("{flag}: expected a positive whole number, found {value:?}"))
-        })
-        .transpose()
-}
-
-/// Takes `--secret-key-file PATH` out of `args`, else reads `CONSIGN_SECRET_KEY_FILE`.
-fn take_secret_key_file(args: &mut Vec<String>) -> Result<Option<std::path::PathBuf>, String> {
-    let given = take_option(args, "--secret-key-file")?.or_else(|| std::env::var("CONSIGN_SECRET_KEY_FILE").ok().filter(|v| !v.is_empty()));
-    Ok(given.map(std::path::PathBuf::from))
-}
-
 /// The key that seals secrets at rest in the database `db` (README, "The secret key
 /// file"): read from `given`, else from `DB.key` beside the database when it exists.
 /// With `create` (`consign serve`) a missing `DB.key` is created, and said so once.
 /// `None`: no key (`call` and `keys` on a database that was never served).
-fn secret_key(given: Option<std::path::PathBuf>, db: &str, create: bool) -> Result<Option<[u8; consign::SECRET_KEY_LEN]>, String> {
-    let (path, explicit) = match given {
+fn secret_key(given: Option<PathBuf>, db: &str, create: bool) -> Result<Option<[u8; consign::SECRET_KEY_LEN]>, String> {
+    let (path, explicit) = match given.filter(|p| !p.as_os_str().is_empty()) {
         Some(path) => (path, true),
-        None => (std::path::PathBuf::from(format!("{db}.key")), false),
+        None => (PathBuf::from(format!("{db}.key")), false),
     };
     if !explicit && !path.exists() {
         if !create {
@@ -149,63 +326,87 @@ fn secret_key(given: Option<std::path::PathBuf>, db: &str, create: bool) -> Resu
     Ok(Some(key))
 }
 
-/// Opens the database `db` with the secret key `key`.
-fn open(db: &str, key: Option<[u8; consign::SECRET_KEY_LEN]>) -> Result<consign::Shipping, String> {
-    let builder = consign::Shipping::builder().path(db);
-    let builder = match key {
+/// Opens the database of `sealed` with its secret key, if any.
+fn open(sealed: SealedDb) -> Result<consign::Shipping, String> {
+    let db = sealed.db.db.display().to_string();
+    let builder = consign::Shipping::builder().path(&db);
+    let builder = match secret_key(sealed.secret_key_file, &db, false)? {
         Some(key) => builder.secret_key(key),
         None => builder,
     };
     builder.open().map_err(|e| e.to_string())
 }
 
+/// Writes `text` to stdout, ending it with a newline if it has none. A closed pipe
+/// (`consign call ... | head`) is not an error of the command.
+fn print(text: &str) {
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    if !text.ends_with('\n') {
+        let _ = out.write_all(b"\n");
+    }
+}
+
+fn run(command: Command) -> Result<ExitCode, String> {
+    match command {
+        Command::Demo(args) => demo::run(args.db, args.force).map(|()| ExitCode::SUCCESS),
+        Command::Call(args) => call(args),
+        Command::Import(ImportArgs { kind, file, db }) => {
+            let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+            let shipping = consign::Shipping::open(&db.db).map_err(|e| e.to_string())?;
+            if kind == "catalog" {
+                shipping.import_catalog(&text).map_err(|e| describe(&e))?;
+                println!("imported the catalog from {}", file.display());
+            } else {
+                let kind_of: consign::CsvKind = kind.parse().map_err(|_| format!("unknown kind {kind:?}"))?;
+                let summary = shipping.import_rates(kind_of, &text).map_err(|e| describe(&e))?;
+                println!("imported {} rows of {kind} from {} ({} replaced)", summary.rows, file.display(), summary.replaced);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Export(ExportArgs { kind, db }) => {
+            let shipping = consign::Shipping::open(&db.db).map_err(|e| e.to_string())?;
+            let text = if kind == "catalog" {
+                shipping.export_catalog()
+            } else {
+                shipping.export_rates(kind.parse().map_err(|_| format!("unknown kind {kind:?}"))?)
+            }
+            .map_err(|e| describe(&e))?;
+            print(&text);
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::PurgeQuotes(PurgeArgs { older_than_days: days, db }) => {
+            let shipping = consign::Shipping::open(&db.db).map_err(|e| e.to_string())?;
+            let removed = shipping.purge_expired_quotes(days).map_err(|e| describe(&e))?;
+            println!("removed {removed} quotes expired {days} days or more");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Serve(args) => serve(*args),
+        Command::Keys { command } => keys(command),
+    }
+}
+
+/// `consign call`: one request, its JSON answer pretty-printed.
+fn call(args: CallArgs) -> Result<ExitCode, String> {
+    let body = match args.body {
+        None => String::new(),
+        Some(b) => match b.strip_prefix('@') {
+            Some(file) => std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?,
+            None => b,
+        },
+    };
+    let shipping = open(args.db)?;
+    let response = shipping.handle(&args.method, &args.path, &body);
+    let pretty =
+        serde_json::from_str::<serde_json::Value>(&response.body).and_then(|v| serde_json::to_string_pretty(&v)).unwrap_or(response.body);
+    print(&pretty);
+    eprintln!("HTTP {}", response.status);
+    Ok(if response.status < 400 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
 /// `consign serve`: the interface over HTTP until SIGTERM or Ctrl-C.
-fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
-    let mut config = consign_server::Config::new(take_db(&mut args, "consign.db")?);
-    let key_file = take_secret_key_file(&mut args)?;
-    if let Some(listen) = take_option(&mut args, "--listen")? {
-        config.listen = listen.parse().map_err(|_| format!("--listen: expected an address like 127.0.0.1:8080, found {listen:?}"))?;
-    }
-    config.cors_origin = take_option(&mut args, "--cors-origin")?;
-    if let Some(pool) = take_option(&mut args, "--pool")? {
-        config.pool = pool.parse().ok().filter(|n| *n > 0).ok_or_else(|| format!("--pool: expected a positive number, found {pool:?}"))?;
-    }
-    if let Some(mode) = take_option(&mut args, "--synchronous")? {
-        config.synchronous = match mode.to_ascii_lowercase().as_str() {
-            "full" => consign::Synchronous::Full,
-            "normal" => consign::Synchronous::Normal,
-            _ => return Err(format!("--synchronous: expected full or normal, found {mode:?}")),
-        };
-    }
-    config.tls_cert = take_option(&mut args, "--tls-cert")?.map(Into::into);
-    config.tls_key = take_option(&mut args, "--tls-key")?.map(Into::into);
-    if config.tls_cert.is_some() != config.tls_key.is_some() {
-        return Err("--tls-cert and --tls-key go together".into());
-    }
-    if let Some(n) = take_count(&mut args, "--max-connections")? {
-        config.max_connections = n;
-    }
-    if let Some(mib) = take_count(&mut args, "--max-body-memory")? {
-        if mib < 16 {
-            return Err(format!("--max-body-memory: at least 16 (MiB, the largest body), found {mib}"));
-        }
-        config.max_body_memory = mib.saturating_mul(1024 * 1024);
-    }
-    for (flag, limit) in [
-        ("--header-timeout", &mut config.header_timeout),
-        ("--body-timeout", &mut config.body_timeout),
-        ("--request-timeout", &mut config.request_timeout),
-        ("--idle-timeout", &mut config.idle_timeout),
-        ("--shutdown-timeout", &mut config.shutdown_timeout),
-    ] {
-        if let Some(secs) = take_count(&mut args, flag)? {
-            *limit = std::time::Duration::from_secs(secs as u64);
-        }
-    }
-    tenant_limits(&mut args, &mut config)?;
-    if !args.is_empty() {
-        return Err(USAGE.into());
-    }
+fn serve(args: ServeArgs) -> Result<ExitCode, String> {
+    let (mut config, key_file) = server_config(args);
     let db = config.db.display().to_string();
     let scheme = if config.tls_cert.is_some() { "https" } else { "http" };
     config.secret_key = secret_key(key_file, &db, true)?;
@@ -218,65 +419,62 @@ fn serve(mut args: Vec<String>) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Takes `flag N` out of `args`: a whole number.
-fn take_number(args: &mut Vec<String>, flag: &str) -> Result<Option<u64>, String> {
-    take_option(args, flag)?.map(|n| n.parse::<u64>().map_err(|_| format!("{flag}: expected a whole number, found {n:?}"))).transpose()
-}
-
-/// The options of `serve` that limit its tenants: rate limits, quoted shipments per day,
-/// the purge of expired quotes.
-fn tenant_limits(args: &mut Vec<String>, config: &mut consign_server::Config) -> Result<(), String> {
-    let rate = take_number(args, "--rate-limit")?;
-    let burst = take_number(args, "--rate-burst")?;
-    let u32_of = |flag: &str, n: u64| u32::try_from(n).map_err(|_| format!("{flag}: at most {}, found {n}", u32::MAX));
-    if let Some(limit) = config.rate_limit.as_mut() {
-        if let Some(n) = rate {
-            limit.per_second = u32_of("--rate-limit", n)?;
-        }
-        if let Some(n) = burst {
-            limit.burst = u32_of("--rate-burst", n)?.max(1);
-        }
+/// The server's configuration from the options of `serve`, and the secret key file named.
+fn server_config(args: ServeArgs) -> (consign_server::Config, Option<PathBuf>) {
+    let mut config = consign_server::Config::new(&args.db.db.db);
+    if let Some(listen) = args.listen {
+        config.listen = listen;
     }
-    if rate == Some(0) {
+    config.cors_origin = args.cors_origin;
+    if let Some(pool) = args.pool {
+        config.pool = pool;
+    }
+    config.synchronous = match args.synchronous {
+        Sync::Full => consign::Synchronous::Full,
+        Sync::Normal => consign::Synchronous::Normal,
+    };
+    config.tls_cert = args.tls_cert;
+    config.tls_key = args.tls_key;
+    config.max_connections = args.max_connections;
+    config.max_body_memory = args.max_body_memory.saturating_mul(1024 * 1024);
+    let secs = |n: usize| std::time::Duration::from_secs(n as u64);
+    config.header_timeout = secs(args.header_timeout);
+    config.body_timeout = secs(args.body_timeout);
+    config.request_timeout = secs(args.request_timeout);
+    config.idle_timeout = secs(args.idle_timeout);
+    config.shutdown_timeout = secs(args.shutdown_timeout);
+    if let Some(limit) = config.rate_limit.as_mut() {
+        limit.per_second = args.rate_limit;
+        limit.burst = args.rate_burst.max(1);
+    }
+    if args.rate_limit == 0 {
         config.rate_limit = None;
     }
-    if let Some(n) = take_number(args, "--quotes-per-day")? {
-        config.quotes_per_day = n;
-    }
-    let every = take_number(args, "--purge-quotes-every")?;
-    let after = take_number(args, "--purge-quotes-after")?;
+    config.quotes_per_day = args.quotes_per_day;
     if let Some(purge) = config.purge_quotes.as_mut() {
-        if let Some(hours) = every {
-            purge.every = std::time::Duration::from_secs(hours.saturating_mul(3600));
-        }
-        if let Some(days) = after {
-            purge.expired_for_days = u32_of("--purge-quotes-after", days)?;
-        }
+        purge.every = std::time::Duration::from_secs(args.purge_quotes_every.saturating_mul(3600));
+        purge.expired_for_days = args.purge_quotes_after;
     }
-    if every == Some(0) {
+    if args.purge_quotes_every == 0 {
         config.purge_quotes = None;
     }
-    Ok(())
+    (config, args.db.secret_key_file)
 }
 
 /// `consign keys create|list|revoke|disconnect`.
-fn keys(mut args: Vec<String>) -> Result<ExitCode, String> {
-    let db = take_db(&mut args, "consign.db")?;
-    let customer = take_option(&mut args, "--customer")?;
-    let name = take_option(&mut args, "--name")?.unwrap_or_default();
-    let key_file = take_secret_key_file(&mut args)?;
-    let shipping = open(&db, secret_key(key_file, &db, false)?)?;
-    match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-        ["create"] => {
-            let new = shipping.create_api_key(customer.as_deref(), &name).map_err(|e| describe(&e))?;
+fn keys(command: KeysCommand) -> Result<ExitCode, String> {
+    match command {
+        KeysCommand::Create { customer, name, db } => {
+            let new = open(db)?.create_api_key(customer.as_deref(), &name).map_err(|e| describe(&e))?;
             let acts_for = new.info.customer_id.as_deref().map_or("a partner key".to_string(), |c| format!("for customer {c}"));
             eprintln!("consign: API key {} ({acts_for}); it is shown this once, keep it safe:", new.info.id);
             println!("{}", new.key);
         }
-        ["list"] => {
+        KeysCommand::List { db } => {
+            let keys = open(db)?.api_keys().map_err(|e| describe(&e))?;
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{:<10} {:<10} {:<21} {:<21} name", "id", "customer", "created", "revoked");
-            for k in shipping.api_keys().map_err(|e| describe(&e))? {
+            for k in keys {
                 let _ = writeln!(
                     out,
                     "{:<10} {:<10} {:<21} {:<21} {}",
@@ -288,94 +486,48 @@ fn keys(mut args: Vec<String>) -> Result<ExitCode, String> {
                 );
             }
         }
-        ["revoke", id] => {
-            let key = shipping.revoke_api_key(id).map_err(|e| describe(&e))?;
+        KeysCommand::Revoke { id, db } => {
+            let key = open(db)?.revoke_api_key(&id).map_err(|e| describe(&e))?;
             println!("revoked API key {} at {}", key.id, key.revoked_at.unwrap_or_default());
         }
-        ["disconnect", key, customer] => {
-            shipping.disconnect_partner(customer, key).map_err(|e| describe(&e))?;
+        KeysCommand::Disconnect { key, customer, db } => {
+            open(db)?.disconnect_partner(&customer, &key).map_err(|e| describe(&e))?;
             println!("disconnected API key {key} from customer {customer}");
         }
-        _ => return Err(USAGE.into()),
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn run(args: &[String]) -> Result<ExitCode, String> {
-    let mut args = args.to_vec();
-    let Some(command) = (!args.is_empty()).then(|| args.remove(0)) else {
-        return Err(USAGE.into());
-    };
-    match command.as_str() {
-        "demo" => {
-            let db = take_db(&mut args, "consign-demo.db")?;
-            demo::run(&db).map(|()| ExitCode::SUCCESS)
-        }
-        "call" => {
-            let db = take_db(&mut args, "consign.db")?;
-            let key_file = take_secret_key_file(&mut args)?;
-            let (method, path, body) = match args.as_slice() {
-                [m, p] => (m.clone(), p.clone(), String::new()),
-                [m, p, b] => {
-                    let body = match b.strip_prefix('@') {
-                        Some(file) => std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?,
-                        None => b.clone(),
-                    };
-                    (m.clone(), p.clone(), body)
-                }
-                _ => return Err(USAGE.into()),
-            };
-            let shipping = open(&db, secret_key(key_file, &db, false)?)?;
-            let response = shipping.handle(&method, &path, &body);
-            let pretty = serde_json::from_str::<serde_json::Value>(&response.body)
-                .and_then(|v| serde_json::to_string_pretty(&v))
-                .unwrap_or(response.body);
-            // A closed pipe (`consign call ... | head`) is not an error of the call.
-            let _ = writeln!(std::io::stdout().lock(), "{pretty}");
-            eprintln!("HTTP {}", response.status);
-            Ok(if response.status < 400 { ExitCode::SUCCESS } else { ExitCode::FAILURE })
-        }
-        "import" => {
-            let db = take_db(&mut args, "consign.db")?;
-            let [kind, file] = args.as_slice() else { return Err(USAGE.into()) };
-            let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
-            let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
-            if kind == "catalog" {
-                shipping.import_catalog(&text).map_err(|e| describe(&e))?;
-                println!("imported the catalog from {file}");
-            } else {
-                let summary = shipping.import_rates(csv_kind(kind)?, &text).map_err(|e| describe(&e))?;
-                println!("imported {} rows of {kind} from {file} ({} replaced)", summary.rows, summary.replaced);
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        "export" => {
-            let db = take_db(&mut args, "consign.db")?;
-            let [kind] = args.as_slice() else { return Err(USAGE.into()) };
-            let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
-            let text = if kind == "catalog" { shipping.export_catalog() } else { shipping.export_rates(csv_kind(kind)?) }
-                .map_err(|e| describe(&e))?;
-            let _ = write!(std::io::stdout().lock(), "{text}");
-            Ok(ExitCode::SUCCESS)
-        }
-        "purge-quotes" => {
-            let db = take_db(&mut args, "consign.db")?;
-            let [flag, days] = args.as_slice() else { return Err(USAGE.into()) };
-            if flag != "--older-than-days" {
-                return Err(USAGE.into());
-            }
-            let days: u32 = days.parse().map_err(|_| format!("--older-than-days: expected a whole number of days, found {days:?}"))?;
-            let shipping = consign::Shipping::open(&db).map_err(|e| e.to_string())?;
-            let removed = shipping.purge_expired_quotes(days).map_err(|e| describe(&e))?;
-            println!("removed {removed} quotes expired {days} days or more");
-            Ok(ExitCode::SUCCESS)
-        }
-        "serve" => serve(args),
-        "keys" => keys(args),
-        "-h" | "--help" | "help" => {
-            println!("{USAGE}");
-            Ok(ExitCode::SUCCESS)
-        }
-        other => Err(format!("unknown command {other:?}\n{USAGE}")),
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, reason = "test code: a panic is a failed test")]
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        use clap::CommandFactory as _;
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn serve_without_options_has_the_defaults_of_the_server() {
+        let Command::Serve(args) = Cli::try_parse_from(["consign", "serve"]).unwrap().command else { panic!("not serve") };
+        let (ours, key_file) = server_config(*args);
+        let theirs = consign_server::Config::new("consign.db");
+        assert_eq!(key_file, std::env::var_os("CONSIGN_SECRET_KEY_FILE").map(PathBuf::from));
+        assert_eq!((ours.db, ours.listen, ours.pool, ours.max_connections), (theirs.db, theirs.listen, theirs.pool, theirs.max_connections));
+        assert_eq!(
+            [ours.header_timeout, ours.body_timeout, ours.request_timeout, ours.idle_timeout, ours.shutdown_timeout],
+            [theirs.header_timeout, theirs.body_timeout, theirs.request_timeout, theirs.idle_timeout, theirs.shutdown_timeout]
+        );
+        assert_eq!((ours.max_body_memory, ours.quotes_per_day), (theirs.max_body_memory, theirs.quotes_per_day));
+        assert_eq!(ours.rate_limit.map(|l| (l.per_second, l.burst)), theirs.rate_limit.map(|l| (l.per_second, l.burst)));
+        assert_eq!(
+            ours.purge_quotes.map(|p| (p.every, p.expired_for_days)),
+            theirs.purge_quotes.map(|p| (p.every, p.expired_for_days))
+        );
+        assert!(matches!(ours.synchronous, consign::Synchronous::Full));
+        assert!(ours.tls_cert.is_none() && ours.tls_key.is_none() && ours.cors_origin.is_none());
     }
 }

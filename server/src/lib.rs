@@ -692,7 +692,12 @@ fn respond(path: &str, answer: consign::Response) -> Response {
     response
 }
 
-fn json(status: StatusCode, body: String) -> Response {
+/// A JSON answer: `body` ending with a newline, so that answers printed one after the
+/// other (`curl` in a shell) stand on lines of their own.
+fn json(status: StatusCode, mut body: String) -> Response {
+    if !body.ends_with('\n') {
+        body.push('\n');
+    }
     (status, [(CONTENT_TYPE, HeaderValue::from_static("application/json"))], Body::from(body)).into_response()
 }
 

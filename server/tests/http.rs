@@ -177,6 +177,25 @@ fn every_route_is_answered_over_http() {
 }
 
 #[test]
+fn every_json_answer_ends_with_one_newline() {
+    let s = serve();
+    let id = s.shipper("ann@example.com");
+    let answers = [
+        ("a write", 201, s.call("POST", &path(&id, "/batch"), &json!({"name": "lines"}))),
+        ("a read", 200, s.get(&path(&id, "/prepay"))),
+        ("an error of the interface", 404, s.get("/restapi/v1/nothing")),
+        ("an error of the server (no key)", 401, s.send("GET", &path(&id, "/prepay"), "", None)),
+        ("the health check", 200, s.send("GET", "/healthz", "", None)),
+        ("the OpenAPI document", 200, s.send("GET", "/restapi/v1/openapi.json", "", None)),
+    ];
+    for (what, status, reply) in answers {
+        let text = String::from_utf8_lossy(&reply.bytes);
+        assert_eq!(reply.status, status, "{what}: {text}");
+        assert!(text.ends_with('\n') && !text.ends_with("\n\n"), "{what}: {text:?}");
+    }
+}
+
+#[test]
 fn keys_are_read_from_rsis_or_bearer_and_act_for_their_customers_only() {
     let s = serve();
     let ann = s.shipper("ann@example.com");
@@ -284,7 +303,7 @@ fn http_conventions_status_codes_and_headers() {
     for answer in [declared, streamed] {
         assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
         assert!(answer.to_ascii_lowercase().contains("content-type: application/json"), "{answer}");
-        assert!(answer.ends_with(&consign::Response::body_too_large().body), "{answer}");
+        assert!(answer.ends_with(&format!("{}\n", consign::Response::body_too_large().body)), "{answer}");
     }
     s.get(&path(&id, "/prepay")).expect(200);
 

@@ -379,7 +379,7 @@ fn https_with_a_certificate_and_its_key() {
     let base = format!("https://localhost:{}", s.addr.port());
     let mut health = agent.get(format!("{base}/healthz")).call().unwrap();
     assert_eq!(health.status().as_u16(), 200);
-    assert_eq!(health.body_mut().read_to_string().unwrap(), r#"{"status":"ok"}"#);
+    assert_eq!(health.body_mut().read_to_string().unwrap(), "{\"status\":\"ok\"}\n");
     let mut created = agent
         .post(format!("{base}/restapi/v1/customers"))
         .header("Authorization", format!("RSIS {}", s.partner))
