@@ -154,7 +154,13 @@ pub fn run(db: Option<PathBuf>, force: bool) -> Result<(), String> {
         })
         .collect();
     println!("4. Quotes for 3.5 lb, 12x10x8 in, Philadelphia PA -> Los Angeles CA (residential), cheapest first:");
-    println!("{}", table::render(&[">quote", "carrier", "service", "zone", "billed weight", ">base USD", ">surcharges USD", ">total USD", "arrives"], &rows));
+    println!(
+        "{}",
+        table::render(
+            &[">quote", "carrier", "service", "zone", "billed weight", ">base USD", ">surcharges USD", ">total USD", "arrives"],
+            &rows
+        )
+    );
 
     // Book the cheapest quote at its price and write its label.
     let cheapest = quotes.first().ok_or("no service quoted the demo shipment")?;

@@ -67,7 +67,13 @@ pub fn run(shipping: &Shipping, id: &str, book_number: &str, dir: &std::path::Pa
         .into_iter()
         .flatten()
         .map(|e| {
-            vec![format!("{} UTC", text(&e["eventTime"])), text(&e["eventStatus"]), text(&e["serviceArea"]), text(&e["serviceAreaCountry"]), text(&e["event"])]
+            vec![
+                format!("{} UTC", text(&e["eventTime"])),
+                text(&e["eventStatus"]),
+                text(&e["serviceArea"]),
+                text(&e["serviceAreaCountry"]),
+                text(&e["event"]),
+            ]
         })
         .collect();
     println!(

@@ -516,17 +516,17 @@ mod tests {
         let (ours, key_file) = server_config(*args);
         let theirs = consign_server::Config::new("consign.db");
         assert_eq!(key_file, std::env::var_os("CONSIGN_SECRET_KEY_FILE").map(PathBuf::from));
-        assert_eq!((ours.db, ours.listen, ours.pool, ours.max_connections), (theirs.db, theirs.listen, theirs.pool, theirs.max_connections));
+        assert_eq!(
+            (ours.db, ours.listen, ours.pool, ours.max_connections),
+            (theirs.db, theirs.listen, theirs.pool, theirs.max_connections)
+        );
         assert_eq!(
             [ours.header_timeout, ours.body_timeout, ours.request_timeout, ours.idle_timeout, ours.shutdown_timeout],
             [theirs.header_timeout, theirs.body_timeout, theirs.request_timeout, theirs.idle_timeout, theirs.shutdown_timeout]
         );
         assert_eq!((ours.max_body_memory, ours.quotes_per_day), (theirs.max_body_memory, theirs.quotes_per_day));
         assert_eq!(ours.rate_limit.map(|l| (l.per_second, l.burst)), theirs.rate_limit.map(|l| (l.per_second, l.burst)));
-        assert_eq!(
-            ours.purge_quotes.map(|p| (p.every, p.expired_for_days)),
-            theirs.purge_quotes.map(|p| (p.every, p.expired_for_days))
-        );
+        assert_eq!(ours.purge_quotes.map(|p| (p.every, p.expired_for_days)), theirs.purge_quotes.map(|p| (p.every, p.expired_for_days)));
         assert!(matches!(ours.synchronous, consign::Synchronous::Full));
         assert!(ours.tls_cert.is_none() && ours.tls_key.is_none() && ours.cors_origin.is_none());
     }

@@ -46,7 +46,9 @@ fn purge_quotes_removes_the_quotes_expired_long_enough_and_prints_how_many() {
 
     let out = consign(&["purge-quotes", "--older-than-days", "soon", "--db", db]);
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--older-than-days: expected a whole number of days, found \"soon\""));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("invalid value 'soon' for '--older-than-days <N>': expected a whole number of days")
+    );
     let out = consign(&["purge-quotes", "--db", db]);
     assert_eq!(out.status.code(), Some(2), "the number of days is required");
     std::fs::remove_dir_all(&dir).unwrap();

@@ -48,7 +48,7 @@ fn plain_http_beyond_loopback_is_warned_about_at_start() {
 
 #[test]
 fn every_limit_is_in_the_usage_text_and_checked() {
-    let help = Command::new(env!("CARGO_BIN_EXE_consign")).arg("--help").output().unwrap();
+    let help = Command::new(env!("CARGO_BIN_EXE_consign")).args(["serve", "--help"]).output().unwrap();
     let usage = String::from_utf8(help.stdout).unwrap();
     for option in [
         "--tls-cert",
@@ -64,10 +64,10 @@ fn every_limit_is_in_the_usage_text_and_checked() {
         assert!(usage.contains(option), "{option} missing from {usage}");
     }
     for (args, message) in [
-        (&["--max-connections", "0"][..], "--max-connections: expected a positive whole number"),
-        (&["--idle-timeout", "soon"][..], "--idle-timeout: expected a positive whole number"),
-        (&["--max-body-memory", "8"][..], "--max-body-memory: at least 16"),
-        (&["--tls-cert", "cert.pem"][..], "--tls-cert and --tls-key go together"),
+        (&["--max-connections", "0"][..], "invalid value '0' for '--max-connections <N>': expected a positive whole number"),
+        (&["--idle-timeout", "soon"][..], "invalid value 'soon' for '--idle-timeout <SECS>': expected a positive whole number"),
+        (&["--max-body-memory", "8"][..], "invalid value '8' for '--max-body-memory <MIB>': at least 16"),
+        (&["--tls-cert", "cert.pem"][..], "the following required arguments were not provided:\n  --tls-key <FILE>"),
     ] {
         let out = Command::new(env!("CARGO_BIN_EXE_consign")).arg("serve").args(args).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
