@@ -197,3 +197,9 @@ pub use shipping::{PasswordOutcome, PasswordWork, Shipping, ShippingBuilder, DEF
 pub use store::{Synchronous, APPLICATION_ID, SCHEMA_VERSION};
 pub use tracking::{EVENT_STATUSES, MAX_FEED_EVENTS};
 pub use tracking_number::TrackingKind;
+
+/// The examples of README.md, compiled and run as doc tests so that they work as printed
+/// (blocks marked `sh` or `js` are run by scripts/readme-check and scripts/test-wasm).
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeExamples;
