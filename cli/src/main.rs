@@ -65,7 +65,7 @@ enum Command {
     PurgeQuotes(PurgeArgs),
     /// Serve the interface over HTTP, or HTTPS with a certificate, until SIGTERM or Ctrl-C.
     Serve(Box<ServeArgs>),
-    /// Issue, list and revoke the API keys of `serve`.
+    /// Issue, list and revoke the API keys of `serve`, and disconnect partner keys.
     Keys {
         #[command(subcommand)]
         command: KeysCommand,
@@ -146,7 +146,7 @@ struct PurgeArgs {
 
 /// How `serve` commits: waiting for the disk, or not.
 #[derive(Clone, Copy, ValueEnum)]
-enum Sync {
+enum Commits {
     /// Every commit waits for the disk: nothing answered is lost on a power loss.
     Full,
     /// Faster; a power loss may lose the last acknowledged writes.
@@ -168,7 +168,7 @@ struct ServeArgs {
     pool: Option<usize>,
     /// How commits wait for the disk.
     #[arg(long, value_enum, ignore_case = true, default_value = "full")]
-    synchronous: Sync,
+    synchronous: Commits,
     /// The PEM certificate chain, leaf first, to serve HTTPS (with --tls-key).
     #[arg(long, value_name = "FILE", requires = "tls_key")]
     tls_cert: Option<PathBuf>,
@@ -430,8 +430,8 @@ fn server_config(args: ServeArgs) -> (consign_server::Config, Option<PathBuf>) {
         config.pool = pool;
     }
     config.synchronous = match args.synchronous {
-        Sync::Full => consign::Synchronous::Full,
-        Sync::Normal => consign::Synchronous::Normal,
+        Commits::Full => consign::Synchronous::Full,
+        Commits::Normal => consign::Synchronous::Normal,
     };
     config.tls_cert = args.tls_cert;
     config.tls_key = args.tls_key;
