@@ -199,3 +199,38 @@ fn every_answer_printed_ends_with_a_newline() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Whole cents of a money cell such as `37.51`.
+fn cents(cell: &str) -> i64 {
+    let (whole, frac) = cell.split_once('.').unwrap_or_else(|| panic!("{cell:?} is not money with two decimals"));
+    assert_eq!(frac.len(), 2, "{cell:?}");
+    whole.parse::<i64>().unwrap() * 100 + frac.parse::<i64>().unwrap()
+}
+
+/// The rows of the table under the header line starting with `header`, as cells.
+fn table(out: &str, header: &str) -> Vec<Vec<String>> {
+    let lines: Vec<&str> = out.lines().skip_while(|l| !l.starts_with(header)).skip(2).take_while(|l| !l.is_empty()).collect();
+    assert!(!lines.is_empty(), "no table {header:?} in {out}");
+    lines.iter().map(|l| l.split("  ").map(str::trim).filter(|c| !c.is_empty()).map(String::from).collect()).collect()
+}
+
+#[test]
+fn the_demo_shows_money_in_money_columns_weights_with_their_unit_and_times_with_their_zone() {
+    let dir = common::fresh_dir("consign-cli-demo-columns");
+    let out = consign_in(&dir, &["demo", "--db", "demo.db"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("billed weight       base USD  surcharges USD  total USD  arrives"), "{stdout}");
+    let quotes = table(&stdout, "quote  carrier");
+    for row in &quotes {
+        let [_, _, _, _, weight, base, surcharges, total, _] = row.as_slice() else { panic!("{row:?}") };
+        let (number, basis) = weight.split_once(" lb (").unwrap_or_else(|| panic!("{weight:?} has no unit"));
+        assert!(number.parse::<f64>().is_ok() && (basis == "actual)" || basis == "dimensional)"), "{weight:?}");
+        assert_eq!(cents(base) + cents(surcharges), cents(total), "{row:?}");
+    }
+    assert!(quotes.iter().any(|row| cents(&row[6]) > 0), "some quote has surcharges");
+    for row in table(&stdout, "time  ") {
+        assert!(row[0].ends_with(" UTC"), "{row:?}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
