@@ -1,6 +1,7 @@
 //! The command line's conventions: `--help` prints help and does nothing else,
 //! `--version`, usage errors on stderr with exit status 2, answers that end with a
-//! newline, and a demo that never replaces a database or a file without `--force`.
+//! newline, a demo that never replaces a database or a file without `--force`, and demo
+//! tables a user reads right.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "test code: a panic is a failed test")]
 
