@@ -291,11 +291,11 @@ pub struct OrderItem {
     #[serde(default)]
     pub title: Option<String>,
     /// Per-unit price.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::numbers::opt_dec")]
     #[cfg_attr(feature = "typescript", ts(optional, type = "Decimal | null"))]
     pub price: Option<Dec>,
     /// Units ordered (1 when absent).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::numbers::opt_int")]
     #[cfg_attr(feature = "typescript", ts(optional, type = "number | string | null"))]
     pub quantity: Option<Int>,
     /// Per-unit weight in the order's `weightUnit`.

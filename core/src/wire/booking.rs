@@ -98,7 +98,7 @@ pub struct BookShipmentRequest {
     #[serde(default, alias = "<postal>Endorsement", deserialize_with = "super::empty_as_none", skip_serializing_if = "Option::is_none")]
     pub postal_endorsement: Option<String>,
     /// Extension: book this quote at its price.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, deserialize_with = "super::numbers::opt_int", skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", ts(optional, type = "number | string | null"))]
     pub quote_id: Option<Int>,
     /// Extension: the same key and payload give the same answer, charged once.

@@ -193,12 +193,21 @@ impl StackText {
 
 impl<'de> Deserialize<'de> for Int {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let Dec(v) = d.deserialize_any(DecVisitor)?;
-        if !v.fract().is_zero() {
-            return Err(de::Error::custom(format!("expected a whole number, found {v}")));
-        }
-        i64::try_from(v).map(Int).map_err(|_| de::Error::custom(format!("number {v} is out of range")))
+        whole(d.deserialize_any(DecVisitor)?)
     }
+}
+
+/// The whole number `v` holds, or the error that names why it is none.
+fn whole<E: de::Error>(Dec(v): Dec) -> Result<Int, E> {
+    if !v.fract().is_zero() {
+        return Err(E::custom(format!("expected a whole number, found {v}")));
+    }
+    i64::try_from(v).map(Int).map_err(|_| E::custom(format!("number {v} is out of range")))
+}
+
+/// Deserialises an optional whole number where null and the empty string mean absent.
+pub(crate) fn opt_int<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Int>, D::Error> {
+    opt_dec(d)?.map(whole).transpose()
 }
 
 impl Serialize for Int {
@@ -208,7 +217,6 @@ impl Serialize for Int {
 }
 
 /// Deserialises an optional decimal where null and the empty string mean absent.
-#[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
 pub(crate) fn opt_dec<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Dec>, D::Error> {
     struct OptVisitor;
     impl<'de> Visitor<'de> for OptVisitor {

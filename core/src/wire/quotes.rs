@@ -240,7 +240,7 @@ pub struct InvoiceItem {
     #[serde(default)]
     pub description: Option<String>,
     /// Quantity.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::numbers::opt_int")]
     #[cfg_attr(feature = "typescript", ts(optional, type = "number | string | null"))]
     pub quantity: Option<Int>,
     /// Per-unit value.

@@ -239,6 +239,14 @@ macro_rules! refused {
     )*};
 }
 
+#[test]
+fn an_empty_invoice_item_quantity_is_answered_as_a_missing_one() {
+    let (h, id) = setup();
+    let empty = book(&h, &id, &with(invoiced(), "/commercialInvoice/items/0/quantity", json!("")));
+    empty.assert_error(400, "INVALID_REQUEST", Some("commercialInvoice.items[0].quantity"));
+    assert_eq!(empty.body, book(&h, &id, &with(invoiced(), "/commercialInvoice/items/0/quantity", Value::Null)).body);
+}
+
 /// One test per accepted variation: 201.
 macro_rules! accepted {
     ($($test:ident: $body:expr;)*) => {$(
@@ -253,6 +261,7 @@ macro_rules! accepted {
 
 accepted! {
     sender_and_receiver_email_are_optional: without(without(book_body(), "/sender/email"), "/receiver/email");
+    an_empty_quote_id_reads_as_no_quote: with(book_body(), "/quoteId", json!(""));
     a_receiver_in_hong_kong_may_have_a_null_zip: with(intl_body(), "/receiver", hk_receiver());
     return_to_may_be_empty: with(book_body(), "/returnTo", json!({}));
     return_to_may_carry_only_some_fields: with(book_body(), "/returnTo", json!({"name": "Returns desk", "city": "Philadelphia"}));

@@ -45,6 +45,17 @@ fn an_order_is_put_and_read_back() {
 }
 
 #[test]
+fn an_empty_price_and_quantity_of_a_line_read_as_absent() {
+    let h = Harness::new();
+    let (id, integration) = setup(&h);
+    let body = with(with(order_body("SO-2"), "/items/0/price", json!("")), "/items/0/quantity", json!(" "));
+    put(&h, &id, &integration, "SO-2", &body).expect(201);
+    let order = h.get(&order_path(&id, &integration, "SO-2"));
+    let line = &order.expect(200)["items"][0];
+    assert_eq!((&line["price"], &line["quantity"]), (&Value::Null, &Value::Null), "{line}");
+}
+
+#[test]
 fn the_shipper_reference_defaults_to_the_order_id_without_an_order_number() {
     let h = Harness::new();
     let (id, integration) = setup(&h);
