@@ -81,8 +81,9 @@ impl<'de> Deserialize<'de> for Dec {
     }
 }
 
-/// As [`JsonDecimal`]: every quoted shipment is stored as serde writes it, and
-/// `Decimal`'s own impl took a third of that.
+/// As `JsonDecimal` does: every quoted shipment is stored as serde writes it, and
+/// `Decimal`'s own impl formats each weight and dimension into a `String` and parses it
+/// back into a `serde_json::Number`.
 impl Serialize for Dec {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         JsonDecimal(self.0).serialize(s)
