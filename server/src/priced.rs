@@ -16,7 +16,7 @@ use crate::Pool;
 
 /// True when `method` on `path` is the batch quote, which [`answer`] serves.
 pub(crate) fn serves(method: &str, path: &str) -> bool {
-    consign::route_prices(method, path) && consign::route_pattern(method, path) == Some("/restapi/v1/customers/:customerId/batch-quote")
+    consign::route_pattern(method, path) == Some("/restapi/v1/customers/:customerId/batch-quote")
 }
 
 /// The answer to a batch quote request `call`: priced on a service of `pool`, stored through
