@@ -12,6 +12,12 @@ pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
     crate::packed::pack_quotes(quotes)
 }
 
+/// The JSON in which the service stores a quoted shipment: serde's text, by the
+/// service's writer.
+pub fn shipment_json(shipment: &wire::QuoteShipment) -> String {
+    wire::shipment_json(shipment)
+}
+
 /// The JSON of `answer`, written as the service writes a batch answer: the same text as
 /// serde's, by the same writer.
 ///

@@ -682,15 +682,19 @@ pub(crate) type Outcome<'c> = Result<Quoted<'c>>;
 /// Reads (with `read`), validates and prices each of `items` in order: the outcome of
 /// each shipment. A shipment that cannot be read, or breaks a shipment-level rule, fails
 /// alone; the answer puts its index in the field paths ([`answer`], [`answer_json`]).
-pub(crate) fn price_all<'a, 'c, T>(ctx: &Context<'c>, items: &'a [T], read: impl Fn(&'a T) -> Requested<'a>) -> Vec<Outcome<'c>> {
+pub(crate) fn price_all<'a, 'c, T>(
+    ctx: &Context<'c>,
+    items: impl IntoIterator<Item = T>,
+    read: impl Fn(T) -> Requested<'a>,
+) -> Vec<Outcome<'c>> {
     let mut buf: Vec<PieceInput> = Vec::new();
     items
-        .iter()
+        .into_iter()
         .map(|item| {
             read(item).and_then(|s| {
                 // the row keeps the shipment as it was read, as serde writes it: what the
                 // client sent beyond the fields of a shipment is not kept
-                let shipment_json = wire::to_json(&s)?;
+                let shipment_json = wire::shipment_json(&s);
                 let valid = validate(ctx, s.into_owned())?;
                 let priced = price(ctx, &valid, ctx.profile.markup_percent, &mut buf)?;
                 // (quote ids are not part of the packed form: it can be written now, into

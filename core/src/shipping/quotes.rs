@@ -33,15 +33,18 @@ impl Shipping {
     /// [`PricedQuotes`]): each shipment is parsed on its own, so that one whose JSON does
     /// not fit the shipment shape fails alone.
     pub(crate) fn price_batch_json(&self, customer_id: &str, body: &str) -> Result<PricedQuotes> {
-        let req: BorrowedBatchQuoteRequest = wire::parse_borrowed(body)?;
-        quoting::check_batch_size(req.shipments.len())?;
-        let (rows, quotes, (text, marks)) = self.price_shipments(
-            customer_id,
-            Form::Batch,
-            &req.shipments,
-            |raw| wire::parse_body(raw.get()).map(Cow::Owned),
-            |outcomes| quoting::answer_json_marked(&outcomes),
-        )?;
+        let answer = |outcomes: Vec<quoting::Outcome<'_>>| quoting::answer_json_marked(&outcomes);
+        // A body whose every shipment reads is read in one pass; only one with a shipment
+        // that does not is split, to read each shipment on its own (reading the body twice
+        // over was a sixth of a one-service batch).
+        let (rows, quotes, (text, marks)) = if let Some(whole) = wire::parse_if_whole::<WholeBatchQuoteRequest>(body) {
+            quoting::check_batch_size(whole.shipments.len())?;
+            self.price_shipments(customer_id, Form::Batch, whole.shipments, |s| Ok(Cow::Owned(s)), answer)?
+        } else {
+            let req: BorrowedBatchQuoteRequest = wire::parse_borrowed(body)?;
+            quoting::check_batch_size(req.shipments.len())?;
+            self.price_shipments(customer_id, Form::Batch, &req.shipments, |raw| wire::parse_body(raw.get()).map(Cow::Owned), answer)?
+        };
         Ok(PricedQuotes { customer_id: customer_id.to_string(), rows, quotes, answer: PricedAnswer::Batch { text, marks } })
     }
 
@@ -64,10 +67,11 @@ impl Shipping {
         &self,
         customer_id: &str,
         form: Form,
-        items: &'a [T],
-        read: impl Fn(&'a T) -> quoting::Requested<'a>,
+        items: impl IntoIterator<Item = T, IntoIter: ExactSizeIterator>,
+        read: impl Fn(T) -> quoting::Requested<'a>,
         answer: impl FnOnce(Vec<quoting::Outcome<'_>>) -> Result<A>,
     ) -> Result<(Vec<quoting::Row>, usize, A)> {
+        let items = items.into_iter();
         let now = self.clock.now();
         let (customer, catalog, provider_accounts) = self.read(|conn| {
             let (customer, catalog) = self.customer(conn, customer_id)?;
@@ -230,6 +234,13 @@ impl Shipping {
 
 /// Body of `POST .../batch-quote`, borrowing each shipment's JSON from the body (as
 /// [`wire::BatchQuoteRequest`], without copying every shipment out of it).
+/// Body of `POST .../batch-quote` when every shipment in it reads.
+#[derive(serde::Deserialize)]
+struct WholeBatchQuoteRequest {
+    #[serde(deserialize_with = "wire::bounded::at_most::<_, _, { quoting::MAX_BATCH }>")]
+    shipments: Vec<wire::QuoteShipment>,
+}
+
 #[derive(serde::Deserialize)]
 struct BorrowedBatchQuoteRequest<'a> {
     #[serde(borrow, deserialize_with = "wire::bounded::at_most::<_, _, { quoting::MAX_BATCH }>")]
@@ -477,6 +488,18 @@ mod tests {
         assert!(!rows[0].contains("kept-nowhere") && !rows[0].contains("internalNote"), "{}", rows[0]);
         let read: wire::QuoteShipment = serde_json::from_value(shipment.clone()).unwrap();
         assert_eq!(rows[0], wire::to_json(&read).unwrap());
+        // beside a shipment that does not read, the body is split and read shipment by
+        // shipment: the row is the same
+        let unreadable = json!({"pieces": "none"});
+        let r = s.handle(
+            "POST",
+            &format!("/restapi/v1/customers/{id}/batch-quote"),
+            &json!({ "shipments": [shipment, unreadable] }).to_string(),
+        );
+        assert_eq!(r.status, 200, "{}", r.body);
+        let answer: Value = serde_json::from_str(&r.body).unwrap();
+        assert_eq!(answer["results"][1]["status"], "error", "{}", r.body);
+        assert_eq!(stored_shipments(&s), [rows[0].clone(), rows[0].clone()]);
 
         let r = s.handle(
             "POST",

@@ -11,6 +11,7 @@ pub(crate) mod bounded;
 mod customers;
 mod numbers;
 mod quotes;
+mod stored;
 mod strict;
 
 pub use accounts::*;
@@ -25,6 +26,7 @@ pub(crate) use quotes::quote_fields;
 pub(crate) use quotes::write_quotes;
 pub use quotes::*;
 pub(crate) use quotes::{fill_ids, quote_json_size, write_quoted_result, write_quotes_marked, QuoteFields, QuotedWeight};
+pub(crate) use stored::shipment_json;
 
 /// The string type of an address's fields as sent: text of up to 24 bytes, as address
 /// fields nearly always are, is held inline, without an allocation of its own.
@@ -107,18 +109,23 @@ pub(crate) fn parse_borrowed<'de, T: Deserialize<'de>>(body: &'de str) -> Result
     // Tracking the path of every field was most of the cost of parsing a batch quote;
     // only a failed parse needs it, so that one parses again with tracking to name the
     // field at fault.
-    // The fast path is strict too: a struct is read only from a JSON object.
-    let mut fast = serde_json::Deserializer::from_str(body);
-    if let Ok(value) = T::deserialize(strict::Strict(&mut fast)) {
-        if fast.end().is_ok() {
-            return Ok(value);
-        }
+    if let Some(value) = parse_if_whole(body) {
+        return Ok(value);
     }
     let mut de = serde_json::Deserializer::from_str(body);
     let value: T =
         serde_path_to_error::deserialize(strict::Strict(&mut de)).map_err(|e| from_serde(e.path().to_string(), e.into_inner()))?;
     de.end().map_err(|e| from_serde(String::new(), e))?;
     Ok(value)
+}
+
+/// `body` read as a `T` (strictly: a struct only from a JSON object) if it is one, else
+/// `None`, without saying why: for a caller with another way to read it that names
+/// what is wrong.
+pub(crate) fn parse_if_whole<'de, T: Deserialize<'de>>(body: &'de str) -> Option<T> {
+    let mut de = serde_json::Deserializer::from_str(body);
+    let value = T::deserialize(strict::Strict(&mut de)).ok()?;
+    de.end().is_ok().then_some(value)
 }
 
 fn describe_json_start(s: &str) -> String {

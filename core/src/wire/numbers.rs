@@ -81,9 +81,8 @@ impl<'de> Deserialize<'de> for Dec {
     }
 }
 
-/// As `JsonDecimal` does: every quoted shipment is stored as serde writes it, and
-/// `Decimal`'s own impl formats each weight and dimension into a `String` and parses it
-/// back into a `serde_json::Number`.
+/// As `JsonDecimal` does: `Decimal`'s own impl formats each weight and dimension into a
+/// `String` and parses it back into a `serde_json::Number`.
 impl Serialize for Dec {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         JsonDecimal(self.0).serialize(s)

@@ -635,7 +635,7 @@ pub(crate) fn quote_fields(q: &Quote) -> QuoteFields<'_> {
 
 /// The inside of `s` as a JSON string (without its quotes): `s` itself when nothing in
 /// it needs escaping (the catalog's codes and names), else as serde_json escapes it.
-fn json_str_body(out: &mut String, s: &str) {
+pub(super) fn json_str_body(out: &mut String, s: &str) {
     // No early exit: the compiler turns this into a vector loop, which for the short
     // strings here is several times faster than a byte-by-byte `all`.
     let plain = s.bytes().fold(true, |ok, b| ok & (b >= 0x20) & (b != b'"') & (b != b'\\'));
