@@ -679,19 +679,16 @@ pub(crate) struct Quoted<'c> {
 /// What became of one shipment of a quote request.
 pub(crate) type Outcome<'c> = Result<Quoted<'c>>;
 
-/// Reads (with `read`), validates and prices each of `items` in order: the outcome of
-/// each shipment. A shipment that cannot be read, or breaks a shipment-level rule, fails
-/// alone; the answer puts its index in the field paths ([`answer`], [`answer_json`]).
-pub(crate) fn price_all<'a, 'c, T>(
-    ctx: &Context<'c>,
-    items: impl IntoIterator<Item = T>,
-    read: impl Fn(T) -> Requested<'a>,
-) -> Vec<Outcome<'c>> {
+/// Validates and prices each shipment of `requested` in order: the outcome of each. A
+/// shipment that could not be read, or breaks a shipment-level rule, fails alone; the
+/// answer puts its index in the field paths ([`answer`], [`answer_json`]). (`dyn`: one
+/// copy of the pricing for every way shipments are read, which the size of the WASM
+/// package needs.)
+pub(crate) fn price_all<'c>(ctx: &Context<'c>, requested: &mut dyn Iterator<Item = Requested<'_>>) -> Vec<Outcome<'c>> {
     let mut buf: Vec<PieceInput> = Vec::new();
-    items
-        .into_iter()
-        .map(|item| {
-            read(item).and_then(|s| {
+    requested
+        .map(|read| {
+            read.and_then(|s| {
                 // the row keeps the shipment as it was read, as serde writes it: what the
                 // client sent beyond the fields of a shipment is not kept
                 let shipment_json = wire::shipment_json(&s);

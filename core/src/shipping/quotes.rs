@@ -21,7 +21,9 @@ impl Shipping {
     pub fn batch_quote(&self, customer_id: &str, shipments: &[wire::QuoteShipment]) -> Result<wire::BatchQuoteResponse> {
         quoting::check_batch_size(shipments.len())?;
         let (rows, quotes, mut answer) =
-            self.price_shipments(customer_id, Form::Batch, shipments, |s| Ok(Cow::Borrowed(s)), |outcomes| Ok(quoting::answer(outcomes)))?;
+            self.price_shipments(customer_id, Form::Batch, &mut shipments.iter().map(|s| Ok(Cow::Borrowed(s))), |outcomes| {
+                Ok(quoting::answer(outcomes))
+            })?;
         let first = self.store_quotes(customer_id, &rows, quotes)?;
         for q in answer.results.iter_mut().filter_map(|r| r.quotes.as_mut()).flatten() {
             q.quote_id += first;
@@ -39,11 +41,12 @@ impl Shipping {
         // over was a sixth of a one-service batch).
         let (rows, quotes, (text, marks)) = if let Some(whole) = wire::parse_if_whole::<WholeBatchQuoteRequest>(body) {
             quoting::check_batch_size(whole.shipments.len())?;
-            self.price_shipments(customer_id, Form::Batch, whole.shipments, |s| Ok(Cow::Owned(s)), answer)?
+            self.price_shipments(customer_id, Form::Batch, &mut whole.shipments.into_iter().map(|s| Ok(Cow::Owned(s))), answer)?
         } else {
             let req: BorrowedBatchQuoteRequest = wire::parse_borrowed(body)?;
             quoting::check_batch_size(req.shipments.len())?;
-            self.price_shipments(customer_id, Form::Batch, &req.shipments, |raw| wire::parse_body(raw.get()).map(Cow::Owned), answer)?
+            let mut read = req.shipments.iter().map(|raw| wire::parse_body(raw.get()).map(Cow::Owned));
+            self.price_shipments(customer_id, Form::Batch, &mut read, answer)?
         };
         Ok(PricedQuotes { customer_id: customer_id.to_string(), rows, quotes, answer: PricedAnswer::Batch { text, marks } })
     }
@@ -60,23 +63,21 @@ impl Shipping {
     }
 
     /// Reads the customer, checks the quoted shipments of the day against the cap (before
-    /// any is read), prices every shipment that `read` makes of `items`, sent in `form`,
+    /// any is read), prices every shipment of `requested` (as read), sent in `form`,
     /// without writing, and makes the answer of them with `answer`: the rows to store,
     /// how many quotes they hold, and the answer, whose quote ids count from 0.
-    fn price_shipments<'a, T, A>(
+    fn price_shipments<A>(
         &self,
         customer_id: &str,
         form: Form,
-        items: impl IntoIterator<Item = T, IntoIter: ExactSizeIterator>,
-        read: impl Fn(T) -> quoting::Requested<'a>,
+        requested: &mut dyn ExactSizeIterator<Item = quoting::Requested<'_>>,
         answer: impl FnOnce(Vec<quoting::Outcome<'_>>) -> Result<A>,
     ) -> Result<(Vec<quoting::Row>, usize, A)> {
-        let items = items.into_iter();
         let now = self.clock.now();
         let (customer, catalog, provider_accounts) = self.read(|conn| {
             let (customer, catalog) = self.customer(conn, customer_id)?;
             let stored = quoting::stored_on(conn, customer_id, now.date_naive())?;
-            quoting::check_daily_cap(stored, items.len() as u64, self.quotes_per_day, now)?;
+            quoting::check_daily_cap(stored, requested.len() as u64, self.quotes_per_day, now)?;
             Ok((customer, catalog, accounts::provider_account_ids(conn, customer_id)?))
         })?;
         let rates = self.rate_book();
@@ -90,7 +91,7 @@ impl Shipping {
             provider_accounts: &provider_accounts,
             cards: &cards,
         };
-        let mut outcomes = quoting::price_all(&ctx, items, read);
+        let mut outcomes = quoting::price_all(&ctx, requested);
         let quotes = quoting::number(&mut outcomes, 0);
         let rows = quoting::rows(&mut outcomes);
         Ok((rows, quotes, answer(outcomes)?))
@@ -145,12 +146,8 @@ impl Shipping {
     /// Prices a single quote (see [`Shipping::quote`]) without storing it.
     pub(crate) fn price_quote(&self, customer_id: &str, shipment: &wire::QuoteShipment) -> Result<PricedQuotes> {
         let all_named = shipment.carrier_code.is_some() && shipment.service_code.is_some() && shipment.package_type_code.is_some();
-        let (rows, quotes, answer) = self.price_shipments(
-            customer_id,
-            Form::Single,
-            std::slice::from_ref(shipment),
-            |s| Ok(Cow::Borrowed(s)),
-            |outcomes| {
+        let (rows, quotes, answer) =
+            self.price_shipments(customer_id, Form::Single, &mut std::iter::once(Ok(Cow::Borrowed(shipment))), |outcomes| {
                 let quoted = outcomes.into_iter().next().ok_or_else(|| Error::internal("a quote request produced no result"))??;
                 let mut quotes: Vec<wire::Quote> = quoted.quotes.iter().map(quoting::PricedQuote::to_wire).collect();
                 if !all_named {
@@ -172,8 +169,7 @@ impl Shipping {
                     )),
                     category => Err(Error::new(category, e.error)),
                 }
-            },
-        )?;
+            })?;
         Ok(PricedQuotes { customer_id: customer_id.to_string(), rows, quotes, answer: PricedAnswer::Single(answer) })
     }
 

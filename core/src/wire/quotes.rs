@@ -28,29 +28,29 @@ pub struct BatchQuoteRequest {
 #[serde(rename_all = "camelCase")]
 pub struct QuoteShipment {
     /// Carrier to quote; empty or absent for all.
-    #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::empty_as_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub carrier_code: Option<CompactString>,
     /// Service to quote; empty or absent for all.
-    #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::empty_as_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub service_code: Option<CompactString>,
     /// Package type to quote; empty or absent for all that fit.
-    #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::empty_as_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub package_type_code: Option<CompactString>,
     /// `YYYY-MM-DD`, today or later. Required in a batch quote; the single quote
     /// quotes for today without it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub shipment_date: Option<CompactString>,
     /// Customer-provided reference. Required in a batch quote; optional in the single
     /// quote.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub shipment_reference: Option<CompactString>,
     /// What the shipment holds.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub content_description: Option<CompactString>,
     /// Ship from.
@@ -58,46 +58,46 @@ pub struct QuoteShipment {
     /// Ship to.
     pub receiver: WireAddress,
     /// The receiver address is residential.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub residential: Option<bool>,
     /// Signature option code, null for none.
-    #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::empty_as_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub signature_option_code: Option<CompactString>,
     /// Saturday delivery (as in the booking payload).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub saturday_delivery: Option<bool>,
     /// 10:30 AM delivery of the postal carrier (as in the booking payload).
-    #[serde(default, alias = "<postal>ExpressAmDelivery")]
+    #[serde(default, skip_serializing_if = "Option::is_none", alias = "<postal>ExpressAmDelivery")]
     pub postal_express_am_delivery: Option<bool>,
     /// Dangerous goods code (as in the booking payload).
-    #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::empty_as_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub dangerous_goods_code: Option<CompactString>,
     /// `lb`, `oz`, `kg` or `g`.
     #[cfg_attr(feature = "typescript", ts(as = "String"))]
     pub weight_unit: CompactString,
     /// `in`, `cm`, or null for preset package types. The key is required.
-    #[serde(default, deserialize_with = "super::present")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::present")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>", optional = false))]
     pub dim_unit: Option<Option<CompactString>>,
     /// `USD`, `GBP`, `CAD` or `EUR`. Required in a batch quote; the single quote
     /// quotes in USD without it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub currency: Option<CompactString>,
     /// The packages.
     #[serde(deserialize_with = "bounded::at_most::<_, _, MAX_PIECES>")]
     pub pieces: Vec<Piece>,
     /// Who pays.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub billing: Option<Billing>,
     /// A provider account of the customer.
-    #[serde(default, deserialize_with = "super::empty_as_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "super::empty_as_none")]
     #[cfg_attr(feature = "typescript", ts(as = "Option<String>"))]
     pub provider_account_id: Option<CompactString>,
     /// Commercial invoice for international shipments.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commercial_invoice: Option<CommercialInvoice>,
     /// Extension: `YYYY-MM-DD`, the latest arrival wanted. Services estimated to
     /// arrive later are reported in `quoteErrors` as `DELIVERY_DATE_NOT_MET`.

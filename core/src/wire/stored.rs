@@ -38,6 +38,7 @@ impl Json for String {
 }
 
 impl Json for CompactString {
+    #[inline(never)]
     fn write(&self, out: &mut String) {
         self.as_str().write(out);
     }
@@ -50,6 +51,7 @@ impl Json for bool {
 }
 
 impl Json for Dec {
+    #[inline(never)]
     fn write(&self, out: &mut String) {
         push_decimal(out, self.0);
     }
@@ -63,6 +65,7 @@ impl Json for Int {
 
 /// `null` for `None`, as serde writes it (so `Some(None)` is `null` too).
 impl<T: Json> Json for Option<T> {
+    #[inline(never)]
     fn write(&self, out: &mut String) {
         match self {
             Some(value) => value.write(out),
@@ -88,44 +91,71 @@ impl<T: Json> Json for Vec<T> {
 /// each key with its punctuation is one literal, appended at once.
 macro_rules! fields {
     ($out:ident, $sep:literal, $first_key:literal => $first:expr $(, $key:literal => $value:expr)* $(,)?) => {
-        $out.push_str(concat!($sep, "\"", $first_key, "\":"));
+        push_key($out, concat!($sep, "\"", $first_key, "\":"));
         Json::write($first, $out);
         $(
-            $out.push_str(concat!(",\"", $key, "\":"));
+            push_key($out, concat!(",\"", $key, "\":"));
             Json::write($value, $out);
         )*
     };
 }
 
+/// Appends `key` (`,"name":`). Not inlined, as the writers of `Option` and
+/// `CompactString`: inlined at each of the sixty-odd fields, they took 8 KB of the WASM
+/// package, which has less room than that.
+#[inline(never)]
+fn push_key(out: &mut String, key: &str) {
+    out.push_str(key);
+}
+
 impl Json for QuoteShipment {
     fn write(&self, out: &mut String) {
+        // Its absent fields are left out, as its serde attributes say (what was absent
+        // reads back absent); `first` is whether no field is written yet.
+        let mut first = true;
+        macro_rules! field {
+            ($key:literal, $value:expr) => {{
+                // `,"key":`, without the comma for the first field
+                push_key(out, &concat!(",\"", $key, "\":")[usize::from(first)..]);
+                first = false;
+                Json::write($value, out);
+            }};
+        }
+        macro_rules! optional {
+            ($($key:literal => $value:expr),* $(,)?) => {$(
+                if let Some(value) = $value {
+                    field!($key, value);
+                }
+            )*};
+        }
         out.push('{');
-        fields!(out, "",
+        optional!(
             "carrierCode" => &self.carrier_code,
             "serviceCode" => &self.service_code,
             "packageTypeCode" => &self.package_type_code,
             "shipmentDate" => &self.shipment_date,
             "shipmentReference" => &self.shipment_reference,
             "contentDescription" => &self.content_description,
-            "sender" => &self.sender,
-            "receiver" => &self.receiver,
+        );
+        field!("sender", &self.sender);
+        field!("receiver", &self.receiver);
+        optional!(
             "residential" => &self.residential,
             "signatureOptionCode" => &self.signature_option_code,
             "saturdayDelivery" => &self.saturday_delivery,
             "postalExpressAmDelivery" => &self.postal_express_am_delivery,
             "dangerousGoodsCode" => &self.dangerous_goods_code,
-            "weightUnit" => &self.weight_unit,
-            "dimUnit" => &self.dim_unit,
-            "currency" => &self.currency,
-            "pieces" => &self.pieces,
+        );
+        field!("weightUnit", &self.weight_unit);
+        optional!("dimUnit" => &self.dim_unit, "currency" => &self.currency);
+        field!("pieces", &self.pieces);
+        optional!(
             "billing" => &self.billing,
             "providerAccountId" => &self.provider_account_id,
             "commercialInvoice" => &self.commercial_invoice,
+            "deliverBy" => &self.deliver_by,
         );
-        // (skipped when absent, as its serde attribute says)
-        if let Some(date) = &self.deliver_by {
-            fields!(out, ",", "deliverBy" => date);
-        }
+        let _ = first; // (left unread by the last field)
         out.push('}');
     }
 }
