@@ -14,7 +14,6 @@ pub(crate) enum AddressUse {
     /// Update payment method (4.12): company and phone optional.
     PaymentBilling,
     /// Book shipment sender/receiver (4.5): every field required; zip may be null.
-    #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     Booking,
     /// `returnTo` of a booking or order: every field optional.
     ReturnTo,
@@ -25,13 +24,10 @@ pub(crate) enum AddressUse {
     /// decides nothing a quote answers).
     ReducedQuote,
     /// Order sender/receiver (4.2): name, address1, city, state, zip, country.
-    #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     Order,
     /// Schedule pickup (4.7): every field required, phone included.
-    #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     Pickup,
     /// Create manifest (4.10): every field but phone required.
-    #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     Manifest,
 }
 

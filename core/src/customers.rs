@@ -20,9 +20,7 @@ use crate::wire;
 pub(crate) struct Customer {
     pub id: String,
     pub profile_code: String,
-    #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     pub minimum_balance_cents: i64,
-    #[allow(dead_code, reason = "used by the operations of later issues (booking, orders, prepay)")]
     pub recharge_amount_cents: i64,
 }
 

@@ -765,7 +765,7 @@ fn a_fulfillment_with_an_own_integration_is_shown_on_the_shipment() {
     let (h, id) = setup();
     let a = h.call("POST", &Harness::path(&id, "/integrations"), &json!({"name": "Web shop"}));
     let integration = a.expect(201)["integrationId"].as_str().unwrap().to_string();
-    // The order must exist (issue 5): put it first.
+    // The order must exist: put it first.
     h.call("PUT", &Harness::path(&id, &format!("/integrations/{integration}/orders/1001")), &order_body("1001")).expect(201);
     let fulfillment = json!({"integrationId": integration, "orderId": "1001",
         "items": [{"productId": "P-1", "sku": "MUG-BLUE", "lineId": "L1", "quantity": 2}]});

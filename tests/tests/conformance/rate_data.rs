@@ -1,4 +1,4 @@
-//! Import and export of rate data (issue 3): the documented CSV format, validated row by
+//! Import and export of rate data: the documented CSV format, validated row by
 //! row with line numbers, applied atomically, round-tripping losslessly.
 
 use consign::CsvKind;

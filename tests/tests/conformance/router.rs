@@ -3,7 +3,8 @@
 use consign_conformance::*;
 use serde_json::{json, Value};
 
-/// Every customer-scoped operation of issue 2, with a valid body.
+/// Customer-scoped operations of accounts, catalog and integrations (services, quoting
+/// options, provider accounts, payment method, integrations, prepay), each with a valid body.
 fn customer_scoped(id: &str) -> Vec<(&'static str, String, Value)> {
     vec![
         ("GET", Harness::path(id, "/services"), Value::Null),
