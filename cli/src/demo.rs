@@ -3,15 +3,20 @@
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use consign::{wire, Shipping};
-use serde_json::json;
+use serde_json::{json, Value};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use crate::table;
 
-fn call(shipping: &Shipping, method: &str, path: &str, body: serde_json::Value) -> Result<serde_json::Value, String> {
-    let response = shipping.handle(method, path, &body.to_string());
-    let value: serde_json::Value = serde_json::from_str(&response.body).map_err(|e| format!("{method} {path}: unreadable answer: {e}"))?;
+mod after_booking;
+
+/// Sends one request to `shipping` (a null `body` as none) and reads its JSON answer; an
+/// answer of 400 or more is an error naming the request and the answer's `error`.
+fn call(shipping: &Shipping, method: &str, path: &str, body: &Value) -> Result<Value, String> {
+    let text = if body.is_null() { String::new() } else { body.to_string() };
+    let response = shipping.handle(method, path, &text);
+    let value: Value = serde_json::from_str(&response.body).map_err(|e| format!("{method} {path}: unreadable answer: {e}"))?;
     if response.status >= 400 {
         return Err(format!("{method} {path} answered {}: {}", response.status, value["error"]));
     }
@@ -72,7 +77,7 @@ pub fn run(db: Option<PathBuf>, force: bool) -> Result<(), String> {
         &shipping,
         "POST",
         "/restapi/v1/customers",
-        json!({
+        &json!({
             "profileCode": "Default", "email": "ann@leeceramics.example", "password": "glaze-and-fire",
             "mailingAddress": address, "billingAddress": address,
             "prepaySettings": {"minimumBalance": "50.00", "rechargeAmount": "200.00"}
@@ -85,7 +90,7 @@ pub fn run(db: Option<PathBuf>, force: bool) -> Result<(), String> {
         &shipping,
         "POST",
         &format!("/restapi/v1/customers/{id}/paymentMethod"),
-        json!({
+        &json!({
             "billingAddress": address,
             "paymentMethod": {"paymentMethodType": "processorCardToken", "processorCardTokenId": "tok_demo_4f9a2c"}
         }),
@@ -126,8 +131,8 @@ pub fn run(db: Option<PathBuf>, force: bool) -> Result<(), String> {
         "residential": true, "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
         "pieces": [{"weight": "3.5", "length": "12", "width": "10", "height": "8", "insuranceAmount": null, "declaredValue": null}]
     });
-    let quoted = call(&shipping, "POST", &format!("/restapi/v1/customers/{id}/batch-quote"), json!({"shipments": [shipment.clone()]}))?;
-    let mut quotes: Vec<serde_json::Value> = quoted["results"][0]["quotes"].as_array().cloned().unwrap_or_default();
+    let quoted = call(&shipping, "POST", &format!("/restapi/v1/customers/{id}/batch-quote"), &json!({"shipments": [shipment.clone()]}))?;
+    let mut quotes: Vec<Value> = quoted["results"][0]["quotes"].as_array().cloned().unwrap_or_default();
     quotes.sort_by_key(|q| cents(&q["totalAmount"]));
     let rows: Vec<Vec<String>> = quotes
         .iter()
@@ -169,7 +174,7 @@ pub fn run(db: Option<PathBuf>, force: bool) -> Result<(), String> {
         booking[key] = cheapest[key].clone();
     }
     booking["approvePrepayRecharge"] = json!(true);
-    let booked = call(&shipping, "POST", &format!("/restapi/v1/customers/{id}/shipments"), booking)?;
+    let booked = call(&shipping, "POST", &format!("/restapi/v1/customers/{id}/shipments"), &booking)?;
     let book_number = booked["bookNumber"].as_str().ok_or("no bookNumber in the answer")?;
     println!(
         "5. Booked quote {} ({} {}): book number {book_number}, tracking number {}, zone {}, charged {} USD, arrives {}.",
@@ -181,7 +186,7 @@ pub fn run(db: Option<PathBuf>, force: bool) -> Result<(), String> {
         booked["totalShippingCost"],
         booked["estimatedDeliveryDate"].as_str().unwrap_or("(no estimate)")
     );
-    let label = call(&shipping, "GET", &format!("/restapi/v1/customers/{id}/shipments/{book_number}/label/PDF"), json!(null))?;
+    let label = call(&shipping, "GET", &format!("/restapi/v1/customers/{id}/shipments/{book_number}/label/PDF"), &Value::Null)?;
     for (i, image) in label["base64Images"].as_array().into_iter().flatten().enumerate() {
         let bytes = STANDARD.decode(image.as_str().unwrap_or("")).map_err(|e| format!("the label is not base64: {e}"))?;
         let path = dir.join(format!("label-{book_number}-{}.pdf", i + 1));
@@ -203,7 +208,7 @@ pub fn run(db: Option<PathBuf>, force: bool) -> Result<(), String> {
     println!("{}", table::render(&[">entry", "kind", ">amount USD", ">balance USD", "reference"], &rows));
 
     // Search, tracking, a pickup and a manifest for the shipment just booked.
-    crate::demo_deliver::run(&shipping, &id, book_number, &dir, force, 7)?;
+    after_booking::run(&shipping, &id, book_number, &dir, force, 7)?;
     println!(
         "\nThe database is {} and the PDFs are in {}; look further with `consign call GET /restapi/v1/customers/{id}/prepay --db {}`.",
         db.display(),
@@ -215,7 +220,7 @@ pub fn run(db: Option<PathBuf>, force: bool) -> Result<(), String> {
 
 /// Whole cents of a JSON money amount (a number or a decimal string), for sums and
 /// sorting without floats; an amount that is not money sorts last.
-fn cents(v: &serde_json::Value) -> i64 {
+fn cents(v: &Value) -> i64 {
     let text = v.as_str().map_or_else(|| v.to_string(), str::to_string);
     let (negative, digits) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),

@@ -22,7 +22,6 @@
 //! exits with 1 when the interface answered 4xx or 5xx.
 
 mod demo;
-mod demo_deliver;
 mod table;
 
 use std::io::Write;

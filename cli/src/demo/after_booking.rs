@@ -6,17 +6,8 @@ use base64::Engine as _;
 use consign::Shipping;
 use serde_json::{json, Value};
 
+use super::call;
 use crate::table;
-
-fn call(shipping: &Shipping, method: &str, path: &str, body: &Value) -> Result<Value, String> {
-    let text = if body.is_null() { String::new() } else { body.to_string() };
-    let response = shipping.handle(method, path, &text);
-    let value: Value = serde_json::from_str(&response.body).map_err(|e| format!("{method} {path}: unreadable answer: {e}"))?;
-    if response.status >= 400 {
-        return Err(format!("{method} {path} answered {}: {}", response.status, value["error"]));
-    }
-    Ok(value)
-}
 
 fn text(v: &Value) -> String {
     v.as_str().map_or_else(|| v.to_string(), str::to_string)
@@ -105,7 +96,7 @@ pub fn run(shipping: &Shipping, id: &str, book_number: &str, dir: &std::path::Pa
     let manifest_id = text(&created["manifestId"]);
     let pdf = STANDARD.decode(created["data"].as_str().unwrap_or("")).map_err(|e| format!("the manifest is not base64: {e}"))?;
     let path = dir.join(format!("manifest-{manifest_id}.pdf"));
-    crate::demo::write_new(&path, &pdf, force)?;
+    super::write_new(&path, &pdf, force)?;
     println!(
         "{}. Pickup {} scheduled for {tomorrow} 10:00-16:00 (local time at the sender); manifest {manifest_id} ({}, {} bytes) written to {}.",
         step + 2,
