@@ -49,6 +49,25 @@ pub enum ErrorCategory {
 }
 
 impl ErrorCategory {
+    /// Every category, each once: the one list of them, which the lists of the documents
+    /// and front ends (`docs/openapi.json`, `consign.d.ts`) are checked against.
+    pub const ALL: &'static [Self] = &[
+        Self::InvalidRequest,
+        Self::LimitExceeded,
+        Self::Unauthorized,
+        Self::InsufficientFunds,
+        Self::NotFound,
+        Self::MethodNotAllowed,
+        Self::Conflict,
+        Self::QuoteExpired,
+        Self::ServiceNotAvailable,
+        Self::DeliveryDateNotMet,
+        Self::TooManyAttempts,
+        Self::TooManyRequests,
+        Self::Busy,
+        Self::Internal,
+    ];
+
     /// The `errorCategory` string of the interface, e.g. `INVALID_REQUEST`.
     pub fn code(self) -> &'static str {
         match self {
@@ -93,26 +112,7 @@ impl fmt::Display for ErrorCategory {
 
 /// The category with `code` (e.g. `INVALID_REQUEST`); unknown codes are `INTERNAL`.
 pub(crate) fn category_from_code(code: &str) -> ErrorCategory {
-    use ErrorCategory::*;
-    [
-        InvalidRequest,
-        LimitExceeded,
-        Unauthorized,
-        InsufficientFunds,
-        NotFound,
-        MethodNotAllowed,
-        Conflict,
-        QuoteExpired,
-        ServiceNotAvailable,
-        DeliveryDateNotMet,
-        TooManyAttempts,
-        TooManyRequests,
-        Busy,
-        Internal,
-    ]
-    .into_iter()
-    .find(|c| c.code() == code)
-    .unwrap_or(Internal)
+    ErrorCategory::ALL.iter().copied().find(|c| c.code() == code).unwrap_or(ErrorCategory::Internal)
 }
 
 /// One field at fault: its JSON path (`shipments[3].sender.state`) and what is wrong.
@@ -381,5 +381,40 @@ mod tests {
             assert_eq!((e.status(), e.category().code(), e.retry_after()), (429, code, Some(30)));
             assert_eq!(category_from_code(code), category);
         }
+    }
+
+    #[test]
+    fn all_lists_every_category_once_and_each_code_reads_back() {
+        use ErrorCategory::*;
+        // Each category names the one after it in ALL, the last the first. No wildcard: a
+        // new category does not compile here until it has a place in this ring, and the
+        // ring is walked against ALL below.
+        let next = |c: ErrorCategory| match c {
+            InvalidRequest => LimitExceeded,
+            LimitExceeded => Unauthorized,
+            Unauthorized => InsufficientFunds,
+            InsufficientFunds => NotFound,
+            NotFound => MethodNotAllowed,
+            MethodNotAllowed => Conflict,
+            Conflict => QuoteExpired,
+            QuoteExpired => ServiceNotAvailable,
+            ServiceNotAvailable => DeliveryDateNotMet,
+            DeliveryDateNotMet => TooManyAttempts,
+            TooManyAttempts => TooManyRequests,
+            TooManyRequests => Busy,
+            Busy => Internal,
+            Internal => InvalidRequest,
+        };
+        let mut ring = vec![InvalidRequest];
+        while ring.len() <= ErrorCategory::ALL.len() && next(ring[ring.len() - 1]) != InvalidRequest {
+            ring.push(next(ring[ring.len() - 1]));
+        }
+        assert_eq!(ring, ErrorCategory::ALL);
+        let codes: std::collections::HashSet<&str> = ErrorCategory::ALL.iter().map(|c| c.code()).collect();
+        assert_eq!(codes.len(), ErrorCategory::ALL.len(), "two categories share a code");
+        for &c in ErrorCategory::ALL {
+            assert_eq!(category_from_code(c.code()), c);
+        }
+        assert_eq!(category_from_code("NO_SUCH_CATEGORY"), Internal);
     }
 }
