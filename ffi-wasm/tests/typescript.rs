@@ -127,6 +127,14 @@ fn union_members<'a>(head: &'a str, name: &str) -> Vec<&'a str> {
     decl.split('"').skip(1).step_by(2).collect()
 }
 
+/// The string literals of the union of the member `name: "a" | "b" ...;` in `head`.
+fn member_union<'a>(head: &'a str, name: &str) -> Vec<&'a str> {
+    let start = head.find(&format!("  {name}:\n")).unwrap_or_else(|| panic!("consign.d.ts declares no member {name}"));
+    let decl = &head[start..];
+    let decl = &decl[..decl.find(';').unwrap()];
+    decl.split('"').skip(1).step_by(2).collect()
+}
+
 #[test]
 fn the_hand_written_unions_list_the_values_of_the_library() {
     let file = include_str!("../consign.d.ts");
@@ -134,4 +142,6 @@ fn the_hand_written_unions_list_the_values_of_the_library() {
     assert_eq!(union_members(head, "EventStatus"), consign::EVENT_STATUSES);
     let kinds: Vec<&str> = consign::CsvKind::ALL.iter().map(|k| k.as_str()).collect();
     assert_eq!(union_members(head, "RateCsvKind"), kinds);
+    let categories: Vec<&str> = consign::ErrorCategory::ALL.iter().map(|c| c.code()).collect();
+    assert_eq!(member_union(head, "errorCategory"), categories);
 }
