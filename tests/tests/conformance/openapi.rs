@@ -47,6 +47,19 @@ fn the_document_lists_exactly_the_routes_of_the_router_and_the_server() {
     assert!(missing.is_empty() && extra.is_empty(), "routes the document lacks: {missing:?}; routes it has and the router not: {extra:?}");
 }
 
+#[test]
+fn the_document_lists_exactly_the_error_categories_of_the_library() {
+    let document: Vec<&str> = DOC
+        .pointer("/components/schemas/ErrorCategory/enum")
+        .and_then(Value::as_array)
+        .expect("the document declares the ErrorCategory enum")
+        .iter()
+        .map(|c| c.as_str().expect("a category is a string"))
+        .collect();
+    let library: Vec<&str> = consign::ErrorCategory::ALL.iter().map(|c| c.code()).collect();
+    assert_eq!(document, library);
+}
+
 /// `s` as a JSON pointer token.
 fn token(s: &str) -> String {
     s.replace('~', "~0").replace('/', "~1")
