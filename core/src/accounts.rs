@@ -10,6 +10,7 @@ use crate::address::{is_us_zip, normalize_ca_postal};
 use crate::catalog::{Catalog, Profile};
 use crate::error::{Error, Problems, Result};
 use crate::ledger::timestamp;
+use crate::limits::MAX_QUOTING_OPTIONS;
 use crate::refdata;
 use crate::secrets::{self, Sealer};
 use crate::store;
@@ -34,9 +35,6 @@ pub(crate) fn list_provider_accounts(conn: &Connection, customer_id: &str) -> Re
         .collect::<Result<_>>()?;
     Ok(wire::ProviderAccountsResponse { provider_accounts })
 }
-
-/// Most integrated quoting options of a customer.
-pub(crate) const MAX_QUOTING_OPTIONS: usize = 100;
 
 /// Put provider account: creates the customer's account for a carrier, or replaces the
 /// fields of the one with the same account number (the first field the carrier names).

@@ -13,12 +13,10 @@ use rusqlite::{Connection, OptionalExtension};
 use crate::booking;
 use crate::error::{Error, ErrorCategory, Result};
 use crate::ledger::{self, timestamp};
+use crate::limits::MAX_BATCH_QUOTES;
 use crate::money::{format2, from_cents};
 use crate::quoting;
 use crate::{store, wire};
-
-/// Most quotes one batch may hold.
-pub const MAX_BATCH_QUOTES: usize = 500;
 
 /// Create batch.
 pub(crate) fn create(

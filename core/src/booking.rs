@@ -65,9 +65,13 @@ fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRe
     if let Some(f) = &req.fulfillment {
         crate::orders::check_lines("fulfillment.items", f.items.len())?;
     }
-    crate::wire::bounded::check("pieces", req.pieces.len(), shipment::MAX_PIECES)?;
+    crate::wire::bounded::check("pieces", req.pieces.len(), crate::limits::MAX_PIECES)?;
     if let Some(invoice) = &req.commercial_invoice {
-        crate::wire::bounded::check("commercialInvoice.items", invoice.items.as_ref().map_or(0, Vec::len), shipment::MAX_INVOICE_ITEMS)?;
+        crate::wire::bounded::check(
+            "commercialInvoice.items",
+            invoice.items.as_ref().map_or(0, Vec::len),
+            crate::limits::MAX_INVOICE_ITEMS,
+        )?;
     }
     let mut p = Problems::new();
     let catalog = ctx.catalog;
@@ -1303,7 +1307,7 @@ pub(crate) fn labels_of(
     format_code: &str,
     layout: LabelLayout,
 ) -> Result<LabelImages> {
-    crate::wire::bounded::check("bookNumbers", book_numbers.len(), crate::pickups::MAX_SHIPMENTS)?;
+    crate::wire::bounded::check("bookNumbers", book_numbers.len(), crate::limits::MAX_SHIPMENTS)?;
     let format = requested_format(format_code, layout)?;
     if book_numbers.is_empty() {
         return Err(Error::invalid("bookNumbers", "expected at least one book number"));

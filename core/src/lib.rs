@@ -50,6 +50,7 @@ mod error;
 mod invoices;
 mod keys;
 mod ledger;
+mod limits;
 mod logins;
 mod manifests;
 mod money;
@@ -176,11 +177,11 @@ pub use documents::LabelLayout;
 pub use error::{Error, ErrorCategory, FieldError, Result};
 pub use keys::{key_required, ApiKey, Caller, NewApiKey, KEY_PREFIX};
 pub use ledger::EntryKind;
+pub use limits::{MAX_BATCH, MAX_FEED_EVENTS, MAX_ORDER_LINES, MAX_SHIPMENTS};
 pub use manifests::MANIFEST_TYPE;
 pub use money::{format2, round_cents};
-pub use orders::{FULFILLMENT_STATUSES, MAX_ORDER_LINES};
-pub use pickups::MAX_SHIPMENTS;
-pub use quoting::{ExpiredQuotes, PricedQuotes, StoredQuote, MAX_BATCH, QUOTE_LIFETIME_SECS};
+pub use orders::FULFILLMENT_STATUSES;
+pub use quoting::{ExpiredQuotes, PricedQuotes, StoredQuote, QUOTE_LIFETIME_SECS};
 pub use rating::{
     CardId, CsvKind, Currency, DimUnit, ImportSummary, Lines, LinesIter, ParseEnumError, PieceInput, Place, Rate, RateBook, RateBookError,
     RateError, RateInput, RowError, Surcharge, SurchargeKind, WeightType, WeightUnit, Zone,
@@ -195,7 +196,7 @@ pub use secrets::Secret;
 pub use secrets::{create_secret_key_file, read_secret_key_file, SECRET_KEY_LEN};
 pub use shipping::{PasswordOutcome, PasswordWork, Shipping, ShippingBuilder, DEFAULT_QUOTED_SHIPMENTS_PER_DAY};
 pub use store::{Synchronous, APPLICATION_ID, SCHEMA_VERSION};
-pub use tracking::{EVENT_STATUSES, MAX_FEED_EVENTS};
+pub use tracking::EVENT_STATUSES;
 pub use tracking_number::TrackingKind;
 
 /// The examples of README.md, compiled and run as doc tests so that they work as printed

@@ -17,6 +17,7 @@ use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::limits::MAX_ORDER_LINES;
 use crate::shipment;
 use crate::wire;
 
@@ -43,9 +44,6 @@ fn non_negative(p: &mut Problems, field: &str, value: Option<Decimal>) {
         }
     }
 }
-
-/// Most lines of an order, and most items of one fulfilment.
-pub const MAX_ORDER_LINES: usize = 1000;
 
 /// `LIMIT_EXCEEDED` on `field` when `count` is above [`MAX_ORDER_LINES`].
 pub(crate) fn check_lines(field: &str, count: usize) -> Result<()> {

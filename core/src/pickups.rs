@@ -12,10 +12,8 @@ use rusqlite::{Connection, OptionalExtension};
 use crate::address::{self, AddressUse};
 use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::limits::MAX_SHIPMENTS;
 use crate::wire::{self, CompactString, WireAddress};
-
-/// Most shipments one pickup or manifest may list.
-pub const MAX_SHIPMENTS: usize = 500;
 
 /// A shipment listed in a pickup or manifest request.
 pub(crate) struct Listed {

@@ -37,13 +37,12 @@ use rust_decimal::Decimal;
 use crate::address::{self, Address, AddressUse};
 use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service, ServicePackage};
 use crate::error::{Error, ErrorCategory, Problems, Result};
+use crate::limits::MAX_BATCH;
 use crate::packed::{self, LineName};
 use crate::rating::{self, Arrival, CardId, Currency, DimUnit, PieceInput, Place, Rate, RateBook, RateError, RateInput, WeightUnit};
 use crate::shipment::{self, ValidPiece};
 use crate::wire::{self, CompactString};
 
-/// Most shipments in one batch quote (part 8).
-pub const MAX_BATCH: usize = 500;
 /// How long a quote can be booked: 30 x 24 hours (DECISIONS 3).
 pub const QUOTE_LIFETIME_SECS: i64 = 30 * 24 * 3600;
 

@@ -8,19 +8,12 @@ use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
 use crate::error::{Error, ErrorCategory, FieldError, Problems};
+use crate::limits::{MAX_INVOICE_ITEMS, MAX_LINE_ITEMS, MAX_PIECES};
 use crate::money::MAX_AMOUNT;
 use crate::rating::{Currency, DimUnit, WeightUnit};
 use crate::refdata;
 use crate::wire::{self, bounded};
 
-/// Most pieces one shipment may have.
-pub(crate) const MAX_PIECES: usize = 99;
-/// Most line items of one piece.
-pub(crate) const MAX_LINE_ITEMS: usize = 100;
-/// Most items of one commercial invoice.
-pub(crate) const MAX_INVOICE_ITEMS: usize = 100;
-/// Most carrier C tax ids of one commercial invoice (part 8).
-pub(crate) const MAX_TAX_IDS: usize = 2;
 /// Heaviest piece accepted at all, in any unit (carrier limits are far lower).
 const MAX_PIECE_WEIGHT: Decimal = Decimal::from_parts(100_000, 0, 0, false, 0);
 /// Longest side accepted at all, in any unit.

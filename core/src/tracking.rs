@@ -7,6 +7,7 @@ use crate::address::Address;
 use crate::booking::StoredShipment;
 use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::limits::MAX_FEED_EVENTS;
 use crate::wire;
 
 /// The status of the event a booking records: the carrier knows of the shipment but
@@ -101,9 +102,6 @@ fn same_event(a: &crate::wire::TrackingEvent, b: &crate::wire::TrackingEvent) ->
         && a.event == b.event
         && a.service_area == b.service_area
 }
-
-/// Most events one feed request may carry.
-pub const MAX_FEED_EVENTS: usize = 1000;
 
 /// The tracking events of shipment `book_number`, newest first (4.6). Events of the same
 /// time are listed latest recorded first; the booking's own first events were recorded

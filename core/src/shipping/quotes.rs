@@ -233,13 +233,13 @@ impl Shipping {
 /// Body of `POST .../batch-quote` when every shipment in it reads.
 #[derive(serde::Deserialize)]
 struct WholeBatchQuoteRequest {
-    #[serde(deserialize_with = "wire::bounded::at_most::<_, _, { quoting::MAX_BATCH }>")]
+    #[serde(deserialize_with = "wire::bounded::at_most::<_, _, { crate::limits::MAX_BATCH }>")]
     shipments: Vec<wire::QuoteShipment>,
 }
 
 #[derive(serde::Deserialize)]
 struct BorrowedBatchQuoteRequest<'a> {
-    #[serde(borrow, deserialize_with = "wire::bounded::at_most::<_, _, { quoting::MAX_BATCH }>")]
+    #[serde(borrow, deserialize_with = "wire::bounded::at_most::<_, _, { crate::limits::MAX_BATCH }>")]
     shipments: Vec<&'a RawValue>,
 }
 

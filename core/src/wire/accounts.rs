@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::bounded;
-use crate::accounts::MAX_QUOTING_OPTIONS;
+use crate::limits::MAX_QUOTING_OPTIONS;
 use crate::secrets::Secret;
 
 /// Answer of `GET .../services` (4.4).

@@ -6,9 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::bounded;
 use super::numbers::{Dec, Int};
 use super::WireAddress;
-use crate::orders::MAX_ORDER_LINES;
-use crate::pickups::MAX_SHIPMENTS;
-use crate::tracking::MAX_FEED_EVENTS;
+use crate::limits::{MAX_FEED_EVENTS, MAX_ORDER_LINES, MAX_SHIPMENTS};
 
 /// Body of `POST .../searchShipments` (4.3).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,9 +8,7 @@ use super::bounded;
 use super::numbers::{Dec, Int};
 use super::quotes::{Billing, CommercialInvoice};
 use super::WireAddress;
-use crate::batches::MAX_BATCH_QUOTES;
-use crate::orders::MAX_ORDER_LINES;
-use crate::shipment::MAX_PIECES;
+use crate::limits::{MAX_BATCH_QUOTES, MAX_ORDER_LINES, MAX_PIECES};
 
 /// Body of `POST .../shipments` (4.5), with the extensions of DECISIONS 6.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -383,7 +381,7 @@ pub struct LabelResponse {
 #[serde(rename_all = "camelCase")]
 pub struct LabelsRequest {
     /// Book numbers of the customer's shipments, at most 500.
-    #[serde(deserialize_with = "bounded::at_most::<_, _, { crate::pickups::MAX_SHIPMENTS }>")]
+    #[serde(deserialize_with = "bounded::at_most::<_, _, { crate::limits::MAX_SHIPMENTS }>")]
     pub book_numbers: Vec<String>,
 }
 

@@ -8,8 +8,7 @@ use serde_json::value::RawValue;
 use super::bounded;
 use super::numbers::{opt_dec, Dec, Int};
 use super::{CompactString, WireAddress};
-use crate::quoting::MAX_BATCH;
-use crate::shipment::{MAX_INVOICE_ITEMS, MAX_LINE_ITEMS, MAX_PIECES, MAX_TAX_IDS};
+use crate::limits::{MAX_BATCH, MAX_INVOICE_ITEMS, MAX_LINE_ITEMS, MAX_PIECES, MAX_TAX_IDS};
 
 /// Body of `POST .../batch-quote`. Shipments stay raw so that one malformed shipment
 /// fails alone (DECISIONS 2).
