@@ -8,16 +8,13 @@ use rusqlite::{Connection, OptionalExtension};
 
 use crate::address::{is_us_zip, normalize_ca_postal};
 use crate::catalog::{Catalog, Profile};
+use crate::dates::timestamp;
 use crate::error::{Error, Problems, Result};
-use crate::ledger::timestamp;
 use crate::limits::MAX_QUOTING_OPTIONS;
 use crate::refdata;
-use crate::secrets::{self, Sealer};
+use crate::secrets::{self, Sealer, MASK};
 use crate::store;
 use crate::wire;
-
-/// What a masked credential looks like: a fixed run that does not reveal the length.
-pub const MASK: &str = "********";
 
 /// List provider accounts (4.11), values masked.
 pub(crate) fn list_provider_accounts(conn: &Connection, customer_id: &str) -> Result<wire::ProviderAccountsResponse> {

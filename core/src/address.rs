@@ -1,9 +1,8 @@
 //! Addresses: validation by the rules of DECISIONS 5 and the requiredness of each endpoint.
 
-use serde::Serialize;
-
 use crate::error::{join_path, Problems};
 use crate::refdata;
+pub use crate::wire::Address;
 use crate::wire::{CompactString, WireAddress};
 
 /// Which endpoint an address belongs to; decides which fields are required.
@@ -29,39 +28,6 @@ pub(crate) enum AddressUse {
     Pickup,
     /// Create manifest (4.10): every field but phone required.
     Manifest,
-}
-
-/// A validated address. Absent optional text is the empty string.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Address {
-    /// Person name.
-    pub name: CompactString,
-    /// Company name (may be empty).
-    pub company: CompactString,
-    /// Street line 1.
-    pub address1: CompactString,
-    /// Street line 2 (may be empty).
-    pub address2: CompactString,
-    /// City.
-    pub city: CompactString,
-    /// State or province code (two characters for US and CA).
-    pub state: CompactString,
-    /// ZIP or postal code; `None` only for countries without postal codes.
-    pub zip: Option<CompactString>,
-    /// ISO 3166-1 alpha-2 country code, upper case.
-    pub country: CompactString,
-    /// Phone number as given.
-    pub phone: CompactString,
-    /// E-mail address (may be empty).
-    pub email: CompactString,
-}
-
-impl Address {
-    /// True when the country uses US states and ZIP codes.
-    pub fn is_us(&self) -> bool {
-        self.country == "US"
-    }
 }
 
 /// Countries whose addresses have no postal code (a null zip is allowed for these only).

@@ -11,8 +11,9 @@ use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::booking;
+use crate::dates::timestamp;
 use crate::error::{Error, ErrorCategory, Result};
-use crate::ledger::{self, timestamp};
+use crate::ledger;
 use crate::limits::MAX_BATCH_QUOTES;
 use crate::money::{format2, from_cents};
 use crate::quoting;

@@ -430,7 +430,7 @@ fn quoted_shipment(ctx: &Context, stored: &quoting::StoredQuote, booked: &ValidS
     let no_cards = Vec::new();
     // The quote's own date as "today": the window of shipment dates was checked when it
     // was quoted, and the booking's date is checked against the clock.
-    let quoted_date = quoted.shipment_date.as_deref().and_then(shipment::parse_date);
+    let quoted_date = quoted.shipment_date.as_deref().and_then(crate::dates::parse_date);
     let quoting = quoting::Context {
         // the lenient form: it reads what either quote stored
         form: quoting::Form::Single,
@@ -746,7 +746,7 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
         priced.quote_id,
         wire::to_json(&view)?,
         view_shape(),
-        ledger::timestamp(ctx.now),
+        crate::dates::timestamp(ctx.now),
         search.rowid,
         search.body,
         booked.time,
@@ -812,7 +812,7 @@ pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentReque
     };
     if let Some(key) = &req.idempotency_key {
         tx.prepare_cached("INSERT INTO idempotency_keys (customer_id, key, request, response, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?
-            .execute(rusqlite::params![ctx.customer.id, key, canonical, wire::to_json(&response)?, ledger::timestamp(ctx.now)])?;
+            .execute(rusqlite::params![ctx.customer.id, key, canonical, wire::to_json(&response)?, crate::dates::timestamp(ctx.now)])?;
     }
     Ok(response)
 }
@@ -907,7 +907,7 @@ pub(crate) fn customs_declaration(
         total_value: format!("{} {currency_code}", format2(total)),
         total_weight,
         tracking_number: view.tracking_number.clone(),
-        date: shipment::parse_date(&view.shipment_date).unwrap_or_default(),
+        date: crate::dates::parse_date(&view.shipment_date).unwrap_or_default(),
     })
 }
 
@@ -932,7 +932,7 @@ fn label_data(
     customs: Option<&documents::CustomsDeclaration>,
 ) -> Vec<LabelData> {
     let n = u32::try_from(view.tracking_numbers.len()).unwrap_or(u32::MAX);
-    let date = shipment::parse_date(&view.shipment_date).unwrap_or_default();
+    let date = crate::dates::parse_date(&view.shipment_date).unwrap_or_default();
     view.tracking_numbers
         .iter()
         .enumerate()
@@ -1177,7 +1177,7 @@ pub(crate) fn void(
     }
     tx.execute(
         "UPDATE shipments SET voided = 1, voided_at = ?2 WHERE customer_id = ?3 AND book_number = ?1",
-        [book_number, &ledger::timestamp(now), customer_id],
+        [book_number, &crate::dates::timestamp(now), customer_id],
     )?;
     crate::orders::on_void(tx, customer_id, book_number)?;
     let refunded = if s.charged_cents > 0 {

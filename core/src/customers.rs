@@ -184,7 +184,7 @@ pub(crate) fn create(tx: &Connection, new: &NewCustomer, now: DateTime<Utc>) -> 
             f.sales_rep,
             f.utm,
             f.monthly_volume,
-            ledger::timestamp(now),
+            crate::dates::timestamp(now),
         ],
     )?;
     ledger::append(tx, &id, EntryKind::Recharge, f.recharge, "account opened", now)?;
@@ -278,7 +278,7 @@ pub(crate) fn update_payment_method(
     tx.execute(
         "INSERT INTO payment_methods (customer_id, token, billing_address, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (customer_id) DO UPDATE SET token = excluded.token, billing_address = excluded.billing_address, updated_at = excluded.updated_at",
-        rusqlite::params![customer_id, stored, wire::to_json(&billing)?, ledger::timestamp(now)],
+        rusqlite::params![customer_id, stored, wire::to_json(&billing)?, crate::dates::timestamp(now)],
     )?;
     Ok(wire::OkResponse::OK)
 }

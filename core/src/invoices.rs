@@ -47,7 +47,7 @@ pub(crate) fn invoice_data(
         .collect();
     InvoiceData {
         paper: Paper::for_country(&view.sender.country),
-        date: crate::shipment::parse_date(&view.shipment_date).unwrap_or_default(),
+        date: crate::dates::parse_date(&view.shipment_date).unwrap_or_default(),
         book_number: view.book_number.clone(),
         tracking_numbers: view.tracking_numbers.clone(),
         carrier_label: carrier_label.to_string(),

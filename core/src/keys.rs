@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::error::{Error, ErrorCategory, Result};
-use crate::{customers, ledger, store, wire};
+use crate::{customers, store, wire};
 
 /// What every consign API key starts with.
 pub const KEY_PREFIX: &str = "csk_";
@@ -54,7 +54,7 @@ pub struct NewApiKey {
 
 impl std::fmt::Debug for NewApiKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("NewApiKey").field("info", &self.info).field("key", &crate::accounts::MASK).finish()
+        f.debug_struct("NewApiKey").field("info", &self.info).field("key", &crate::secrets::MASK).finish()
     }
 }
 
@@ -107,7 +107,7 @@ pub(crate) fn create(tx: &Connection, customer_id: Option<&str>, name: &str, now
     getrandom::getrandom(&mut secret).map_err(|e| Error::internal(format!("no randomness for an API key: {e}")))?;
     let id = format!("K{:07}", store::next_id(tx, "api_key")?);
     let key = format!("{KEY_PREFIX}{id}_{}", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret));
-    let created_at = ledger::timestamp(now);
+    let created_at = crate::dates::timestamp(now);
     tx.execute(
         "INSERT INTO api_keys (id, digest, customer_id, name, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
         rusqlite::params![id, digest(&key).as_slice(), customer_id, name, created_at],
@@ -145,7 +145,7 @@ pub(crate) fn revoke(tx: &Connection, id: &str, now: DateTime<Utc>) -> Result<Ap
     if let Some(at) = &key.revoked_at {
         return Err(Error::conflict(format!("The API key {id} was already revoked at {at}.")));
     }
-    let at = ledger::timestamp(now);
+    let at = crate::dates::timestamp(now);
     tx.execute("UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1", [id, &at])?;
     key.revoked_at = Some(at);
     Ok(key)
@@ -192,7 +192,7 @@ pub(crate) fn link(tx: &Connection, caller: &Caller, customer_id: &str, now: Dat
     tx.prepare_cached("INSERT OR IGNORE INTO api_key_customers (key_id, customer_id, connected_at) VALUES (?1, ?2, ?3)")?.execute([
         &caller.key_id,
         customer_id,
-        &ledger::timestamp(now),
+        &crate::dates::timestamp(now),
     ])?;
     Ok(())
 }

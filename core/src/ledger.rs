@@ -8,9 +8,10 @@
 //! negative, a debt, shown as such (`"-3.20"`), and bookings wait for a recharge to
 //! cover it (`booking::charge`). Entries that raise the balance are always written.
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension};
 
+use crate::dates::timestamp;
 use crate::error::{Error, ErrorCategory, Result};
 use crate::money::{format2, from_cents};
 use crate::wire;
@@ -102,11 +103,6 @@ fn write(
     )?
     .execute(rusqlite::params![customer_id, id, kind.as_str(), amount_cents, after, reference, timestamp(now)])?;
     Ok(after)
-}
-
-/// RFC 3339 UTC text with seconds, as stored and shown.
-pub(crate) fn timestamp(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 /// The prepay view: balance, settings and entries newest first.

@@ -44,6 +44,7 @@ mod booking;
 mod catalog;
 mod clock;
 mod customers;
+mod dates;
 mod documents;
 mod embedded;
 mod error;
@@ -168,7 +169,6 @@ pub mod fuzzing {
     }
 }
 
-pub use accounts::MASK;
 pub use address::Address;
 pub use booking::MAX_LABEL_PAGES;
 pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Service, ServicePackage, SignatureOption};
@@ -192,8 +192,8 @@ pub use router::{
     MAX_SMALL_BODY,
 };
 pub use search::MAX_RESULTS;
-pub use secrets::Secret;
 pub use secrets::{create_secret_key_file, read_secret_key_file, SECRET_KEY_LEN};
+pub use secrets::{Secret, MASK};
 pub use shipping::{PasswordOutcome, PasswordWork, Shipping, ShippingBuilder, DEFAULT_QUOTED_SHIPMENTS_PER_DAY};
 pub use store::{Synchronous, APPLICATION_ID, SCHEMA_VERSION};
 pub use tracking::EVENT_STATUSES;

@@ -126,7 +126,7 @@ pub(crate) fn create(
         wire::to_json(&shipper)?,
         MANIFEST_TYPE,
         pdf,
-        crate::ledger::timestamp(now)
+        crate::dates::timestamp(now)
     ])?;
     let mut stmt =
         tx.prepare_cached("INSERT INTO manifest_shipments (manifest_id, position, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)")?;

@@ -34,7 +34,7 @@ fn integration(conn: &Connection, customer_id: &str, integration_id: &str) -> Re
 
 /// `YYYY-MM-DD` exactly, or an RFC 3339 time as sent (no spaces around it).
 fn is_date(text: &str) -> bool {
-    shipment::parse_date(text).is_some() || DateTime::parse_from_rfc3339(text).is_ok()
+    crate::dates::parse_date(text).is_some() || DateTime::parse_from_rfc3339(text).is_ok()
 }
 
 fn non_negative(p: &mut Problems, field: &str, value: Option<Decimal>) {
@@ -182,7 +182,7 @@ pub(crate) fn put(
 ) -> Result<wire::OkResponse> {
     integration(tx, customer_id, integration_id)?;
     let order = validate(order_id, req)?;
-    let at = crate::ledger::timestamp(now);
+    let at = crate::dates::timestamp(now);
     tx.prepare_cached(
         "INSERT INTO orders (integration_id, order_id, customer_id, fulfillment_status, document, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)

@@ -127,7 +127,7 @@ pub(crate) fn schedule(
 ) -> Result<wire::PickupIdResponse> {
     let mut p = Problems::new();
     let shipments = listed(tx, catalog, &mut p, customer_id, &req.carrier_code, &req.book_numbers)?;
-    match crate::shipment::parse_date(&req.pickup_date) {
+    match crate::dates::parse_date(&req.pickup_date) {
         None => p.push("pickupDate", format!("expected a date as YYYY-MM-DD, found {:?}", req.pickup_date)),
         Some(d) if d < today => p.push("pickupDate", format!("{d} is in the past; the earliest pickup date is today, {today}")),
         Some(d) if d > crate::shipment::latest_date(today) => p.push(
@@ -198,7 +198,7 @@ pub(crate) fn schedule(
         req.residential.unwrap_or(false),
         req.special_instructions,
         req.package_location,
-        crate::ledger::timestamp(now),
+        crate::dates::timestamp(now),
     ])?;
     let mut stmt =
         tx.prepare_cached("INSERT INTO pickup_shipments (pickup_id, position, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
@@ -260,7 +260,7 @@ pub(crate) fn cancel(
     }
     tx.execute(
         "UPDATE pickups SET cancelled = 1, cancelled_at = ?2 WHERE customer_id = ?3 AND id = ?1",
-        [id, &crate::ledger::timestamp(now), customer_id],
+        [id, &crate::dates::timestamp(now), customer_id],
     )?;
     Ok(wire::Pickup { cancelled: true, ..pickup })
 }

@@ -138,7 +138,7 @@ pub(crate) fn validate(ctx: &Context, mut s: wire::QuoteShipment) -> Result<Vali
         _ => {}
     }
     let deliver_by = s.deliver_by.as_deref().and_then(|text| {
-        let by = shipment::parse_date(text);
+        let by = crate::dates::parse_date(text);
         match (by, date) {
             (None, _) => p.push("deliverBy", format!("expected a date as YYYY-MM-DD, found {text:?}")),
             (Some(by), Some(date)) if by < date => p.push("deliverBy", format!("{by} is before the shipment date {date}")),

@@ -14,7 +14,7 @@ use rust_decimal::Decimal;
 use crate::booking::{self, Books};
 use crate::documents::{self, LabelData, LabelLayout};
 use crate::error::{Error, ErrorCategory, FieldError, Result};
-use crate::{customers, ledger, shipment, wire};
+use crate::{customers, ledger, wire};
 
 /// What a return costs, fixed at booking.
 pub(crate) struct Price {
@@ -123,7 +123,7 @@ pub(crate) fn charge_first_use(tx: &Connection, customer_id: &str, book_number: 
     tx.prepare_cached("UPDATE return_labels SET used_at = ?3 WHERE customer_id = ?1 AND book_number = ?2")?.execute([
         customer_id,
         book_number,
-        &ledger::timestamp(now),
+        &crate::dates::timestamp(now),
     ])?;
     Ok(())
 }
@@ -197,7 +197,7 @@ pub(crate) fn label_data(view: &wire::ShipmentView, ret: &ReturnLabel, carrier_l
         receiver: booking::label_address(&ret.return_to),
         weight: view.pieces.first().map(|p| format!("{} {}", p.weight, view.weight_unit)).unwrap_or_default(),
         reference: view.shipper_reference.clone(),
-        shipment_date: shipment::parse_date(&view.shipment_date).unwrap_or_default(),
+        shipment_date: crate::dates::parse_date(&view.shipment_date).unwrap_or_default(),
         piece: (1, 1),
         zone: ret.zone.clone(),
         customs: None,

@@ -16,6 +16,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
+/// What a masked credential looks like: a fixed run that does not reveal the length.
+pub const MASK: &str = "********";
+
 /// The length of a secret key, and of a key file: 32 bytes.
 pub const SECRET_KEY_LEN: usize = 32;
 
@@ -82,7 +85,7 @@ impl Secret {
 
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}", crate::accounts::MASK)
+        write!(f, "{:?}", MASK)
     }
 }
 
@@ -226,7 +229,9 @@ pub(crate) fn seal_stored(tx: &rusqlite::Connection, sealer: &Sealer) -> Result<
             }
         }
         if changed {
-            accounts.push((customer_id, id, crate::wire::to_json(&fields)?));
+            let fields = serde_json::to_string(&fields)
+                .map_err(|e| Error::internal(format!("the sealed fields of provider account {id} could not be written: {e}")))?;
+            accounts.push((customer_id, id, fields));
         }
     }
     if foreign > 0 {

@@ -7,6 +7,7 @@ use std::str::FromStr;
 use chrono::NaiveDate;
 use rust_decimal::Decimal;
 
+use crate::dates::{parse_date, LAST_DATE};
 use crate::error::{Error, ErrorCategory, FieldError, Problems};
 use crate::limits::{MAX_INVOICE_ITEMS, MAX_LINE_ITEMS, MAX_PIECES};
 use crate::money::MAX_AMOUNT;
@@ -61,26 +62,6 @@ pub(crate) fn shipment_date(p: &mut Problems, field: &str, text: &str, today: Na
 /// February for the 29th), and never past [`LAST_DATE`].
 pub(crate) fn latest_date(today: NaiveDate) -> NaiveDate {
     today.checked_add_months(chrono::Months::new(12)).map_or(LAST_DATE, |d| d.min(LAST_DATE))
-}
-
-/// The last date `YYYY-MM-DD` can write: no answer carries a later one (a computed
-/// arrival past it is no estimate at all).
-pub(crate) const LAST_DATE: NaiveDate = match NaiveDate::from_ymd_opt(9999, 12, 31) {
-    Some(d) => d,
-    None => NaiveDate::MAX,
-};
-
-/// A date written exactly as `YYYY-MM-DD`: four digits, a dash, two, a dash, two; no
-/// sign, no spaces, and a real day. chrono's `%Y-%m-%d` alone would also read a sign,
-/// one-digit months and days, and more digits of year.
-pub(crate) fn parse_date(text: &str) -> Option<NaiveDate> {
-    let b = text.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
-        return None;
-    }
-    let digits = |r: std::ops::Range<usize>| b[r].iter().try_fold(0u32, |n, &c| c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0')));
-    let (y, m, d) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
-    NaiveDate::from_ymd_opt(i32::try_from(y).ok()?, m, d)
 }
 
 /// Parses an enumerated value, recording the allowed spellings on failure.

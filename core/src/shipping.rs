@@ -8,6 +8,7 @@ use std::sync::{Arc, OnceLock, RwLock};
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
 
+use crate::booking;
 use crate::catalog::{Catalog, Profile};
 use crate::clock::{Clock, SystemClock};
 use crate::customers::{self, Customer};
@@ -15,7 +16,6 @@ use crate::error::{Error, Result};
 use crate::rating::{self, CsvKind, ImportSummary, RateBook};
 use crate::secrets::Sealer;
 use crate::store::{self, Settings, Synchronous};
-use crate::{booking, ledger};
 
 mod accounts;
 mod batches;
@@ -250,16 +250,16 @@ impl Shipping {
             let catalog = match stored {
                 Some(doc) => {
                     // Rate data written before transit times existed gets the default ones.
-                    store::seed_arrivals(&tx)?;
+                    seed_arrivals(&tx)?;
                     Catalog::stored(&doc).map_err(|e| Error::internal(format!("the stored catalog does not load: {}", e.message())))?
                 }
                 None => {
                     // No catalog yet: the database is new, and gets the default data too.
-                    store::seed_rate_book(&tx)?;
+                    seed_rate_book(&tx)?;
                     let catalog = Catalog::default_catalog()?;
                     tx.execute(
                         "INSERT INTO catalog (id, document, updated_at) VALUES (1, ?1, ?2)",
-                        [crate::catalog::default_catalog_json(), &ledger::timestamp(clock.now())],
+                        [crate::catalog::default_catalog_json(), &crate::dates::timestamp(clock.now())],
                     )?;
                     catalog
                 }
@@ -352,7 +352,10 @@ impl Shipping {
             if !missing.is_empty() {
                 return Err(Error::invalid("profiles", format!("customers use profiles the catalog lacks: {}", missing.join(", "))));
             }
-            tx.execute("UPDATE catalog SET document = ?1, updated_at = ?2 WHERE id = 1", [json, &ledger::timestamp(self.clock.now())])?;
+            tx.execute(
+                "UPDATE catalog SET document = ?1, updated_at = ?2 WHERE id = 1",
+                [json, &crate::dates::timestamp(self.clock.now())],
+            )?;
             Ok(())
         })?;
         match self.catalog.write() {
@@ -423,6 +426,25 @@ impl Shipping {
 
 /// The sequence counting rate imports: absent means the rates are the embedded default.
 const RATE_REVISION: &str = "rate_revision";
+
+/// Writes the default rate book into a new database, on its first open: default data,
+/// not schema, so that no upgrade depends on today's rating code.
+///
+/// # Errors
+/// `INTERNAL` when the rows cannot be written.
+fn seed_rate_book(tx: &Connection) -> Result<()> {
+    crate::rating::seed_defaults(tx).map_err(|e| Error::internal(format!("could not write the default rate book: {e}")))
+}
+
+/// Writes the default transit times and calendars of the stored rate data's carriers
+/// when it has none (rate data written before they existed): on every open of an
+/// existing database, a no-op once they are there.
+///
+/// # Errors
+/// `INTERNAL` when the rows cannot be read or written.
+fn seed_arrivals(tx: &Connection) -> Result<()> {
+    crate::rating::seed_arrivals_if_missing(tx).map_err(|e| Error::internal(format!("could not write the default transit times: {e}")))
+}
 
 /// The rate book of a database: the embedded default, built once per process and shared,
 /// while nothing was imported; else loaded from its tables.

@@ -409,7 +409,7 @@ impl CalendarEntry {
                 Ok(CalendarEntry::Holidays(rules))
             }
             "holiday" => {
-                let date = (value.trim() == value).then(|| crate::shipment::parse_date(value)).flatten();
+                let date = (value.trim() == value).then(|| crate::dates::parse_date(value)).flatten();
                 date.map(CalendarEntry::Holiday).ok_or(Some("a date YYYY-MM-DD"))
             }
             _ => Err(None),

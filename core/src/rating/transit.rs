@@ -257,7 +257,7 @@ impl Calendar {
                 left -= 1;
             }
         }
-        NaiveDate::from_num_days_from_ce_opt(n + 1).filter(|d| *d <= crate::shipment::LAST_DATE)
+        NaiveDate::from_num_days_from_ce_opt(n + 1).filter(|d| *d <= crate::dates::LAST_DATE)
     }
 }
 

@@ -14,7 +14,7 @@
 //! An upgrade is SQL only, frozen with its file: it never calls into the code of the
 //! day, so that changing search or rating cannot change what an old upgrade does. The
 //! default data of a new database (the catalog, the rate book) is not part of the
-//! schema; it is written on first open ([`seed_rate_book`]).
+//! schema; the facade writes it on first open.
 
 use std::time::Duration;
 
@@ -240,25 +240,6 @@ fn upgrade(tx: &Connection, from: i64, to: i64) -> Result<()> {
         tx.execute_batch(sql).map_err(|e| Error::internal(format!("the upgrade to schema {version} failed: {e}")))?;
     }
     Ok(())
-}
-
-/// Writes the default rate book into a new database, on its first open: default data,
-/// not schema, so that no upgrade depends on today's rating code.
-///
-/// # Errors
-/// `INTERNAL` when the rows cannot be written.
-pub(crate) fn seed_rate_book(tx: &Connection) -> Result<()> {
-    crate::rating::seed_defaults(tx).map_err(|e| Error::internal(format!("could not write the default rate book: {e}")))
-}
-
-/// Writes the default transit times and calendars of the stored rate data's carriers
-/// when it has none (rate data written before they existed): on every open of an
-/// existing database, a no-op once they are there.
-///
-/// # Errors
-/// `INTERNAL` when the rows cannot be read or written.
-pub(crate) fn seed_arrivals(tx: &Connection) -> Result<()> {
-    crate::rating::seed_arrivals_if_missing(tx).map_err(|e| Error::internal(format!("could not write the default transit times: {e}")))
 }
 
 /// A database as consign wrote it at schema `version`: the frozen baseline and the

@@ -158,7 +158,7 @@ pub struct Pickup {
     pub book_numbers: Vec<String>,
     /// Where.
     #[cfg_attr(feature = "typescript", ts(type = "ViewAddress"))]
-    pub address: crate::Address,
+    pub address: super::Address,
     /// Residential pickup address.
     pub residential: bool,
     /// For the driver.

@@ -77,6 +77,39 @@ pub struct WireAddress {
     pub email: Option<CompactString>,
 }
 
+/// A validated address. Absent optional text is the empty string.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Address {
+    /// Person name.
+    pub name: CompactString,
+    /// Company name (may be empty).
+    pub company: CompactString,
+    /// Street line 1.
+    pub address1: CompactString,
+    /// Street line 2 (may be empty).
+    pub address2: CompactString,
+    /// City.
+    pub city: CompactString,
+    /// State or province code (two characters for US and CA).
+    pub state: CompactString,
+    /// ZIP or postal code; `None` only for countries without postal codes.
+    pub zip: Option<CompactString>,
+    /// ISO 3166-1 alpha-2 country code, upper case.
+    pub country: CompactString,
+    /// Phone number as given.
+    pub phone: CompactString,
+    /// E-mail address (may be empty).
+    pub email: CompactString,
+}
+
+impl Address {
+    /// True when the country uses US states and ZIP codes.
+    pub fn is_us(&self) -> bool {
+        self.country == "US"
+    }
+}
+
 /// `{"ok": true}`, the answer of operations that return nothing else.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
