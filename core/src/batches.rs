@@ -17,7 +17,7 @@ use crate::ledger;
 use crate::limits::MAX_BATCH_QUOTES;
 use crate::money::{format2, from_cents};
 use crate::quoting;
-use crate::{store, wire};
+use crate::{labels, shipments, store, wire};
 
 /// Create batch.
 pub(crate) fn create(
@@ -212,7 +212,7 @@ fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest, 
     })
 }
 
-/// Refuses a batch whose `labelsPdf` could take more than [`booking::MAX_LABEL_PAGES`]
+/// Refuses a batch whose `labelsPdf` could take more than [`labels::MAX_LABEL_PAGES`]
 /// pages, before anything is booked or rendered: a page per piece of each quote's
 /// shipment (of the shipment, for a quote booked already and not voided), two where a
 /// customs declaration is printed. A quote that cannot be read counts nothing: the
@@ -223,17 +223,17 @@ fn check_label_pages(conn: &Connection, customer_id: &str, batch_id: &str, quote
     for (quote_id, booked) in quotes {
         let count = match booked {
             Some(book_number) => {
-                let s = booking::find(conn, customer_id, book_number)?;
+                let s = shipments::find(conn, customer_id, book_number)?;
                 if s.voided {
                     0
                 } else {
-                    booking::view_label_pages(&s.view)
+                    labels::view_label_pages(&s.view)
                 }
             }
             None => quoting::find(conn, customer_id, *quote_id)?
                 .and_then(|stored| {
                     let s = stored.shipment().ok()?;
-                    Some(booking::label_pages(
+                    Some(labels::label_pages(
                         &stored.quote.carrier_code,
                         &country(&s.sender.country),
                         &country(&s.receiver.country),
@@ -244,8 +244,8 @@ fn check_label_pages(conn: &Connection, customer_id: &str, batch_id: &str, quote
         };
         pages = pages.saturating_add(count);
     }
-    if pages > booking::MAX_LABEL_PAGES {
-        return Err(booking::too_many_pages("batchId", format!("batch {batch_id}'s labels would take {pages} pages")));
+    if pages > labels::MAX_LABEL_PAGES {
+        return Err(labels::too_many_pages("batchId", format!("batch {batch_id}'s labels would take {pages} pages")));
     }
     Ok(())
 }
@@ -323,6 +323,6 @@ pub(crate) fn book(tx: &Connection, ctx: &booking::Context, req: &wire::BatchBoo
     }
     let balance = ledger::balance_cents(tx, customer_id)?;
     let booked: Vec<&str> = results.iter().filter_map(|r| r.book_number.as_deref()).collect();
-    let labels_pdf = booking::labels_pdf(tx, &booking::Books { catalog: ctx.catalog, rates: ctx.rates }, customer_id, &booked)?;
+    let labels_pdf = labels::labels_pdf(tx, &labels::Books { catalog: ctx.catalog, rates: ctx.rates }, customer_id, &booked)?;
     Ok(wire::BatchBookResponse { batch_id: req.batch_id.clone(), results, prepay_balance: format2(from_cents(balance)), labels_pdf })
 }

@@ -5,7 +5,7 @@
 
 use crate::error::{Error, Result};
 use crate::shipping::Shipping;
-use crate::{booking, search, wire};
+use crate::{search, shipments, wire};
 
 /// The packed form in which the service stores a shipment's quotes.
 pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
@@ -61,7 +61,7 @@ pub fn insert_shipment_copies(
         for table in ["shipment_search", "shipment_grams"] {
             tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 67108864)"), [])?;
         }
-        let base = booking::find(tx, customer_id, template)?;
+        let base = shipments::find(tx, customer_id, template)?;
         type Row = (String, String, String, String, String, String, String, String, String, String, i64, String);
         let row: Row = tx.query_row(
             "SELECT carrier_code, service_code, package_type_code, family, shipment_date, shipment_date, zone, currency,
@@ -118,7 +118,7 @@ pub fn insert_shipment_copies(
                 row.10,
                 row.9,
                 wire::to_json(&view)?,
-                booking::view_shape(),
+                shipments::view_shape(),
                 row.11,
             ])?;
             piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8, customer_id])?;

@@ -3,31 +3,29 @@
 //! numbers, render its labels, record `Info Received`, and keep the idempotency record:
 //! all in the caller's one transaction, so that a booking happens whole or not at all.
 
-use std::sync::OnceLock;
-
 use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension};
 use rust_decimal::Decimal;
 
 use crate::address::{self, Address, AddressUse};
 use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service};
-use crate::customers::{self, Customer};
-use crate::documents::{self, LabelAddress, LabelData, LabelFormat, LabelLayout};
+use crate::customers::Customer;
+use crate::documents::LabelFormat;
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::labels::{customs_declaration, label_data, render};
 use crate::ledger::{self, EntryKind};
 use crate::money::{format2, from_cents, round_cents, to_cents};
+use crate::prepay::{charge, refuse_in_debt};
 use crate::quoting::{self, ValidShipment};
 use crate::rating::{self, Currency, PieceInput, RateBook, WeightUnit};
-use crate::refdata::US_POSTAL_TERRITORIES;
 use crate::shipment::{self, ValidPiece, TERMS_OF_TRADE};
+use crate::shipments::{find, is_domestic, view_shape};
 use crate::tracking_number;
 use crate::{store, wire};
 
 /// Postal endorsements carrier E accepts.
 const POSTAL_ENDORSEMENTS: [&str; 4] =
     ["ADDRESS_SERVICE_REQUESTED", "RETURN_SERVICE_REQUESTED", "CHANGE_SERVICE_REQUESTED", "FORWARDING_SERVICE_REQUESTED"];
-/// Most recharges one booking may trigger (guards a tiny recharge amount).
-const MAX_RECHARGES: i64 = 100;
 
 /// What booking reads besides the request.
 pub(crate) struct Context<'a> {
@@ -52,13 +50,6 @@ struct Valid<'a> {
     /// Where a scan-based return label goes back to (`returnTo`, else the sender); `None`
     /// when the booking asked for none.
     return_to: Option<Address>,
-}
-
-/// True if the shipment stays in one country (for the postal carrier, the US and its
-/// territories count as one).
-fn is_domestic(carrier: &str, sender: &str, receiver: &str) -> bool {
-    let us = |c: &str| c == "US" || US_POSTAL_TERRITORIES.contains(&c);
-    sender == receiver || (carrier == "postal" && us(sender) && us(receiver))
 }
 
 fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRequest) -> Result<Valid<'a>> {
@@ -542,122 +533,6 @@ fn arrival(ctx: &Context, v: &Valid, zone: &str) -> Option<NaiveDate> {
     ctx.rates.arrival(card, zone, v.shipment.date, v.shipment.saturday).map(|a| a.date)
 }
 
-/// Charges `cost_cents` (USD) to the customer's prepay balance, recharging first when
-/// asked to and needed (DECISIONS 7, [`recharge`]). Returns the balance after.
-///
-/// # Errors
-/// `INSUFFICIENT_FUNDS` when the balance, recharged if it may be, does not cover the
-/// cost (a debt included); nothing is written then.
-pub(crate) fn charge(
-    tx: &Connection,
-    customer: &Customer,
-    cost_cents: i64,
-    approve_recharge: bool,
-    reference: &str,
-    now: DateTime<Utc>,
-) -> Result<i64> {
-    recharge(tx, customer, cost_cents, approve_recharge, reference, now)?;
-    ledger::append(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
-}
-
-/// Lets a booking that charges nothing (billed to the receiver or a third party) go on
-/// only when the balance is not below zero, or its approved automatic recharge pays the
-/// debt (up to the minimum balance, [`recharge`]). Returns the balance after.
-///
-/// # Errors
-/// `INSUFFICIENT_FUNDS` in debt without a recharge that pays it; nothing is written then.
-fn refuse_in_debt(tx: &Connection, customer: &Customer, approve_recharge: bool, reference: &str, now: DateTime<Utc>) -> Result<i64> {
-    let balance = ledger::balance_cents(tx, &customer.id)?;
-    if balance >= 0 {
-        return Ok(balance);
-    }
-    recharge(tx, customer, 0, approve_recharge, reference, now)
-}
-
-/// Charges `cost_cents` (USD) for what a carrier has carried (a return label's first
-/// scan): recharged first as an approved booking would be, and taken whole when the
-/// balance cannot be recharged enough (no payment method, a recharge amount of zero, or
-/// more than [`MAX_RECHARGES`]), leaving a debt. Returns the balance after.
-pub(crate) fn charge_carried(tx: &Connection, customer: &Customer, cost_cents: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
-    if let Err(e) = recharge(tx, customer, cost_cents, true, reference, now) {
-        if e.category() != ErrorCategory::InsufficientFunds {
-            return Err(e);
-        }
-    }
-    ledger::append_owed(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
-}
-
-/// Recharges the prepay balance before a charge of `cost_cents`, when `approve_recharge`
-/// and the balance falls short: `rechargeAmount` as many times as needed for
-/// `balance - cost >= minimumBalance`, at most [`MAX_RECHARGES`], from the payment method
-/// on file. A negative balance (a debt) is part of the shortfall, so the recharge pays it
-/// first. Returns the balance after.
-///
-/// # Errors
-/// `INSUFFICIENT_FUNDS`, with nothing written, when the balance does not cover the cost
-/// (or, in debt, is below zero) and cannot be recharged enough: not approved, no payment
-/// method, a recharge amount of zero, or more than [`MAX_RECHARGES`] recharges.
-fn recharge(
-    tx: &Connection,
-    customer: &Customer,
-    cost_cents: i64,
-    approve_recharge: bool,
-    reference: &str,
-    now: DateTime<Utc>,
-) -> Result<i64> {
-    let balance = ledger::balance_cents(tx, &customer.id)?;
-    let shortfall = customer.minimum_balance_cents + cost_cents - balance;
-    if shortfall <= 0 {
-        return Ok(balance);
-    }
-    let amount = customer.recharge_amount_cents;
-    let why = if !approve_recharge {
-        "no recharge was approved (approvePrepayRecharge)"
-    } else if amount == 0 {
-        "the recharge amount is zero"
-    } else if !customers::has_payment_method(tx, &customer.id)? {
-        "no payment method is on file"
-    } else {
-        let times = (shortfall + amount - 1) / amount;
-        if times > MAX_RECHARGES {
-            return Err(Error::new(
-                ErrorCategory::InsufficientFunds,
-                format!(
-                    "Covering {} USD would take {times} recharges of {} USD; raise the recharge amount.",
-                    format2(from_cents(cost_cents - balance.min(0))),
-                    format2(from_cents(amount))
-                ),
-            ));
-        }
-        let mut after = balance;
-        for _ in 0..times {
-            after = ledger::append(tx, &customer.id, EntryKind::Recharge, amount, &format!("automatic recharge for {reference}"), now)?;
-        }
-        return Ok(after);
-    };
-    if balance < 0 {
-        return Err(Error::new(
-            ErrorCategory::InsufficientFunds,
-            format!(
-                "The prepay balance is {} USD, a debt of {} USD for what a carrier carried: bookings are refused until a recharge covers it, and {why}.",
-                format2(from_cents(balance)),
-                format2(from_cents(-balance))
-            ),
-        ));
-    }
-    if cost_cents > balance {
-        return Err(Error::new(
-            ErrorCategory::InsufficientFunds,
-            format!(
-                "The prepay balance of {} USD does not cover {} USD and it cannot be recharged: {why}.",
-                format2(from_cents(balance)),
-                format2(from_cents(cost_cents))
-            ),
-        ));
-    }
-    Ok(balance)
-}
-
 /// Book shipment (4.5) in `tx`.
 pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentRequest) -> Result<wire::BookShipmentResponse> {
     // The request as JSON identifies a repeat of an idempotent booking; only those need it.
@@ -837,129 +712,6 @@ fn split_cost(total: Decimal, pieces: &[ValidPiece]) -> Vec<Decimal> {
     shares.into_iter().map(from_cents).collect()
 }
 
-pub(crate) fn label_address(a: &wire::ViewAddress) -> LabelAddress {
-    LabelAddress {
-        name: a.name.clone(),
-        company: a.company.clone(),
-        address1: a.address1.clone(),
-        address2: a.address2.clone(),
-        city: a.city.clone(),
-        state: a.state.clone(),
-        zip: a.zip.clone().unwrap_or_default(),
-        country: a.country.clone(),
-        phone: a.phone.clone(),
-    }
-}
-
-/// The postal customs declaration printed after each label of a carrier B shipment
-/// abroad, or `None` for any other shipment. The contents are the commercial invoice's
-/// items when the booking carried one, else its content description valued at the
-/// pieces' declared values; the short form up to 400 USD of contents (converted with
-/// `rates`), the long form above.
-pub(crate) fn customs_declaration(
-    view: &wire::ShipmentView,
-    invoice: Option<&documents::InvoiceData>,
-    rates: &RateBook,
-) -> Option<documents::CustomsDeclaration> {
-    if !needs_customs(view) {
-        return None;
-    }
-    let currency_code = customs_currency(view);
-    let weight: Decimal = view.pieces.iter().filter_map(|p| p.weight.parse::<Decimal>().ok()).sum();
-    let total_weight = format!("{} {}", weight.normalize(), view.weight_unit);
-    let (items, total) = match invoice {
-        Some(inv) => (
-            inv.lines
-                .iter()
-                .map(|l| documents::CustomsItem {
-                    description: l.description.clone(),
-                    quantity: l.quantity.clone(),
-                    value: format!("{} {}", l.line_value, inv.currency),
-                    weight: l.weight.clone(),
-                    hts_number: l.hts_number.clone(),
-                    origin: l.country_of_origin.clone(),
-                })
-                .collect(),
-            inv.total_value.parse::<Decimal>().unwrap_or_default(),
-        ),
-        None => {
-            let declared: Decimal = view.pieces.iter().filter_map(|p| p.declared_value).sum();
-            let description = if view.content_description.trim().is_empty() { "Merchandise" } else { view.content_description.trim() };
-            let item = documents::CustomsItem {
-                description: description.to_string(),
-                quantity: view.pieces.len().to_string(),
-                value: format!("{} {currency_code}", format2(declared)),
-                weight: total_weight.clone(),
-                hts_number: String::new(),
-                origin: String::new(),
-            };
-            (vec![item], declared)
-        }
-    };
-    let usd = currency_code.parse::<Currency>().map_or(total, |c| rates.convert(total, c, Currency::Usd));
-    let form =
-        if usd <= Decimal::from(documents::SHORT_FORM_LIMIT_USD) { documents::CustomsForm::Short } else { documents::CustomsForm::Long };
-    Some(documents::CustomsDeclaration {
-        form,
-        sender: label_address(&view.sender),
-        receiver: label_address(&view.receiver),
-        items,
-        total_value: format!("{} {currency_code}", format2(total)),
-        total_weight,
-        tracking_number: view.tracking_number.clone(),
-        date: crate::dates::parse_date(&view.shipment_date).unwrap_or_default(),
-    })
-}
-
-/// The currency its customs documents value a shipment's contents in: `customsCurrency`,
-/// else the shipment's own.
-pub(crate) fn customs_currency(view: &wire::ShipmentView) -> String {
-    view.customs_currency.clone().filter(|c| !c.trim().is_empty()).unwrap_or_else(|| view.currency.clone())
-}
-
-/// Whether the shipment prints a postal customs declaration: carrier B, abroad.
-fn needs_customs(view: &wire::ShipmentView) -> bool {
-    view.carrier_code == "postal" && !is_domestic("postal", &view.sender.country, &view.receiver.country)
-}
-
-/// The label data of each piece of a booked shipment, each with the shipment's customs
-/// declaration (for the piece's tracking number) when it has one.
-fn label_data(
-    view: &wire::ShipmentView,
-    carrier_label: &str,
-    service_label: &str,
-    zone: &str,
-    customs: Option<&documents::CustomsDeclaration>,
-) -> Vec<LabelData> {
-    let n = u32::try_from(view.tracking_numbers.len()).unwrap_or(u32::MAX);
-    let date = crate::dates::parse_date(&view.shipment_date).unwrap_or_default();
-    view.tracking_numbers
-        .iter()
-        .enumerate()
-        .map(|(i, tn)| LabelData {
-            carrier_label: carrier_label.to_string(),
-            service_label: service_label.to_string(),
-            tracking_number: tn.clone(),
-            book_number: view.book_number.clone(),
-            sender: label_address(&view.sender),
-            receiver: label_address(&view.receiver),
-            weight: view.pieces.get(i).map(|p| format!("{} {}", p.weight, view.weight_unit)).unwrap_or_default(),
-            reference: view.shipper_reference.clone(),
-            shipment_date: date,
-            piece: (u32::try_from(i).unwrap_or(u32::MAX).saturating_add(1), n),
-            zone: zone.to_string(),
-            customs: customs.map(|c| documents::CustomsDeclaration { tracking_number: tn.clone(), ..c.clone() }),
-        })
-        .collect()
-}
-
-pub(crate) fn render(format: LabelFormat, labels: &[LabelData]) -> Result<Vec<Vec<u8>>> {
-    labels
-        .iter()
-        .map(|l| documents::render_label(format, l).map_err(|e| Error::internal(format!("could not render a label: {e}")).with_source(e)))
-        .collect()
-}
-
 /// A weight in the unit search shows: lb for lb and oz, kg for kg and g.
 fn view_weight(w: Decimal, unit: WeightUnit) -> (Decimal, WeightUnit) {
     match unit {
@@ -1047,93 +799,6 @@ fn round_weight(w: Decimal) -> Decimal {
     w.round_dp(4)
 }
 
-/// The customer's shipment `book_number` as stored, or `NOT_FOUND`.
-pub(crate) fn find(conn: &Connection, customer_id: &str, book_number: &str) -> Result<StoredShipment> {
-    conn.prepare_cached(
-        "SELECT book_number, carrier_code, service_code, package_type_code, family, tracking_number, zone, currency, total_amount,
-                charged_cents, label_format, voided, view
-         FROM shipments WHERE book_number = ?1 AND customer_id = ?2",
-    )?
-    .query_row([book_number, customer_id], StoredShipment::from_row)
-    .optional()?
-    .ok_or_else(|| Error::not_found("shipment", book_number))
-}
-
-/// A shipment row.
-#[derive(Debug, Clone)]
-pub(crate) struct StoredShipment {
-    pub carrier_code: String,
-    pub service_code: String,
-    pub zone: String,
-    /// The label format chosen at booking (`PDF`, `ZPL`, `EPL2`).
-    pub label_format: String,
-    pub charged_cents: i64,
-    pub voided: bool,
-    pub view: wire::ShipmentView,
-}
-
-/// A view with every field present, nested ones included (no null, no empty list), for
-/// [`view_shape`]. A field added to the view's types must be added here with a value;
-/// a test checks that nothing is missing.
-const SAMPLE_VIEW: &str = r#"{"bookNumber": "1000000001", "trackingNumber": "T1", "trackingNumbers": ["T1"], "voided": false,
-    "carrierCode": "c", "serviceCode": "s", "packageTypeCode": "p", "shipmentDate": "2026-11-25", "shipperReference": "r",
-    "shipmentReference": "r", "shipperReference2": "r", "contentDescription": "d",
-    "sender": {"name": "n", "company": "c", "address1": "a", "address2": "a", "city": "c", "state": "s", "zip": "z",
-        "country": "US", "phone": "p", "email": "e"},
-    "receiver": {"name": "n", "company": "c", "address1": "a", "address2": "a", "city": "c", "state": "s", "zip": "z",
-        "country": "US", "phone": "p", "email": "e"},
-    "residential": false, "signatureOptionCode": "direct", "weightUnit": "lb", "dimUnit": "in", "currency": "USD",
-    "customsCurrency": "USD",
-    "pieces": [{"weight": "1", "length": "1", "width": "1", "height": "1", "insuranceAmount": 1.5, "declaredValue": 1.5}],
-    "fulfillment": {"orderId": "o", "integrationId": "i", "items": [{"productId": "p", "sku": "s", "lineId": "l", "quantity": 1}]},
-    "totalShippingCost": 1.25, "orderId": "o", "orderNumber": "n", "commercialInvoice": {"sendElectronically": true},
-    "returnTrackingNumber": "R1", "estimatedDeliveryDate": "2026-11-30"}"#;
-
-/// The shape of the views this build stores: a hash (FNV-1a) of [`SAMPLE_VIEW`] as this
-/// build writes it, so that any change to the view's fields, their order or how one is
-/// written changes it. Stored with each view (`shipments.view_shape`): a view of today's
-/// shape is what this build would write for it, and search sends it as stored.
-pub(crate) fn view_shape() -> i64 {
-    static SHAPE: OnceLock<i64> = OnceLock::new();
-    *SHAPE.get_or_init(|| {
-        let written = serde_json::from_str::<wire::ShipmentView>(SAMPLE_VIEW).and_then(|v| serde_json::to_string(&v));
-        // A sample that does not parse matches no stored view: every view then goes the
-        // typed way (and the sample's test fails).
-        let bytes = written.unwrap_or_default().into_bytes();
-        let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-        i64::from_ne_bytes(hash.to_ne_bytes())
-    })
-}
-
-/// A shipment's stored view. Views stored before the view had `orderId` get it from
-/// their fulfilment, as a booking now stores it.
-pub(crate) fn parse_view(text: &str) -> serde_json::Result<wire::ShipmentView> {
-    let mut view: wire::ShipmentView = serde_json::from_str(text)?;
-    if view.order_id.is_none() {
-        view.order_id = view.fulfillment.as_ref().map(|f| f.order_id.clone());
-    }
-    Ok(view)
-}
-
-impl StoredShipment {
-    fn from_row(r: &rusqlite::Row) -> rusqlite::Result<StoredShipment> {
-        let view: String = r.get("view")?;
-        let voided: bool = r.get("voided")?;
-        let mut view =
-            parse_view(&view).map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?;
-        view.voided = voided;
-        Ok(StoredShipment {
-            carrier_code: r.get("carrier_code")?,
-            service_code: r.get("service_code")?,
-            zone: r.get("zone")?,
-            label_format: r.get("label_format")?,
-            charged_cents: r.get("charged_cents")?,
-            voided,
-            view,
-        })
-    }
-}
-
 /// Void shipment: marks it voided and refunds its prepay charge (once), and its return
 /// label's if an `Info Received` scan of it charged it.
 pub(crate) fn void(
@@ -1192,288 +857,6 @@ pub(crate) fn void(
     Ok(wire::VoidResponse { book_number: book_number.to_string(), voided: true, prepay_balance: format2(from_cents(balance)) })
 }
 
-/// Most 4x6 label pages one answer holds: a page per piece, and a page after a piece's
-/// label for its customs declaration where one is printed (on office sheets, two per
-/// sheet). The merged labels route and a batch book's `labelsPdf` are refused past it
-/// before anything is rendered. 1,000 holds a full pickup or batch (500 shipments) of
-/// one-piece shipments abroad with their declarations, and keeps one answer near 2.3 MB
-/// of PDF (990 pages measured: 2.3 MB, 3.0 MB in base64).
-pub const MAX_LABEL_PAGES: usize = 1000;
-
-/// The 4x6 pages the labels of a shipment of `pieces` pieces by `carrier` from `sender`
-/// to `receiver` (country codes) take: a page per piece, two where a customs
-/// declaration is printed.
-pub(crate) fn label_pages(carrier: &str, sender: &str, receiver: &str, pieces: usize) -> usize {
-    let customs = carrier == "postal" && !is_domestic(carrier, sender, receiver);
-    pieces.saturating_mul(if customs { 2 } else { 1 })
-}
-
-/// The pages of a booked shipment's labels, as [`label_pages`] counts them.
-pub(crate) fn view_label_pages(view: &wire::ShipmentView) -> usize {
-    label_pages(&view.carrier_code, &view.sender.country, &view.receiver.country, view.tracking_numbers.len())
-}
-
-/// Labels as bytes: the format and one document per entry (a PDF, or ZPL or EPL2 text).
-pub(crate) struct LabelImages {
-    pub format: LabelFormat,
-    pub images: Vec<Vec<u8>>,
-}
-
-impl LabelImages {
-    /// The answer of the label routes: each document in base64.
-    pub(crate) fn into_response(self) -> wire::LabelResponse {
-        wire::LabelResponse {
-            label_image_format: self.format.code().to_string(),
-            base64_images: self.images.iter().map(|b| base64(b)).collect(),
-        }
-    }
-}
-
-/// Retrieve label: the stored labels in the booked format, or rendered now in another
-/// format the carrier prints; on office sheets (`layout`), one PDF. `format_code` is
-/// matched in any case (`pdf`); `None` is the format chosen at booking. With
-/// `one_document`, PDF labels of several pieces come as one PDF of a page per label
-/// (the answer the HTTP adapter sends as `application/pdf`); without it, one PDF per
-/// piece (`base64Images`).
-pub(crate) fn label(
-    conn: &Connection,
-    books: &Books,
-    customer_id: &str,
-    book_number: &str,
-    format_code: Option<&str>,
-    layout: LabelLayout,
-    one_document: bool,
-) -> Result<LabelImages> {
-    let s = find(conn, customer_id, book_number)?;
-    if s.voided {
-        return Err(Error::conflict(format!("Shipment {book_number} is voided; its label must not be printed.")));
-    }
-    let format_code = format_code.unwrap_or(&s.label_format);
-    let format = requested_format(format_code, layout)?;
-    let merged = one_document && format == LabelFormat::Pdf && s.view.tracking_numbers.len() > 1;
-    if merged {
-        carrier_prints(books, &s, format)?;
-    }
-    if layout != LabelLayout::Label || merged {
-        let pdf = documents::render_labels_pdf_on(&labels_of_shipment(conn, books, customer_id, &s)?, layout)
-            .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?;
-        return Ok(LabelImages { format, images: vec![pdf] });
-    }
-    let stored: Vec<Vec<u8>> = {
-        let mut stmt = conn
-            .prepare_cached("SELECT data FROM labels WHERE customer_id = ?3 AND book_number = ?1 AND format = ?2 ORDER BY piece_index")?;
-        let rows =
-            stmt.query_map([book_number, format.code(), customer_id], |r| r.get::<_, Vec<u8>>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
-        rows
-    };
-    let images = if !stored.is_empty() {
-        stored
-    } else {
-        carrier_prints(books, &s, format)?;
-        render(format, &labels_of_shipment(conn, books, customer_id, &s)?)?
-    };
-    Ok(LabelImages { format, images })
-}
-
-/// The carrier of the shipment `s`; refuses `format` when that carrier does not print it
-/// (`INVALID_REQUEST` on `labelImageFormat`).
-pub(crate) fn carrier_prints<'b>(books: &'b Books, s: &StoredShipment, format: LabelFormat) -> Result<&'b crate::catalog::Carrier> {
-    let carrier =
-        books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
-    if !carrier.label_formats.iter().any(|f| f == format.code()) {
-        return Err(Error::invalid(
-            "labelImageFormat",
-            format!("{} labels are not available for carrier {}", format.code(), s.carrier_code),
-        ));
-    }
-    Ok(carrier)
-}
-
-/// Retrieve the labels of several shipments: every label (one per piece) of each of
-/// `book_numbers`, in that order; in PDF one document of a page per label, in ZPL or
-/// EPL2 one entry per label. `format_code` is matched in any case.
-///
-/// # Errors
-/// `LIMIT_EXCEEDED` past 500 book numbers (before any is looked up), or on `bookNumbers`
-/// past [`MAX_LABEL_PAGES`] pages (before any is rendered); `INVALID_REQUEST` for none,
-/// a book number given twice (the later one), an unknown format, or a shipment whose
-/// carrier does not print it; `NOT_FOUND` for a book number that is unknown or another
-/// customer's; `CONFLICT` for a voided shipment. Each names `bookNumbers[i]`.
-pub(crate) fn labels_of(
-    conn: &Connection,
-    books: &Books,
-    customer_id: &str,
-    book_numbers: &[String],
-    format_code: &str,
-    layout: LabelLayout,
-) -> Result<LabelImages> {
-    crate::wire::bounded::check("bookNumbers", book_numbers.len(), crate::limits::MAX_SHIPMENTS)?;
-    let format = requested_format(format_code, layout)?;
-    if book_numbers.is_empty() {
-        return Err(Error::invalid("bookNumbers", "expected at least one book number"));
-    }
-    let mut first_at = std::collections::HashMap::with_capacity(book_numbers.len());
-    for (i, book_number) in book_numbers.iter().enumerate() {
-        if let Some(first) = first_at.get(book_number.as_str()) {
-            return Err(Error::invalid(
-                format!("bookNumbers[{i}]"),
-                format!("shipment {book_number} is already bookNumbers[{first}]; each shipment's labels are printed once"),
-            ));
-        }
-        first_at.insert(book_number.as_str(), i);
-    }
-    let mut shipments = Vec::with_capacity(book_numbers.len());
-    let mut pages = 0usize;
-    for (i, book_number) in book_numbers.iter().enumerate() {
-        let at = format!("bookNumbers[{i}]");
-        let field = |category, message: String| Error::fields(category, vec![FieldError { field: at.clone(), message }]);
-        let s = find(conn, customer_id, book_number).map_err(|e| {
-            if e.category() == ErrorCategory::NotFound {
-                field(ErrorCategory::NotFound, format!("no shipment {book_number:?} was found"))
-            } else {
-                e
-            }
-        })?;
-        if s.voided {
-            return Err(field(ErrorCategory::Conflict, format!("shipment {book_number} is voided; its label must not be printed")));
-        }
-        let carrier = books
-            .catalog
-            .carrier(&s.carrier_code)
-            .ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
-        if !carrier.label_formats.iter().any(|f| f == format.code()) {
-            let message = format!("{} labels are not available for carrier {}", format.code(), s.carrier_code);
-            return Err(field(ErrorCategory::InvalidRequest, message));
-        }
-        pages = pages.saturating_add(view_label_pages(&s.view));
-        if pages > MAX_LABEL_PAGES {
-            return Err(too_many_pages("bookNumbers", format!("the labels up to {at} take {pages} pages")));
-        }
-        shipments.push(s);
-    }
-    let mut labels = Vec::with_capacity(pages);
-    for s in &shipments {
-        labels.extend(labels_of_shipment(conn, books, customer_id, s)?);
-    }
-    let images = match format {
-        LabelFormat::Pdf => vec![documents::render_labels_pdf_on(&labels, layout)
-            .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?],
-        _ => render(format, &labels)?,
-    };
-    Ok(LabelImages { format, images })
-}
-
-/// `LIMIT_EXCEEDED` on `field`: labels of more than [`MAX_LABEL_PAGES`] pages, as `found` says.
-pub(crate) fn too_many_pages(field: &str, found: String) -> Error {
-    Error::fields(
-        ErrorCategory::LimitExceeded,
-        vec![FieldError {
-            field: field.to_string(),
-            message: format!("{found}, more than the {MAX_LABEL_PAGES} of one answer; ask for fewer shipments at once"),
-        }],
-    )
-}
-
-/// The label format a label route names (`format_code`, in any case) for `layout`.
-///
-/// # Errors
-/// `INVALID_REQUEST` on `labelImageFormat` for an unknown format, or on `layout` for
-/// sheets in ZPL or EPL2.
-pub(crate) fn requested_format(format_code: &str, layout: LabelLayout) -> Result<LabelFormat> {
-    let format = LabelFormat::from_code(&format_code.to_ascii_uppercase())
-        .ok_or_else(|| Error::invalid("labelImageFormat", format!("expected one of PDF, EPL2, ZPL, found {format_code:?}")))?;
-    sheets_are_pdf(format, layout)?;
-    Ok(format)
-}
-
-/// Office sheets (`layout` letter or a4) are printed from PDF: ZPL and EPL2 go to label
-/// printers, which print 4x6 labels.
-fn sheets_are_pdf(format: LabelFormat, layout: LabelLayout) -> Result<()> {
-    if layout != LabelLayout::Label && format != LabelFormat::Pdf {
-        return Err(Error::invalid("layout", format!("sheets of labels are PDF; {} labels are 4x6 for label printers", format.code())));
-    }
-    Ok(())
-}
-
-/// The label data of each piece of the customer's stored shipment `s`, with its
-/// carrier's and service's names and its customs declaration.
-fn labels_of_shipment(conn: &Connection, books: &Books, customer_id: &str, s: &StoredShipment) -> Result<Vec<LabelData>> {
-    let carrier =
-        books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
-    let service_label = books.catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
-    // Only a customs declaration reads the invoice: most labels need no query more.
-    let customs = if needs_customs(&s.view) {
-        let invoice = crate::invoices::stored_data(conn, customer_id, &s.view.book_number)?;
-        customs_declaration(&s.view, invoice.as_ref(), books.rates)
-    } else {
-        None
-    };
-    Ok(label_data(&s.view, &carrier.label, &service_label, &s.zone, customs.as_ref()))
-}
-
-/// The catalog and the rate book labels are drawn with.
-pub(crate) struct Books<'a> {
-    pub catalog: &'a Catalog,
-    pub rates: &'a RateBook,
-}
-
-/// One PDF with a page per label, in order.
-fn merged_pdf(labels: &[LabelData]) -> Result<Vec<u8>> {
-    documents::render_labels_pdf(labels).map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))
-}
-
-/// Batch book's `labelsPdf`: one PDF of every label of the shipments `book_numbers` of
-/// the customer (voided ones left out), in that order; `None` when there are none.
-pub(crate) fn labels_pdf(conn: &Connection, books: &Books, customer_id: &str, book_numbers: &[&str]) -> Result<Option<String>> {
-    let mut labels = Vec::new();
-    for book_number in book_numbers {
-        let s = find(conn, customer_id, book_number)?;
-        if !s.voided {
-            labels.extend(labels_of_shipment(conn, books, customer_id, &s)?);
-        }
-    }
-    if labels.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(base64(&merged_pdf(&labels)?)))
-}
-
-/// The lower bound of list shipments (`minBookNumber`) as stored book numbers compare:
-/// the number it is (leading zeros allowed; empty is from the first), written as book
-/// numbers are, in ten digits. `None` when it is above every ten-digit number.
-///
-/// # Errors
-/// `INVALID_REQUEST` on `minBookNumber` for anything but digits.
-pub(crate) fn list_bound(text: &str) -> Result<Option<String>> {
-    if !text.bytes().all(|b| b.is_ascii_digit()) {
-        let shown: String = text.chars().take(40).collect();
-        return Err(Error::invalid("minBookNumber", format!("expected a book number, digits only, found {shown:?}")));
-    }
-    let digits = text.trim_start_matches('0');
-    Ok((digits.len() <= 10).then(|| format!("{digits:0>10}")))
-}
-
-/// List shipments: the customer's shipments by book number from `min`, at most `limit`.
-pub(crate) fn list(conn: &Connection, customer_id: &str, min: &str, limit: i64) -> Result<wire::ShipmentsResponse> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT book_number, carrier_code, service_code, package_type_code, family, tracking_number, zone, currency, total_amount,
-                charged_cents, label_format, voided, view
-         FROM shipments WHERE customer_id = ?1 AND book_number >= ?2 ORDER BY book_number LIMIT ?3",
-    )?;
-    let shipments = stmt
-        .query_map(rusqlite::params![customer_id, min, limit], StoredShipment::from_row)?
-        .map(|r| r.map(|s| s.view))
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(wire::ShipmentsResponse { shipments })
-}
-
-/// Standard base64 (RFC 4648, with padding), as the interface sends label and
-/// manifest bytes in JSON.
-pub(crate) fn base64(bytes: &[u8]) -> String {
-    use ::base64::Engine as _;
-    ::base64::engine::general_purpose::STANDARD.encode(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1481,27 +864,6 @@ mod tests {
 
     fn pieces(weights: &[Decimal]) -> Vec<ValidPiece> {
         weights.iter().map(|&weight| ValidPiece { weight, dims: None, insurance: None, declared_value: None }).collect()
-    }
-
-    /// The sample holds every field of the view's types, nested ones included, so that a
-    /// field added anywhere changes the shape. (An added field the sample lacks shows as
-    /// null, or fails to parse.)
-    #[test]
-    fn the_sample_view_holds_every_field_with_a_value() {
-        fn holes(value: &serde_json::Value, path: &str, found: &mut Vec<String>) {
-            match value {
-                serde_json::Value::Null => found.push(path.to_string()),
-                serde_json::Value::Array(items) if items.is_empty() => found.push(path.to_string()),
-                serde_json::Value::Array(items) => items.iter().for_each(|v| holes(v, &format!("{path}[]"), found)),
-                serde_json::Value::Object(fields) => fields.iter().for_each(|(k, v)| holes(v, &format!("{path}.{k}"), found)),
-                _ => {}
-            }
-        }
-        let view: wire::ShipmentView = serde_json::from_str(SAMPLE_VIEW).expect("SAMPLE_VIEW parses as a ShipmentView");
-        let mut found = Vec::new();
-        holes(&serde_json::to_value(&view).unwrap(), "", &mut found);
-        assert!(found.is_empty(), "SAMPLE_VIEW needs a value for {found:?}");
-        assert_ne!(view_shape(), i64::from_ne_bytes(0xcbf2_9ce4_8422_2325_u64.to_ne_bytes()), "the shape hashes the sample's text");
     }
 
     #[test]

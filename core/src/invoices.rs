@@ -52,10 +52,10 @@ pub(crate) fn invoice_data(
         tracking_numbers: view.tracking_numbers.clone(),
         carrier_label: carrier_label.to_string(),
         service_label: service_label.to_string(),
-        exporter: crate::booking::label_address(&view.sender),
+        exporter: crate::shipments::label_address(&view.sender),
         exporter_tax_id: text(&invoice.sender_vat_tax_id),
         exporter_tax_id_type: invoice.sender_tax_id_number_type.as_deref().unwrap_or("ein").to_ascii_uppercase(),
-        importer: crate::booking::label_address(&view.receiver),
+        importer: crate::shipments::label_address(&view.receiver),
         importer_tax_id: text(&invoice.receiver_tax_id),
         carrier_tax_ids: invoice
             .dhl_tax_ids
@@ -71,7 +71,7 @@ pub(crate) fn invoice_data(
         total_weight: format!("{} {unit}", total_weight.normalize()),
         lines,
         total_value: format2(total),
-        currency: crate::booking::customs_currency(view),
+        currency: crate::shipments::customs_currency(view),
     }
 }
 
@@ -127,7 +127,7 @@ fn parse(book_number: &str, data: &str) -> Result<InvoiceData> {
 /// invoice; `CONFLICT` for a voided shipment, whose documents must not be printed (as
 /// its labels).
 pub(crate) fn document(conn: &Connection, customer_id: &str, book_number: &str) -> Result<wire::InvoiceResponse> {
-    Ok(wire::InvoiceResponse { kind: "application/pdf".into(), data: crate::booking::base64(&pdf(conn, customer_id, book_number)?) })
+    Ok(wire::InvoiceResponse { kind: "application/pdf".into(), data: crate::documents::base64(&pdf(conn, customer_id, book_number)?) })
 }
 
 /// The commercial invoice's PDF, as [`document`] answers it in base64.
@@ -135,7 +135,7 @@ pub(crate) fn document(conn: &Connection, customer_id: &str, book_number: &str) 
 /// # Errors
 /// As [`document`].
 pub(crate) fn pdf(conn: &Connection, customer_id: &str, book_number: &str) -> Result<Vec<u8>> {
-    if crate::booking::find(conn, customer_id, book_number)?.voided {
+    if crate::shipments::find(conn, customer_id, book_number)?.voided {
         return Err(Error::conflict(format!("Shipment {book_number} is voided; its commercial invoice must not be printed.")));
     }
     let row: Option<(String, Option<Vec<u8>>)> = conn

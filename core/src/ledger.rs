@@ -6,7 +6,7 @@
 //! An entry that lowers the balance may not take it below zero ([`append`]), except a
 //! charge for what a carrier has already carried ([`append_owed`]): the balance is then
 //! negative, a debt, shown as such (`"-3.20"`), and bookings wait for a recharge to
-//! cover it (`booking::charge`). Entries that raise the balance are always written.
+//! cover it (`prepay::charge`). Entries that raise the balance are always written.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension};

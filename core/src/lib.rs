@@ -50,6 +50,7 @@ mod embedded;
 mod error;
 mod invoices;
 mod keys;
+mod labels;
 mod ledger;
 mod limits;
 mod logins;
@@ -58,6 +59,7 @@ mod money;
 mod orders;
 mod packed;
 mod pickups;
+mod prepay;
 mod quoting;
 mod rating;
 mod refdata;
@@ -66,6 +68,7 @@ mod router;
 mod search;
 mod secrets;
 mod shipment;
+mod shipments;
 mod shipping;
 mod store;
 mod tracking;
@@ -170,12 +173,12 @@ pub mod fuzzing {
 }
 
 pub use address::Address;
-pub use booking::MAX_LABEL_PAGES;
 pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Service, ServicePackage, SignatureOption};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use documents::LabelLayout;
 pub use error::{Error, ErrorCategory, FieldError, Result};
 pub use keys::{key_required, ApiKey, Caller, NewApiKey, KEY_PREFIX};
+pub use labels::MAX_LABEL_PAGES;
 pub use ledger::EntryKind;
 pub use limits::{MAX_BATCH, MAX_FEED_EVENTS, MAX_ORDER_LINES, MAX_SHIPMENTS};
 pub use manifests::MANIFEST_TYPE;

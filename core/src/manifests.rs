@@ -136,7 +136,7 @@ pub(crate) fn create(
     Ok(wire::ManifestResponse {
         manifest_id: id,
         kind: MANIFEST_TYPE.to_string(),
-        data: crate::booking::base64(&pdf),
+        data: crate::documents::base64(&pdf),
         book_numbers: shipments.into_iter().map(|s| s.book_number).collect(),
     })
 }
@@ -152,5 +152,5 @@ pub(crate) fn get(conn: &Connection, customer_id: &str, id: &str) -> Result<wire
         .prepare_cached("SELECT book_number FROM manifest_shipments WHERE customer_id = ?2 AND manifest_id = ?1 ORDER BY position")?
         .query_map([id, customer_id], |r| r.get(0))?
         .collect::<rusqlite::Result<Vec<String>>>()?;
-    Ok(wire::ManifestResponse { manifest_id: id.to_string(), kind, data: crate::booking::base64(&pdf), book_numbers })
+    Ok(wire::ManifestResponse { manifest_id: id.to_string(), kind, data: crate::documents::base64(&pdf), book_numbers })
 }

@@ -11,10 +11,10 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension};
 use rust_decimal::Decimal;
 
-use crate::booking::{self, Books};
 use crate::documents::{self, LabelData, LabelLayout};
 use crate::error::{Error, ErrorCategory, FieldError, Result};
-use crate::{customers, ledger, wire};
+use crate::labels::{self, Books};
+use crate::{customers, ledger, prepay, shipments, wire};
 
 /// What a return costs, fixed at booking.
 pub(crate) struct Price {
@@ -119,7 +119,7 @@ pub(crate) fn charge_first_use(tx: &Connection, customer_id: &str, book_number: 
         return Ok(());
     };
     let customer = customers::find(tx, customer_id)?;
-    booking::charge_carried(tx, &customer, label.cost_cents, &reference(&label, book_number), now)?;
+    prepay::charge_carried(tx, &customer, label.cost_cents, &reference(&label, book_number), now)?;
     tx.prepare_cached("UPDATE return_labels SET used_at = ?3 WHERE customer_id = ?1 AND book_number = ?2")?.execute([
         customer_id,
         book_number,
@@ -161,7 +161,7 @@ pub(crate) fn label(
     format_code: Option<&str>,
     layout: LabelLayout,
 ) -> Result<wire::LabelResponse> {
-    let s = booking::find(conn, customer_id, book_number)?;
+    let s = shipments::find(conn, customer_id, book_number)?;
     let Some(ret) = find(conn, customer_id, book_number)? else {
         return Err(Error::new(
             ErrorCategory::NotFound,
@@ -172,17 +172,17 @@ pub(crate) fn label(
         return Err(Error::conflict(format!("Shipment {book_number} is voided, and its return label with it; it must not be printed.")));
     }
     let format_code = format_code.unwrap_or(&s.label_format);
-    let format = booking::requested_format(format_code, layout)?;
-    let carrier = booking::carrier_prints(books, &s, format)?;
+    let format = labels::requested_format(format_code, layout)?;
+    let carrier = labels::carrier_prints(books, &s, format)?;
     let service_label = books.catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
     let data = label_data(&s.view, &ret, &carrier.label, &service_label);
     let image = if layout == LabelLayout::Label {
-        booking::render(format, std::slice::from_ref(&data))?.pop().unwrap_or_default()
+        labels::render(format, std::slice::from_ref(&data))?.pop().unwrap_or_default()
     } else {
         documents::render_labels_pdf_on(std::slice::from_ref(&data), layout)
             .map_err(|e| Error::internal(format!("could not render the return label: {e}")).with_source(e))?
     };
-    Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: vec![booking::base64(&image)] })
+    Ok(wire::LabelResponse { label_image_format: format.code().to_string(), base64_images: vec![documents::base64(&image)] })
 }
 
 /// What the return label prints: from the shipment's receiver to the return address,
@@ -193,8 +193,8 @@ pub(crate) fn label_data(view: &wire::ShipmentView, ret: &ReturnLabel, carrier_l
         service_label: format!("{service_label} Return Service"),
         tracking_number: ret.tracking_number.clone(),
         book_number: view.book_number.clone(),
-        sender: booking::label_address(&view.receiver),
-        receiver: booking::label_address(&ret.return_to),
+        sender: shipments::label_address(&view.receiver),
+        receiver: shipments::label_address(&ret.return_to),
         weight: view.pieces.first().map(|p| format!("{} {}", p.weight, view.weight_unit)).unwrap_or_default(),
         reference: view.shipper_reference.clone(),
         shipment_date: crate::dates::parse_date(&view.shipment_date).unwrap_or_default(),

@@ -826,7 +826,7 @@ fn pdf(bytes: Vec<u8>) -> Response {
 }
 
 /// Labels as one PDF document when they are one PDF; else their JSON answer.
-fn label_answer(images: crate::booking::LabelImages) -> Result<Response> {
+fn label_answer(images: crate::labels::LabelImages) -> Result<Response> {
     if images.format == crate::documents::LabelFormat::Pdf && images.images.len() == 1 {
         return Ok(pdf(images.images.into_iter().next().unwrap_or_default()));
     }
@@ -860,7 +860,7 @@ fn return_label_document(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<
         .map(|image| base64::engine::general_purpose::STANDARD.decode(image))
         .collect::<std::result::Result<Vec<_>, _>>()
         .map_err(|e| Error::internal(format!("a return label's image is not base64: {e}")))?;
-    label_answer(crate::booking::LabelImages { format, images })
+    label_answer(crate::labels::LabelImages { format, images })
 }
 
 /// [`commercial_invoice`] as one document.

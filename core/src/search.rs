@@ -424,13 +424,13 @@ pub(crate) fn search(conn: &Connection, customer_id: &str, raw_keyword: &str) ->
 }
 
 /// [`search`]'s answer as JSON. A view stored in today's shape
-/// ([`crate::booking::view_shape`]) is written out as stored, with its `voided` flag:
+/// ([`crate::shipments::view_shape`]) is written out as stored, with its `voided` flag:
 /// reading 100 views into their type and writing them out again was 70 % of a search
 /// with 100 results. A view of an older shape is read and written as [`search`] does.
 pub(crate) fn search_json(conn: &Connection, customer_id: &str, raw_keyword: &str) -> Result<String> {
     let keyword = keyword(raw_keyword)?;
     let books = matching(conn, customer_id, &keyword)?;
-    let shape = crate::booking::view_shape();
+    let shape = crate::shipments::view_shape();
     let mut stmt = conn.prepare_cached("SELECT view, voided, view_shape FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
     let mut out = String::with_capacity(16 + books.len() * 2048);
     out.push_str(r#"{"shipments":["#);
@@ -453,7 +453,7 @@ pub(crate) fn search_json(conn: &Connection, customer_id: &str, raw_keyword: &st
 /// The stored view of shipment `book` read into its type, with its `voided` flag.
 fn typed_view(book: &str, view: &str, voided: bool) -> Result<wire::ShipmentView> {
     let mut typed =
-        crate::booking::parse_view(view).map_err(|e| Error::internal(format!("shipment {book} is unreadable: {e}")).with_source(e))?;
+        crate::shipments::parse_view(view).map_err(|e| Error::internal(format!("shipment {book} is unreadable: {e}")).with_source(e))?;
     typed.voided = voided;
     Ok(typed)
 }

@@ -4,10 +4,10 @@ use chrono::{DateTime, Utc};
 use rusqlite::Connection;
 
 use crate::address::Address;
-use crate::booking::StoredShipment;
 use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::limits::MAX_FEED_EVENTS;
+use crate::shipments::StoredShipment;
 use crate::wire;
 
 /// The status of the event a booking records: the carrier knows of the shipment but

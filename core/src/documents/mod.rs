@@ -317,5 +317,12 @@ fn draw(canvas: &mut Canvas, elements: &[Element]) {
     }
 }
 
+/// Standard base64 (RFC 4648, with padding), as the interface sends label and
+/// manifest bytes in JSON.
+pub(crate) fn base64(bytes: &[u8]) -> String {
+    use ::base64::Engine as _;
+    ::base64::engine::general_purpose::STANDARD.encode(bytes)
+}
+
 #[cfg(test)]
 mod tests;

@@ -3,7 +3,7 @@
 
 use super::Shipping;
 use crate::error::{Error, Result};
-use crate::{booking, search, tracking, wire, LabelLayout};
+use crate::{booking, labels, search, shipments, tracking, wire, LabelLayout};
 
 /// Most shipments one page of list shipments shows (DECISIONS 9).
 const MAX_LISTED: i64 = 100;
@@ -39,7 +39,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment (or another customer's).
     pub fn shipment(&self, customer_id: &str, book_number: &str) -> Result<wire::ShipmentView> {
-        self.read_for(customer_id, |conn| Ok(booking::find(conn, customer_id, book_number)?.view))
+        self.read_for(customer_id, |conn| Ok(shipments::find(conn, customer_id, book_number)?.view))
     }
 
     /// List shipments, `GET .../shipments?minBookNumber=&limit=`: by book number from
@@ -54,9 +54,9 @@ impl Shipping {
         if limit < 1 {
             return Err(Error::invalid("limit", format!("expected a whole number from 1 to 100, found {limit}")));
         }
-        let min = booking::list_bound(min_book_number)?;
+        let min = shipments::list_bound(min_book_number)?;
         self.read_for(customer_id, |conn| match &min {
-            Some(min) => booking::list(conn, customer_id, min, limit.min(MAX_LISTED)),
+            Some(min) => shipments::list(conn, customer_id, min, limit.min(MAX_LISTED)),
             None => Ok(wire::ShipmentsResponse { shipments: Vec::new() }),
         })
     }
@@ -78,8 +78,8 @@ impl Shipping {
     /// # Errors
     /// As [`Shipping::label`]; `INVALID_REQUEST` on `layout` for sheets in ZPL or EPL2.
     pub fn label_on(&self, customer_id: &str, book_number: &str, format: Option<&str>, layout: LabelLayout) -> Result<wire::LabelResponse> {
-        self.read_with_books(customer_id, |conn, books| booking::label(conn, books, customer_id, book_number, format, layout, false))
-            .map(booking::LabelImages::into_response)
+        self.read_with_books(customer_id, |conn, books| labels::label(conn, books, customer_id, book_number, format, layout, false))
+            .map(labels::LabelImages::into_response)
     }
 
     /// The label of [`Shipping::label_on`] as bytes, PDF labels of several pieces merged
@@ -90,8 +90,8 @@ impl Shipping {
         book_number: &str,
         format: Option<&str>,
         layout: LabelLayout,
-    ) -> Result<booking::LabelImages> {
-        self.read_with_books(customer_id, |conn, books| booking::label(conn, books, customer_id, book_number, format, layout, true))
+    ) -> Result<labels::LabelImages> {
+        self.read_with_books(customer_id, |conn, books| labels::label(conn, books, customer_id, book_number, format, layout, true))
     }
 
     /// Retrieve the labels of several shipments,
@@ -109,7 +109,7 @@ impl Shipping {
     /// unknown customer, or a shipment that is unknown or another customer's; `CONFLICT`
     /// for a voided one.
     pub fn labels(&self, customer_id: &str, format: &str, layout: LabelLayout, req: &wire::LabelsRequest) -> Result<wire::LabelResponse> {
-        self.labels_document(customer_id, format, layout, req).map(booking::LabelImages::into_response)
+        self.labels_document(customer_id, format, layout, req).map(labels::LabelImages::into_response)
     }
 
     /// The labels of [`Shipping::labels`] as bytes.
@@ -119,8 +119,8 @@ impl Shipping {
         format: &str,
         layout: LabelLayout,
         req: &wire::LabelsRequest,
-    ) -> Result<booking::LabelImages> {
-        self.read_with_books(customer_id, |conn, books| booking::labels_of(conn, books, customer_id, &req.book_numbers, format, layout))
+    ) -> Result<labels::LabelImages> {
+        self.read_with_books(customer_id, |conn, books| labels::labels_of(conn, books, customer_id, &req.book_numbers, format, layout))
     }
 
     /// Retrieve commercial invoice, `GET .../shipments/:bookNumber/commercialInvoice`:
@@ -191,7 +191,7 @@ impl Shipping {
     /// `NOT_FOUND` for an unknown customer or shipment (or another customer's).
     pub fn tracking_information(&self, customer_id: &str, book_number: &str) -> Result<Vec<wire::TrackingEvent>> {
         self.read_for(customer_id, |conn| {
-            booking::find(conn, customer_id, book_number)?;
+            shipments::find(conn, customer_id, book_number)?;
             tracking::events(conn, customer_id, book_number)
         })
     }
@@ -217,7 +217,7 @@ impl Shipping {
     ) -> Result<wire::RecordTrackingEventsResponse> {
         let (catalog, now) = (self.catalog(), self.clock.now());
         self.write_for(customer_id, |tx| {
-            let shipment = booking::find(tx, customer_id, book_number)?;
+            let shipment = shipments::find(tx, customer_id, book_number)?;
             tracking::record(tx, &catalog, customer_id, &shipment, &req.events, now)
         })
     }
@@ -243,9 +243,9 @@ impl Shipping {
     }
 
     /// [`Shipping::read_for`] with the catalog and rate book labels are drawn with.
-    fn read_with_books<T>(&self, customer_id: &str, f: impl FnOnce(&rusqlite::Connection, &booking::Books) -> Result<T>) -> Result<T> {
+    fn read_with_books<T>(&self, customer_id: &str, f: impl FnOnce(&rusqlite::Connection, &labels::Books) -> Result<T>) -> Result<T> {
         let (catalog, rates) = (self.catalog(), self.rate_book());
-        let books = booking::Books { catalog: &catalog, rates: &rates };
+        let books = labels::Books { catalog: &catalog, rates: &rates };
         self.read_for(customer_id, |conn| f(conn, &books))
     }
 }
@@ -296,7 +296,7 @@ mod tests {
         let shapes: Vec<Option<i64>> = shipping
             .read(|c| Ok(c.prepare("SELECT view_shape FROM shipments")?.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?))
             .unwrap();
-        assert_eq!(shapes, vec![Some(booking::view_shape()); 4], "bookings record today's shape");
+        assert_eq!(shapes, vec![Some(shipments::view_shape()); 4], "bookings record today's shape");
         let r = shipping.handle("POST", &format!("/restapi/v1/customers/{id}/shipments/{}", books[1]), r#"{"voided": true}"#);
         assert_eq!(r.status, 200, "{}", r.body);
         let (sent, typed) = both(&shipping, &id, "ref-");
