@@ -9,7 +9,7 @@ use crate::{search, shipments, wire};
 
 /// The packed form in which the service stores a shipment's quotes.
 pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
-    crate::packed::pack_quotes(quotes)
+    crate::quoting::packed::pack_quotes(quotes)
 }
 
 /// The JSON in which the service stores a quoted shipment: serde's text, by the

@@ -57,7 +57,6 @@ mod logins;
 mod manifests;
 mod money;
 mod orders;
-mod packed;
 mod pickups;
 mod prepay;
 mod quoting;
@@ -89,12 +88,12 @@ pub mod fuzzing {
     /// # Errors
     /// The reason, when `packed` is not in the packed form.
     pub fn unpack_quotes(packed: &[u8], first_id: i64) -> Result<Vec<wire::Quote>, String> {
-        crate::packed::unpack_quotes(packed, first_id)
+        crate::quoting::packed::unpack_quotes(packed, first_id)
     }
 
     /// The packed form in which the service stores `quotes`.
     pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
-        crate::packed::pack_quotes(quotes)
+        crate::quoting::packed::pack_quotes(quotes)
     }
 
     /// A stored row of the rate table of `kind` whose columns (in [`CsvKind::columns`]

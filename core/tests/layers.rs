@@ -26,8 +26,8 @@ const LAYERS: &[&[&str]] = &[
     &["address", "catalog", "ledger", "shipments"],
     // The rate book; customers and accounts; what reads a stored shipment.
     &["rating", "customers", "accounts", "invoices", "search"],
-    // Shared validation, the packed quotes, the prepay charge, label retrieval, API keys.
-    &["shipment", "packed", "prepay", "labels", "keys"],
+    // Shared validation, the prepay charge, label retrieval, API keys.
+    &["shipment", "prepay", "labels", "keys"],
     // Operations before and after booking.
     &["quoting", "orders", "pickups", "returns"],
     &["tracking", "manifests"],

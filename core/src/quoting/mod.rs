@@ -18,7 +18,7 @@
 //!
 //! Persistence: the quotes of one shipment are stored as one row holding the shipment
 //! as it was read (serde's JSON of the typed [`wire::QuoteShipment`]: fields the
-//! interface does not know are not kept) and the quotes packed (see [`crate::packed`]),
+//! interface does not know are not kept) and the quotes packed (see [`packed`]),
 //! with a contiguous range of quote ids; a quote is found by its id inside that range.
 //! One row per shipment instead of one per quote keeps a 500-shipment batch to 500
 //! inserts.
@@ -38,10 +38,12 @@ use crate::address::{self, Address, AddressUse};
 use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service, ServicePackage};
 use crate::error::{Error, ErrorCategory, Problems, Result};
 use crate::limits::MAX_BATCH;
-use crate::packed::{self, LineName};
 use crate::rating::{self, Arrival, CardId, Currency, DimUnit, PieceInput, Place, Rate, RateBook, RateError, RateInput, WeightUnit};
 use crate::shipment::{self, ValidPiece};
 use crate::wire::{self, CompactString};
+use packed::LineName;
+
+pub(crate) mod packed;
 
 /// How long a quote can be booked: 30 x 24 hours (DECISIONS 3).
 pub const QUOTE_LIFETIME_SECS: i64 = 30 * 24 * 3600;
@@ -303,7 +305,7 @@ pub(crate) fn write_quotes_json(out: &mut String, quotes: &[PricedQuote<'_>]) {
     wire::write_quotes(out, quotes.iter().map(|q| (q.fields(), q.rate.surcharges.iter().map(|l| (l.description(), l.amount)))));
 }
 
-/// Appends `quotes` to `out` in the packed form of [`crate::packed`].
+/// Appends `quotes` to `out` in the packed form of [`packed`].
 fn pack(out: &mut Vec<u8>, quotes: &[PricedQuote<'_>]) {
     packed::write_quotes(out, quotes.iter().map(|q| (q.fields(), q.rate.surcharges.iter().map(|l| (LineName::Kind(l.kind), l.amount)))));
 }
@@ -666,7 +668,7 @@ fn place(a: &Address) -> Place<'_> {
 pub(crate) type Requested<'a> = Result<Cow<'a, wire::QuoteShipment>>;
 
 /// The quotes and quote errors of one shipment of a request, with what its row keeps:
-/// the shipment's JSON as serde writes it and the quotes packed (see [`crate::packed`]).
+/// the shipment's JSON as serde writes it and the quotes packed (see [`packed`]).
 #[derive(Debug)]
 pub(crate) struct Quoted<'c> {
     pub quotes: Vec<PricedQuote<'c>>,
