@@ -15,7 +15,7 @@ use rust_decimal::Decimal;
 use serde_json::{json, Value};
 
 /// Shipments in the batch benchmarks: the most one request may hold.
-pub const BATCH: usize = consign::MAX_BATCH;
+pub const BATCH: usize = consign::limits::MAX_BATCH;
 
 /// Service named by the domestic shipments of the one-service batch.
 pub const DOMESTIC_SERVICE: &str = "parcel_ground";
@@ -293,7 +293,7 @@ impl Floor {
             .shipments
             .into_iter()
             .map(|shipment| {
-                let json = consign::bench::shipment_json(&shipment);
+                let json = consign::harness::shipment_json(&shipment);
                 (shipment, json)
             })
             .collect();
@@ -320,7 +320,7 @@ impl Floor {
                 if quotes.is_empty() {
                     continue;
                 }
-                let packed = consign::bench::pack_quotes(quotes);
+                let packed = consign::harness::pack_quotes(quotes);
                 insert
                     .execute(rusqlite::params!["c1", next, quotes.len() as i64, json, packed, 1_800_000_000i64, 1_802_592_000i64])
                     .expect("inserts");
@@ -329,7 +329,7 @@ impl Floor {
         }
         tx.commit().expect("commits");
         std::hint::black_box(&items);
-        consign::bench::answer_json(&self.answer).expect("serialises").len()
+        consign::harness::answer_json(&self.answer).expect("serialises").len()
     }
 
     /// Empties the table, so that every run inserts into a table of the same size.
@@ -476,12 +476,12 @@ fn build(path: &std::path::Path, n: u32) {
         call(&shipping, "POST", &format!("/restapi/v1/customers/{big}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
     let small_template =
         call(&shipping, "POST", &format!("/restapi/v1/customers/{small}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
-    consign::bench::insert_shipment_copies(&shipping, &small, &small_template, 1000, |_, _| {}).unwrap();
+    consign::harness::insert_shipment_copies(&shipping, &small, &small_template, 1000, |_, _| {}).unwrap();
     let chunk = 50_000;
     let mut done = 0;
     while done < n {
         let count = chunk.min(n - done);
-        consign::bench::insert_shipment_copies(&shipping, &big, &template, count, |j, view| {
+        consign::harness::insert_shipment_copies(&shipping, &big, &template, count, |j, view| {
             let i = done + j;
             let r = mix(u64::from(i));
             let first = FIRST[(r % 20) as usize];

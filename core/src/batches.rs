@@ -212,7 +212,7 @@ fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest, 
     })
 }
 
-/// Refuses a batch whose `labelsPdf` could take more than [`labels::MAX_LABEL_PAGES`]
+/// Refuses a batch whose `labelsPdf` could take more than [`crate::limits::MAX_LABEL_PAGES`]
 /// pages, before anything is booked or rendered: a page per piece of each quote's
 /// shipment (of the shipment, for a quote booked already and not voided), two where a
 /// customs declaration is printed. A quote that cannot be read counts nothing: the
@@ -244,7 +244,7 @@ fn check_label_pages(conn: &Connection, customer_id: &str, batch_id: &str, quote
         };
         pages = pages.saturating_add(count);
     }
-    if pages > labels::MAX_LABEL_PAGES {
+    if pages > crate::limits::MAX_LABEL_PAGES {
         return Err(labels::too_many_pages("batchId", format!("batch {batch_id}'s labels would take {pages} pages")));
     }
     Ok(())

@@ -8,6 +8,7 @@ use rust_decimal::Decimal;
 use crate::catalog::Catalog;
 use crate::documents::{self, base64, LabelData, LabelFormat, LabelLayout};
 use crate::error::{Error, ErrorCategory, FieldError, Result};
+use crate::limits::MAX_LABEL_PAGES;
 use crate::money::format2;
 use crate::rating::{Currency, RateBook};
 use crate::shipments::{customs_currency, find, is_domestic, label_address, StoredShipment};
@@ -115,14 +116,6 @@ pub(crate) fn render(format: LabelFormat, labels: &[LabelData]) -> Result<Vec<Ve
         .map(|l| documents::render_label(format, l).map_err(|e| Error::internal(format!("could not render a label: {e}")).with_source(e)))
         .collect()
 }
-
-/// Most 4x6 label pages one answer holds: a page per piece, and a page after a piece's
-/// label for its customs declaration where one is printed (on office sheets, two per
-/// sheet). The merged labels route and a batch book's `labelsPdf` are refused past it
-/// before anything is rendered. 1,000 holds a full pickup or batch (500 shipments) of
-/// one-piece shipments abroad with their declarations, and keeps one answer near 2.3 MB
-/// of PDF (990 pages measured: 2.3 MB, 3.0 MB in base64).
-pub const MAX_LABEL_PAGES: usize = 1000;
 
 /// The 4x6 pages the labels of a shipment of `pieces` pieces by `carrier` from `sender`
 /// to `receiver` (country codes) take: a page per piece, two where a customs

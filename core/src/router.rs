@@ -29,25 +29,9 @@ use percent_encoding::percent_decode_str;
 use serde::Serialize;
 
 use crate::error::{Error, ErrorCategory, Result};
+use crate::limits::{MAX_BODY, MAX_SHIPMENT_BODY, MAX_SMALL_BODY};
 use crate::shipping::{PasswordOutcome, PasswordWork, Shipping};
 use crate::wire::{self, parse_body};
-
-/// Largest request body accepted, in bytes: 16 MiB. The largest legitimate request, a
-/// batch quote of 500 international shipments of 10 pieces with 10 line items each and a
-/// 100-item commercial invoice, every text at its carrier's longest, is 15.9 MiB; a
-/// typical 500-shipment batch is 1.3 MiB (`docs/DECISIONS.md`, "Limits").
-pub const MAX_BODY: usize = 16 * 1024 * 1024;
-
-/// Largest request body of a route that carries one shipment, one order or a feed of
-/// tracking events: 4 MiB. The largest legitimate shipment, 99 pieces of 100 line items
-/// with a 100-item commercial invoice, every text at its carrier's longest, is
-/// 1.2 MB; 4 MiB leaves an order of 1,000 lines (or a feed of 1,000 events) 4 KiB each
-/// (`docs/DECISIONS.md`, "Limits").
-pub const MAX_SHIPMENT_BODY: usize = 4 * 1024 * 1024;
-
-/// Largest request body of every other route: 1 MiB, far above what they take (a few
-/// hundred book numbers or quote ids at most).
-pub const MAX_SMALL_BODY: usize = 1024 * 1024;
 
 /// A body of more than [`MAX_BODY`] bytes.
 fn body_too_large() -> Error {

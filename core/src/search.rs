@@ -32,10 +32,9 @@
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::error::{Error, Result};
+use crate::limits::MAX_RESULTS;
 use crate::wire;
 
-/// Most shipments a search returns (spec part 8).
-pub const MAX_RESULTS: i64 = 100;
 /// Longest keyword accepted, in characters.
 const MAX_KEYWORD: usize = 200;
 /// Bookings that wait before they are indexed together.

@@ -158,7 +158,7 @@ impl Shipping {
 
     /// One request of the JSON interface, answered like the HTTP server would:
     /// `{ status, body }` with `body` the JSON text. Never throws.
-    /// A body longer than [`consign::MAX_BODY`] is refused before it is copied into the
+    /// A body longer than [`consign::limits::MAX_BODY`] is refused before it is copied into the
     /// module's memory, where a copy too large to allocate would end the instance.
     #[wasm_bindgen(unchecked_return_type = "{ status: number; body: string }")]
     pub fn handle(&self, method: &str, path: &str, body: Option<JsString>) -> JsValue {
@@ -668,11 +668,11 @@ fn csv_kind(kind: &str) -> Result<CsvKind, JsValue> {
     })
 }
 
-/// The text of `body`, or the answer to a body over [`consign::MAX_BODY`] bytes when its
+/// The text of `body`, or the answer to a body over [`consign::limits::MAX_BODY`] bytes when its
 /// length alone shows it is (a UTF-16 unit is at least one byte of UTF-8), so that it
 /// is never copied.
 fn bounded_text(body: JsString) -> Result<String, consign::Response> {
-    if body.length() as usize > consign::MAX_BODY {
+    if body.length() as usize > consign::limits::MAX_BODY {
         return Err(consign::Response::body_too_large());
     }
     Ok(String::from(body))

@@ -89,7 +89,7 @@ fn handle_answers_status_and_json_text() {
 #[wasm_bindgen_test]
 fn a_body_over_the_limit_is_refused_before_it_is_copied() {
     let shipping = Shipping::new(None).unwrap();
-    let count = i32::try_from(consign::MAX_BODY + 1).unwrap();
+    let count = i32::try_from(consign::limits::MAX_BODY + 1).unwrap();
     let body = JsString::from(" ").repeat(count);
     let r = shipping.handle("POST", "/restapi/v1/customers", Some(body.clone()));
     assert_eq!(to_json(&field(&r, "status")), json!(400));

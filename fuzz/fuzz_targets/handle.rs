@@ -492,7 +492,7 @@ fn escaped(text: &str) -> String {
 impl Input {
     /// The request: method, path with query, body.
     fn request(&self, setup: &Setup) -> (String, String, String) {
-        let routes = consign::fuzzing::routes();
+        let routes = consign::harness::routes();
         let (method, pattern) = routes[usize::from(self.route) % routes.len()];
         let method = match &self.method {
             None => method.to_string(),

@@ -9,7 +9,7 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use consign::{fuzzing, wire, CsvKind, ErrorCategory, FixedClock, Shipping};
+use consign::{harness, wire, CsvKind, ErrorCategory, FixedClock, Shipping};
 use serde_json::Value;
 
 /// The instant of every service here, so that a replay sees the dates the run saw.
@@ -339,11 +339,11 @@ macro_rules! json_round_trip {
 /// catalog), and, split at tabs, the columns of a row of each rate table. What reads must
 /// read again the same after the service writes it back.
 pub fn stored_rows(data: &[u8]) {
-    if let Ok(quotes) = fuzzing::unpack_quotes(data, 1_000_000_001) {
-        let again = fuzzing::unpack_quotes(&fuzzing::pack_quotes(&quotes), 1_000_000_001);
+    if let Ok(quotes) = harness::unpack_quotes(data, 1_000_000_001) {
+        let again = harness::unpack_quotes(&harness::pack_quotes(&quotes), 1_000_000_001);
         assert_eq!(again.as_ref(), Ok(&quotes), "packed quotes do not read back as written");
     }
-    if let Ok(quotes) = fuzzing::unpack_quotes(data, i64::MAX) {
+    if let Ok(quotes) = harness::unpack_quotes(data, i64::MAX) {
         assert!(quotes.len() <= 1, "quote ids past i64::MAX");
     }
     let text = String::from_utf8_lossy(data);
@@ -355,9 +355,9 @@ pub fn stored_rows(data: &[u8]) {
     let _ = consign::Catalog::from_json(&text);
     let columns: Vec<&str> = text.split('\t').collect();
     for kind in CsvKind::ALL {
-        if let Ok(values) = fuzzing::read_rate_row(kind, &columns) {
+        if let Ok(values) = harness::read_rate_row(kind, &columns) {
             let texts: Vec<&str> = values.iter().map(String::as_str).collect();
-            let again = fuzzing::read_rate_row(kind, &texts);
+            let again = harness::read_rate_row(kind, &texts);
             assert_eq!(again.as_ref(), Ok(&values), "a {} row's canonical text does not read back", kind.as_str());
         }
     }
@@ -393,11 +393,11 @@ pub fn path_query(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let (method, target) = text.split_once('\n').unwrap_or(("GET", &text));
     let (path, query) = target.split_once('?').unwrap_or((target, ""));
-    match fuzzing::lookup(method, path) {
+    match harness::lookup(method, path) {
         Ok(found) => {
             assert!(found.method.eq_ignore_ascii_case(method), "{method} {path} found {} {}", found.method, found.pattern);
             for (name, value) in &found.params {
-                let again = fuzzing::decode_param(name, &escaped(value)).map_err(|e| e.to_string());
+                let again = harness::decode_param(name, &escaped(value)).map_err(|e| e.to_string());
                 assert_eq!(again.as_ref(), Ok(value), "{name} of {path}");
             }
         }
@@ -407,9 +407,9 @@ pub fn path_query(data: &[u8]) {
         ),
     }
     for segment in path.split('/') {
-        match fuzzing::decode_param("segment", segment) {
+        match harness::decode_param("segment", segment) {
             Ok(value) => {
-                let again = fuzzing::decode_param("segment", &escaped(&value)).map_err(|e| e.to_string());
+                let again = harness::decode_param("segment", &escaped(&value)).map_err(|e| e.to_string());
                 assert_eq!(again.as_ref(), Ok(&value), "{segment:?}");
             }
             Err(e) => assert!(
@@ -420,9 +420,9 @@ pub fn path_query(data: &[u8]) {
     }
     for pair in query.split('&') {
         let key = pair.split_once('=').map_or(pair, |(k, _)| k);
-        let _ = fuzzing::query_value(query, key);
+        let _ = harness::query_value(query, key);
     }
     for name in ["limit", "minBookNumber"] {
-        let _ = fuzzing::query_value(query, name);
+        let _ = harness::query_value(query, name);
     }
 }

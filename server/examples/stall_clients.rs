@@ -21,7 +21,7 @@ fn main() {
         std::process::exit(2);
     };
     let (connections, sent, seconds): (usize, usize, u64) = (connections.parse().unwrap(), sent.parse().unwrap(), seconds.parse().unwrap());
-    let declared = consign::MAX_BODY;
+    let declared = consign::limits::MAX_BODY;
     let head = format!(
         "POST /restapi/v1/customers/C0000001/batch-quote HTTP/1.1\r\nHost: x\r\nAuthorization: RSIS {key}\r\nContent-Length: {declared}\r\n\r\n"
     );

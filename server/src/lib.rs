@@ -100,7 +100,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
-use consign::{Error, Shipping, MAX_BODY};
+use consign::{limits::MAX_BODY, Error, Shipping};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use tower_http::cors::CorsLayer;
 
@@ -160,7 +160,7 @@ pub struct Config {
     /// default 120 s); the connection is closed past it.
     pub request_timeout: Duration,
     /// Most bytes of request bodies held at once across all connections
-    /// (`--max-body-memory`, default 128 MiB; never below [`consign::MAX_BODY`]).
+    /// (`--max-body-memory`, default 128 MiB; never below [`consign::limits::MAX_BODY`]).
     pub max_body_memory: usize,
     /// Most time a shutdown waits for the requests in flight (`--shutdown-timeout`,
     /// default 10 s) before it drops their connections.

@@ -290,10 +290,10 @@ fn http_conventions_status_codes_and_headers() {
     // declared or found by reading (chunked). The server answers without reading it all,
     // so the test speaks HTTP on a socket, as a client sending it would.
     let head = format!("POST {} HTTP/1.1\r\nHost: x\r\nAuthorization: RSIS {}\r\n", path(&id, "/batch-quote"), s.partner);
-    let declared = raw(&s, &format!("{head}Content-Length: {}\r\n\r\n", consign::MAX_BODY + 1), &[]);
+    let declared = raw(&s, &format!("{head}Content-Length: {}\r\n\r\n", consign::limits::MAX_BODY + 1), &[]);
     let chunk = vec![b' '; 1 << 20];
     let mut chunked = Vec::new();
-    for _ in 0..=consign::MAX_BODY / chunk.len() {
+    for _ in 0..=consign::limits::MAX_BODY / chunk.len() {
         chunked.extend_from_slice(format!("{:x}\r\n", chunk.len()).as_bytes());
         chunked.extend_from_slice(&chunk);
         chunked.extend_from_slice(b"\r\n");

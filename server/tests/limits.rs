@@ -16,7 +16,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use consign::{Shipping, MAX_BODY, MAX_SHIPMENT_BODY, MAX_SMALL_BODY};
+use consign::limits::{MAX_BODY, MAX_SHIPMENT_BODY, MAX_SMALL_BODY};
+use consign::Shipping;
 use consign_conformance::{customer_body, days_ahead, largest_legitimate_batch, quote_shipment, NOW};
 use consign_server::{Config, Server};
 use serde_json::{json, Value};

@@ -102,7 +102,7 @@ impl Shipping {
     ///
     /// # Errors
     /// `LIMIT_EXCEEDED` past 500, or on `bookNumbers` past
-    /// [`MAX_LABEL_PAGES`](crate::MAX_LABEL_PAGES) pages (before any is rendered);
+    /// [`MAX_LABEL_PAGES`](crate::limits::MAX_LABEL_PAGES) pages (before any is rendered);
     /// `INVALID_REQUEST` for none, a book number given twice (naming the later
     /// `bookNumbers[i]`), an unknown format or one a shipment's carrier does not print,
     /// or sheets in ZPL or EPL2; `NOT_FOUND` for an

@@ -14,18 +14,36 @@ mod quotes;
 mod stored;
 mod strict;
 
-pub use accounts::*;
-pub use after_booking::*;
-pub use booking::*;
-pub use customers::*;
+pub use accounts::{
+    CreateIntegrationRequest, CreateIntegrationResponse, IntegratedQuotingOption, IntegratedQuotingOptions, PackageTypeEntry,
+    ProviderAccount, ProviderAccountsResponse, PutProviderAccountRequest, RegionalShipmentTypesResponse, ServiceEntry, ServicesResponse,
+    SignatureOptionEntry,
+};
+pub use after_booking::{
+    CancelPickupRequest, CarrierEvent, CreateManifestRequest, ManifestResponse, Order, OrderItem, OrderPackage, Pickup, PickupIdResponse,
+    RecordTrackingEventsRequest, RecordTrackingEventsResponse, SchedulePickupRequest, SearchShipmentsRequest, TrackingEvent,
+};
+pub use booking::{
+    AddQuotesRequest, Batch, BatchBookRequest, BatchBookResponse, BatchBookResult, BatchQuote, BatchSummary, BatchesResponse, BookPiece,
+    BookShipmentRequest, BookShipmentResponse, BookedPiece, CreateBatchRequest, CreateBatchResponse, Fulfillment, FulfillmentItem,
+    InvoiceResponse, LabelResponse, LabelsRequest, ShipmentView, ShipmentsResponse, ViewAddress, ViewInvoice, ViewPiece, VoidRequest,
+    VoidResponse,
+};
+pub use customers::{
+    ConnectCustomerRequest, CreateCustomerRequest, CustomerIdResponse, LedgerEntry, Partner, PartnersResponse, PaymentMethod,
+    PrepayResponse, PrepaySettings, UpdatePaymentMethodRequest, Utm,
+};
 pub(crate) use numbers::decimal_text;
 pub use numbers::{Dec, Int};
 #[cfg(any(test, feature = "bench"))]
 pub(crate) use quotes::quote_fields;
 #[cfg(any(test, feature = "bench"))]
 pub(crate) use quotes::write_quotes;
-pub use quotes::*;
 pub(crate) use quotes::{fill_ids, quote_json_size, write_quoted_result, write_quotes_marked, QuoteFields, QuotedWeight};
+pub use quotes::{
+    BatchQuoteRequest, BatchQuoteResponse, Billing, CommercialInvoice, DutiableParty, InvoiceItem, LineItem, Piece, Quote, QuoteAnswer,
+    QuoteError, QuoteShipment, QuoteSurcharge, QuotesResponse, ShipmentQuotes, TaxId,
+};
 pub(crate) use stored::shipment_json;
 
 /// The string type of an address's fields as sent: text of up to 24 bytes, as address

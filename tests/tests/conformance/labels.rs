@@ -209,7 +209,7 @@ fn labels_of_more_than_the_page_cap_are_refused_naming_book_numbers() {
     // 99 pieces each: the eleventh shipment takes the labels past 1,000 pages.
     let books: Vec<String> = (0..11).map(|_| booked(&h, &id, 99).0).collect();
     let books: Vec<&str> = books.iter().map(String::as_str).collect();
-    const { assert!(99 * 10 <= consign::MAX_LABEL_PAGES && 99 * 11 > consign::MAX_LABEL_PAGES) };
+    const { assert!(99 * 10 <= consign::limits::MAX_LABEL_PAGES && 99 * 11 > consign::limits::MAX_LABEL_PAGES) };
     for format in ["PDF", "ZPL"] {
         labels(&h, &id, format, &books).assert_error(400, "LIMIT_EXCEEDED", Some("bookNumbers"));
     }

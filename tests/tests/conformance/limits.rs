@@ -1,4 +1,4 @@
-//! Limits before work: a body over `consign::MAX_BODY` bytes is refused before it is
+//! Limits before work: a body over `consign::limits::MAX_BODY` bytes is refused before it is
 //! parsed, and every array of a request is read only up to its limit
 //! (`LIMIT_EXCEEDED` on its path), so that no body makes the service build more than
 //! its limits allow. The largest legitimate request fits the body limit.
@@ -16,18 +16,18 @@ fn setup() -> (Harness, String) {
 fn a_body_over_the_limit_is_refused_before_it_is_read() {
     let (h, id) = setup();
     // Not even JSON: the size is refused before the parser sees it.
-    let body = " ".repeat(consign::MAX_BODY + 1);
+    let body = " ".repeat(consign::limits::MAX_BODY + 1);
     let a = h.raw("POST", &Harness::path(&id, "/batch-quote"), &body);
     a.assert_error_without_details(400, "LIMIT_EXCEEDED");
-    assert!(a.body["error"].as_str().unwrap().contains(&consign::MAX_BODY.to_string()), "{}", a.body);
+    assert!(a.body["error"].as_str().unwrap().contains(&consign::limits::MAX_BODY.to_string()), "{}", a.body);
 }
 
 #[test]
 fn the_largest_legitimate_batch_fits_the_body_limit_and_is_quoted() {
     let (h, id) = setup();
     let body = largest_legitimate_batch(&days_ahead(2));
-    assert!(body.len() <= consign::MAX_BODY, "{} bytes", body.len());
-    assert!(body.len() > consign::MAX_BODY * 9 / 10, "the limit is not far above what is needed: {} bytes", body.len());
+    assert!(body.len() <= consign::limits::MAX_BODY, "{} bytes", body.len());
+    assert!(body.len() > consign::limits::MAX_BODY * 9 / 10, "the limit is not far above what is needed: {} bytes", body.len());
     let a = h.raw("POST", &Harness::path(&id, "/batch-quote"), &body);
     let results = a.expect(200)["results"].as_array().unwrap().clone();
     assert_eq!(results.len(), 500);

@@ -1,11 +1,17 @@
-//! For the benchmarks only, behind the cargo feature `bench`: loaders that fill a
-//! database faster than the operations would, and the stored form of quotes, so that
-//! the floor of the batch-quote benchmark stores the same bytes as the service. None of
-//! this is part of consign's interface.
+//! For the benchmarks (`benches/`) and the fuzz targets (`fuzz/`, docs/fuzzing.md) only,
+//! behind the cargo features `bench` and `fuzzing`: none of this is part of consign's
+//! interface.
+//!
+//! For the benchmarks: loaders that fill a database faster than the operations would,
+//! and the stored form of quotes, so that the floor of the batch-quote benchmark stores
+//! the same bytes as the service. For the fuzz targets: thin wrappers that reach the
+//! crate-private readers of untrusted bytes, so that each can be fuzzed on its own.
 
 use crate::error::{Error, Result};
+use crate::rating::rows::{CalendarRow, CarrierRow, ExchangeRow, PriceRow, RateRow, SurchargeRow, TransitRow, ZoneRow};
+use crate::rating::CsvKind;
 use crate::shipping::Shipping;
-use crate::{search, shipments, wire};
+use crate::{router, search, shipments, wire};
 
 /// The packed form in which the service stores a shipment's quotes.
 pub fn pack_quotes(quotes: &[wire::Quote]) -> Vec<u8> {
@@ -131,6 +137,88 @@ pub fn insert_shipment_copies(
         }
         Ok(())
     })
+}
+
+/// The quotes of a stored `quotes` column (the packed form), their ids from `first_id`.
+///
+/// # Errors
+/// The reason, when `packed` is not in the packed form.
+pub fn unpack_quotes(packed: &[u8], first_id: i64) -> std::result::Result<Vec<wire::Quote>, String> {
+    crate::quoting::packed::unpack_quotes(packed, first_id)
+}
+
+/// A stored row of the rate table of `kind` whose columns (in [`CsvKind::columns`]
+/// order, missing ones empty) hold `columns`, read as the service reads it from SQLite;
+/// its canonical text (what an import stores) when it reads.
+///
+/// # Errors
+/// The reason, when the row does not read.
+pub fn read_rate_row(kind: CsvKind, columns: &[&str]) -> std::result::Result<Vec<String>, String> {
+    thread_local! {
+        static CONN: Option<rusqlite::Connection> = rusqlite::Connection::open_in_memory().ok();
+    }
+    fn values<T: RateRow>(row: &rusqlite::Row<'_>) -> rusqlite::Result<Vec<String>> {
+        T::from_row(row).map(|r| r.values())
+    }
+    let select: Vec<String> = kind.columns().iter().enumerate().map(|(i, name)| format!("?{} AS \"{name}\"", i + 1)).collect();
+    let texts = (0..kind.columns().len()).map(|i| columns.get(i).copied().unwrap_or(""));
+    CONN.with(|conn| {
+        let conn = conn.as_ref().ok_or("no in-memory database")?;
+        let mut statement = conn.prepare_cached(&format!("SELECT {}", select.join(", "))).map_err(|e| e.to_string())?;
+        let read = match kind {
+            CsvKind::Carriers => values::<CarrierRow>,
+            CsvKind::ExchangeRates => values::<ExchangeRow>,
+            CsvKind::Zones => values::<ZoneRow>,
+            CsvKind::Rates => values::<PriceRow>,
+            CsvKind::Surcharges => values::<SurchargeRow>,
+            CsvKind::Transit => values::<TransitRow>,
+            CsvKind::Calendars => values::<CalendarRow>,
+        };
+        statement.query_row(rusqlite::params_from_iter(texts), read).map_err(|e| e.to_string())
+    })
+}
+
+/// A route of `Shipping::handle` found for a request: its method, its pattern and the
+/// decoded path parameters by name.
+#[derive(Debug)]
+pub struct Found {
+    /// `GET`, `POST`, `PUT` or `DELETE`.
+    pub method: &'static str,
+    /// The pattern as the spec writes it.
+    pub pattern: &'static str,
+    /// The decoded parameters, in the pattern's order.
+    pub params: Vec<(&'static str, String)>,
+}
+
+/// The route that serves `method` on `path` (without its query), as `handle` finds it.
+///
+/// # Errors
+/// As `handle` answers: `NOT_FOUND`, `METHOD_NOT_ALLOWED` or `INVALID_REQUEST`.
+pub fn lookup(method: &str, path: &str) -> Result<Found> {
+    let found = router::lookup(method, path)?;
+    let mut params = Vec::new();
+    for name in found.route.pattern.split('/').filter_map(|s| s.strip_prefix(':')) {
+        params.push((name, found.params.get(name)?.to_string()));
+    }
+    Ok(Found { method: found.route.method.as_str(), pattern: found.route.pattern, params })
+}
+
+/// A path parameter `raw` decoded as `handle` decodes it.
+///
+/// # Errors
+/// `INVALID_REQUEST` naming `name` for a malformed escape or escapes that are not UTF-8.
+pub fn decode_param(name: &str, raw: &str) -> Result<String> {
+    router::decode_param(name, raw).map(std::borrow::Cow::into_owned)
+}
+
+/// The value of `name` in the query string `query`, as the handlers read it.
+pub fn query_value(query: &str, name: &str) -> Option<String> {
+    router::Query(query).get(name).map(std::borrow::Cow::into_owned)
+}
+
+/// The (method, pattern) lines of the route table, in its order.
+pub fn routes() -> Vec<(&'static str, &'static str)> {
+    router::routes().collect()
 }
 
 #[cfg(test)]
