@@ -90,7 +90,7 @@ pub use rating::{
     CardId, CsvKind, Currency, DimUnit, ImportSummary, Lines, LinesIter, ParseEnumError, PieceInput, Place, Rate, RateBook, RateBookError,
     RateError, RateInput, RowError, Surcharge, SurchargeKind, WeightType, WeightUnit, Zone,
 };
-pub use router::{allowed_methods, route_body_limit, route_pattern, route_prices, route_writes, routes, Document, Prepared, Response};
+pub use router::{operation, operations, route, routes, Access, AnswerKind, Document, Operation, Prepared, Response, Unrouted};
 pub use secrets::{create_secret_key_file, read_secret_key_file, Secret, MASK, SECRET_KEY_LEN};
 pub use shipping::{PasswordOutcome, PasswordWork, Shipping, ShippingBuilder, DEFAULT_QUOTED_SHIPMENTS_PER_DAY};
 pub use store::{Synchronous, APPLICATION_ID, SCHEMA_VERSION};

@@ -1,8 +1,12 @@
 //! `Shipping::handle`: the HTTP interface of the spec, in process, served from one table.
 //!
-//! Each operation is one line of the table in [`ROUTES`]: a method, a path pattern as the
-//! spec writes it (`:name` marks a parameter) and a handler that calls the `Shipping`
-//! method of the operation. Paths are exactly the spec's (DECISIONS 1 and 9).
+//! Each operation is one line of the table in [`ROUTES`], an [`Operation`]: its name (the
+//! `operationId` of `docs/openapi.json`), a method, a path pattern as the spec writes it
+//! (`:name` marks a parameter), the handler that calls the `Shipping` method of the
+//! operation, and what every front end needs to know of it: which keys may call it, what
+//! it answers, whether it writes, the largest body it takes, whether it is priced before
+//! it writes. Front ends ask the table ([`route`], [`operation`]) rather than test
+//! paths. Paths are exactly the spec's (DECISIONS 1 and 9).
 //!
 //! How a request is read:
 //! - The path is cut at the first `?`; what follows is the query. The path is split on
@@ -25,7 +29,7 @@
 use std::borrow::Cow;
 use std::sync::LazyLock;
 
-use percent_encoding::percent_decode_str;
+use percent_encoding::{percent_decode_str, utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::Serialize;
 
 use crate::error::{Error, ErrorCategory, Result};
@@ -82,7 +86,7 @@ impl Response {
     }
 
     /// The answer to a body of more than `limit` bytes (`LIMIT_EXCEEDED`), the limit of
-    /// its route ([`route_body_limit`]).
+    /// its route ([`Operation::body_limit`]).
     pub fn body_over(limit: usize) -> Response {
         Response::error(&body_over(limit))
     }
@@ -120,6 +124,16 @@ impl Method {
 /// (as sent; GET and DELETE handlers ignore it).
 type Handler = fn(&Shipping, &Params<'_>, Query<'_>, &str) -> Result<Response>;
 
+/// Serves a route of a customer by who calls it ([`Shipping::handle_as`]).
+type CallerHandler = fn(&Shipping, &crate::Caller, &Params<'_>) -> Result<Response>;
+
+/// The read step of an operation of partner keys for a caller and a body: the password
+/// work left to do ([`Shipping::password_work`]).
+type PasswordHandler = fn(&Shipping, &crate::Caller, &str) -> Result<PasswordWork>;
+
+/// The read-only step of an operation priced before it writes (see [`Shipping::prepare_as`]).
+type PriceHandler = fn(&Shipping, &Params<'_>, Query<'_>, &str) -> Result<crate::PricedQuotes>;
+
 /// A segment of a path pattern.
 #[derive(Debug)]
 enum Segment {
@@ -127,36 +141,149 @@ enum Segment {
     Param(&'static str),
 }
 
-/// One line of the table: a method on a path pattern, and its handler.
-pub(crate) struct Route {
+/// Which API keys may call an operation through [`Shipping::handle_as`] (an HTTP front
+/// end); [`Shipping::handle`], which holds the database, serves every operation to
+/// anyone.
+///
+/// ```
+/// use consign::Access;
+/// assert_eq!(consign::operation("createCustomer").unwrap().access(), Access::Partner);
+/// assert_eq!(consign::operation("bookShipment").unwrap().access(), Access::Customer);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// A key that acts for the customer the path names (`:customerId`): that customer's
+    /// own key, or a partner key that created or connected it. Any other key is
+    /// `NOT_FOUND`, the answer to an unknown customer.
+    Customer,
+    /// A partner key only (create and connect customer): a customer key is
+    /// `UNAUTHORIZED`. These operations check a password, so they run in steps
+    /// ([`Shipping::password_work`]) that count failed logins against the key too.
+    Partner,
+}
+
+/// What an operation answers, as [`Shipping::handle_documents_as`] gives it.
+///
+/// ```
+/// use consign::AnswerKind;
+/// assert_eq!(consign::operation("retrieveLabel").unwrap().answer(), AnswerKind::Label);
+/// assert_eq!(consign::operation("retrieveCommercialInvoice").unwrap().answer(), AnswerKind::Invoice);
+/// assert_eq!(consign::operation("bookShipment").unwrap().answer(), AnswerKind::Json);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerKind {
+    /// JSON, always.
+    Json,
+    /// Labels: JSON of base64 images, except that labels that are one PDF are answered
+    /// as that document ([`Response::document`]).
+    Label,
+    /// A commercial invoice: JSON with the PDF base64-encoded, or the PDF itself as the
+    /// document.
+    Invoice,
+}
+
+/// How [`Shipping::handle_as`] serves a route beyond its handler.
+#[derive(Debug, Clone, Copy)]
+enum AsCaller {
+    /// With the handler, once the caller is known to act for the path's customer.
+    Handler,
+    /// By who calls (the partners of a customer).
+    ByCaller(CallerHandler),
+    /// For a partner key, in the steps of the password work.
+    Password(PasswordHandler),
+}
+
+/// One operation of the interface: one line of the table that [`Shipping::handle`]
+/// serves, with everything a front end needs to know of it. Found by [`route`] (by
+/// method and path), by [`operation`] (by name), or listed by [`operations`].
+///
+/// ```
+/// let op = consign::operation("bookShipment").unwrap();
+/// assert_eq!((op.method(), op.pattern()), ("POST", "/restapi/v1/customers/:customerId/shipments"));
+/// assert!(op.writes());
+/// assert_eq!(op.body_limit(), consign::limits::MAX_SHIPMENT_BODY);
+/// ```
+#[derive(Debug)]
+pub struct Operation {
+    /// The operation's name, as `operationId` in `docs/openapi.json`, e.g. `bookShipment`.
+    name: &'static str,
     pub(crate) method: Method,
     /// The path as the spec writes it, e.g. `/restapi/v1/customers/:customerId/prepay`.
     pub(crate) pattern: &'static str,
     segments: Vec<Segment>,
     handler: Handler,
-    /// The handler answering the route as one document, where it has one
-    /// ([`Shipping::handle_documents_as`]).
+    /// The handler answering the route as one document ([`AnswerKind`] other than JSON).
     document: Option<Handler>,
-    /// The operation may write: every method but GET, unless marked [`Route::reading`].
+    answer: AnswerKind,
+    as_caller: AsCaller,
+    /// The read-only step, for an operation priced before it writes.
+    priced: Option<PriceHandler>,
+    /// The operation may write: every method but GET, unless marked [`Operation::reading`].
     writes: bool,
+    body_limit: usize,
 }
 
-impl Route {
-    fn new(method: Method, pattern: &'static str, handler: Handler) -> Route {
+impl Operation {
+    /// The line `name`: `method` on `pattern`, served by `handler`; by default it
+    /// answers JSON to a key of the path's customer, writes unless it is a GET, and
+    /// takes a body of up to [`MAX_SMALL_BODY`] bytes.
+    fn new(name: &'static str, method: Method, pattern: &'static str, handler: Handler) -> Operation {
         let segments =
             pattern.split('/').filter(|s| !s.is_empty()).map(|s| s.strip_prefix(':').map_or(Segment::Literal(s), Segment::Param)).collect();
-        Route { method, pattern, segments, handler, document: None, writes: method != Method::Get }
+        Operation {
+            name,
+            method,
+            pattern,
+            segments,
+            handler,
+            document: None,
+            answer: AnswerKind::Json,
+            as_caller: AsCaller::Handler,
+            priced: None,
+            writes: method != Method::Get,
+            body_limit: MAX_SMALL_BODY,
+        }
     }
 
-    /// Gives the route `handler` for answers as one document.
-    fn document(mut self, handler: Handler) -> Route {
-        self.document = Some(handler);
+    /// Answers labels, as one document through `handler` where they are one PDF.
+    fn label(mut self, handler: Handler) -> Operation {
+        (self.answer, self.document) = (AnswerKind::Label, Some(handler));
+        self
+    }
+
+    /// Answers a commercial invoice, as the document through `handler`.
+    fn invoice(mut self, handler: Handler) -> Operation {
+        (self.answer, self.document) = (AnswerKind::Invoice, Some(handler));
         self
     }
 
     /// Marks a route of another method than GET whose operation only reads.
-    fn reading(mut self) -> Route {
+    fn reading(mut self) -> Operation {
         self.writes = false;
+        self
+    }
+
+    /// Takes a body of up to `limit` bytes.
+    fn body(mut self, limit: usize) -> Operation {
+        self.body_limit = limit;
+        self
+    }
+
+    /// Prices before it writes, `price` being the read-only step.
+    fn priced(mut self, price: PriceHandler) -> Operation {
+        self.priced = Some(price);
+        self
+    }
+
+    /// Answers a caller of [`Shipping::handle_as`] through `handler`, by who it is.
+    fn by_caller(mut self, handler: CallerHandler) -> Operation {
+        self.as_caller = AsCaller::ByCaller(handler);
+        self
+    }
+
+    /// Serves partner keys only, `begin` being the read step of its password work.
+    fn partner(mut self, begin: PasswordHandler) -> Operation {
+        self.as_caller = AsCaller::Password(begin);
         self
     }
 
@@ -167,61 +294,266 @@ impl Route {
                 Segment::Param(_) => true,
             })
     }
+
+    /// The operation's name, as `operationId` in `docs/openapi.json`.
+    ///
+    /// ```
+    /// let op = consign::route("POST", "/restapi/v1/customers/C0000001/shipments/1000000001").unwrap();
+    /// assert_eq!(op.name(), "voidShipment");
+    /// ```
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+
+    /// The method: `GET`, `POST`, `PUT` or `DELETE`.
+    ///
+    /// ```
+    /// assert_eq!(consign::operation("voidShipment").unwrap().method(), "POST");
+    /// ```
+    pub fn method(&self) -> &'static str {
+        self.method.as_str()
+    }
+
+    /// The path pattern as the spec writes it, `:name` marking a parameter.
+    ///
+    /// ```
+    /// assert_eq!(consign::operation("prepay").unwrap().pattern(), "/restapi/v1/customers/:customerId/prepay");
+    /// ```
+    pub fn pattern(&self) -> &'static str {
+        self.pattern
+    }
+
+    /// The names of the pattern's parameters, in order.
+    ///
+    /// ```
+    /// let names: Vec<_> = consign::operation("getOrder").unwrap().params().collect();
+    /// assert_eq!(names, ["customerId", "integrationId", "orderId"]);
+    /// ```
+    pub fn params(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.segments.iter().filter_map(|s| match s {
+            Segment::Param(name) => Some(*name),
+            Segment::Literal(_) => None,
+        })
+    }
+
+    /// Which API keys may call the operation.
+    ///
+    /// ```
+    /// assert_eq!(consign::operation("connectCustomer").unwrap().access(), consign::Access::Partner);
+    /// ```
+    pub fn access(&self) -> Access {
+        match self.as_caller {
+            AsCaller::Password(_) => Access::Partner,
+            AsCaller::Handler | AsCaller::ByCaller(_) => Access::Customer,
+        }
+    }
+
+    /// What the operation answers.
+    ///
+    /// ```
+    /// assert_eq!(consign::operation("retrieveReturnLabel").unwrap().answer(), consign::AnswerKind::Label);
+    /// ```
+    pub fn answer(&self) -> AnswerKind {
+        self.answer
+    }
+
+    /// True when the operation may write to the database: every route but the GETs and
+    /// the search. A front end that serves requests side by side lets the others run
+    /// while writes go one at a time.
+    ///
+    /// ```
+    /// assert!(!consign::operation("searchShipments").unwrap().writes());
+    /// assert!(consign::operation("quote").unwrap().writes());
+    /// ```
+    pub fn writes(&self) -> bool {
+        self.writes
+    }
+
+    /// True when the operation is priced before it writes (batch and single quote): a
+    /// front end may run [`Shipping::prepare_as`] where it reads, and
+    /// [`Shipping::store_priced`] where it writes.
+    ///
+    /// ```
+    /// assert!(consign::operation("batchQuote").unwrap().prices());
+    /// assert!(!consign::operation("bookShipment").unwrap().prices());
+    /// ```
+    pub fn prices(&self) -> bool {
+        self.priced.is_some()
+    }
+
+    /// The largest request body the operation takes, in bytes: [`MAX_BODY`] for the
+    /// batch quote, [`MAX_SHIPMENT_BODY`] for the routes that carry one shipment, one
+    /// order or a feed of tracking events, [`MAX_SMALL_BODY`] for every other route. A
+    /// front end refuses a longer body before reading it in whole; `handle` takes up to
+    /// [`MAX_BODY`] on every route.
+    ///
+    /// ```
+    /// assert_eq!(consign::operation("batchQuote").unwrap().body_limit(), consign::limits::MAX_BODY);
+    /// assert_eq!(consign::operation("createBatch").unwrap().body_limit(), consign::limits::MAX_SMALL_BODY);
+    /// ```
+    pub fn body_limit(&self) -> usize {
+        self.body_limit
+    }
+
+    /// The path of the operation with `values` for its parameters, in the order of
+    /// [`Operation::params`], each percent-encoded (as JavaScript's
+    /// `encodeURIComponent` does) so that the router decodes it back as given.
+    ///
+    /// # Errors
+    /// `INVALID_REQUEST` when `values` are not one per parameter.
+    ///
+    /// ```
+    /// let op = consign::operation("regionalShipmentTypes").unwrap();
+    /// assert_eq!(op.path(&["C0000001", "K1A 0B1"]).unwrap(), "/restapi/v1/customers/C0000001/regionalShipmentTypes/K1A%200B1");
+    /// assert!(op.path(&["C0000001"]).is_err());
+    /// ```
+    pub fn path(&self, values: &[&str]) -> Result<String> {
+        let wanted = self.params().count();
+        if values.len() != wanted {
+            return Err(Error::invalid(
+                "params",
+                format!(
+                    "{} takes {wanted} path parameters ({}), found {}",
+                    self.name,
+                    self.params().collect::<Vec<_>>().join(", "),
+                    values.len()
+                ),
+            ));
+        }
+        let mut values = values.iter();
+        let mut path = String::new();
+        for segment in &self.segments {
+            path.push('/');
+            match segment {
+                Segment::Literal(literal) => path.push_str(literal),
+                Segment::Param(_) => path.extend(utf8_percent_encode(values.next().copied().unwrap_or_default(), COMPONENT)),
+            }
+        }
+        Ok(path)
+    }
 }
 
-/// Every operation of the interface and its extensions. Adding one is a line here and
-/// a handler below.
-static ROUTES: LazyLock<Vec<Route>> = LazyLock::new(|| {
+/// What `encodeURIComponent` escapes: every byte but ASCII letters, digits and
+/// `-_.!~*'()`.
+const COMPONENT: &AsciiSet =
+    &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'!').remove(b'~').remove(b'*').remove(b'\'').remove(b'(').remove(b')');
+
+/// Every operation of the interface and its extensions: a line each, naming what a
+/// front end needs to know of it (see [`Operation`]). A line here, a handler below,
+/// the `Shipping` method it calls and a test make an endpoint.
+static ROUTES: LazyLock<Vec<Operation>> = LazyLock::new(|| {
     use Method::{Delete, Get, Post, Put};
     vec![
-        Route::new(Post, "/restapi/v1/customers", create_customer),
-        Route::new(Post, "/restapi/v1/connect-customer", connect_customer),
-        Route::new(Get, "/restapi/v1/customers/:customerId/services", list_services),
-        Route::new(Get, "/restapi/v1/customers/:customerId/integratedQuotingOptions", integrated_quoting_options),
-        Route::new(Put, "/restapi/v1/customers/:customerId/integratedQuotingOptions", set_integrated_quoting_options),
-        Route::new(Get, "/restapi/v1/customers/:customerId/provider-accounts", provider_accounts),
-        Route::new(Put, "/restapi/v1/customers/:customerId/provider-accounts/:providerCode", put_provider_account),
-        Route::new(Delete, "/restapi/v1/customers/:customerId/provider-accounts/:id", delete_provider_account),
-        Route::new(Post, "/restapi/v1/customers/:customerId/paymentMethod", update_payment_method),
-        Route::new(Get, "/restapi/v1/customers/:customerId/regionalShipmentTypes/:postalCode", regional_shipment_types),
+        Operation::new("createCustomer", Post, "/restapi/v1/customers", create_customer).partner(begin_create_customer),
+        Operation::new("connectCustomer", Post, "/restapi/v1/connect-customer", connect_customer).partner(begin_connect_customer),
+        Operation::new("listServices", Get, "/restapi/v1/customers/:customerId/services", list_services),
+        Operation::new(
+            "listIntegratedQuotingOptions",
+            Get,
+            "/restapi/v1/customers/:customerId/integratedQuotingOptions",
+            integrated_quoting_options,
+        ),
+        Operation::new(
+            "setIntegratedQuotingOptions",
+            Put,
+            "/restapi/v1/customers/:customerId/integratedQuotingOptions",
+            set_integrated_quoting_options,
+        ),
+        Operation::new("listProviderAccounts", Get, "/restapi/v1/customers/:customerId/provider-accounts", provider_accounts),
+        Operation::new(
+            "putProviderAccount",
+            Put,
+            "/restapi/v1/customers/:customerId/provider-accounts/:providerCode",
+            put_provider_account,
+        ),
+        Operation::new("deleteProviderAccount", Delete, "/restapi/v1/customers/:customerId/provider-accounts/:id", delete_provider_account),
+        Operation::new("updatePaymentMethod", Post, "/restapi/v1/customers/:customerId/paymentMethod", update_payment_method),
+        Operation::new(
+            "regionalShipmentTypes",
+            Get,
+            "/restapi/v1/customers/:customerId/regionalShipmentTypes/:postalCode",
+            regional_shipment_types,
+        ),
         // 4.13 lists this path without the prefix; it answers on both (DECISIONS 1).
-        Route::new(Get, "/customers/:customerId/regionalShipmentTypes/:postalCode", regional_shipment_types),
-        Route::new(Post, "/restapi/v1/customers/:customerId/integrations", create_integration),
-        Route::new(Get, "/restapi/v1/customers/:customerId/prepay", prepay),
-        Route::new(Get, "/restapi/v1/customers/:customerId/partners", partners),
-        Route::new(Delete, "/restapi/v1/customers/:customerId/partners/:keyId", disconnect_partner),
-        Route::new(Post, "/restapi/v1/customers/:customerId/batch-quote", batch_quote),
-        Route::new(Post, "/restapi/v1/customers/:customerId/quote", quote),
-        Route::new(Post, "/restapi/v1/customers/:customerId/shipments", book_shipment),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments", shipments),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber", shipment),
-        Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber", void_shipment),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label", booked_label).document(booked_label_document),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label).document(label_document),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/commercialInvoice", commercial_invoice)
-            .document(commercial_invoice_document),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/return-label/:labelImageFormat", return_label)
-            .document(return_label_document),
-        Route::new(Post, "/restapi/v1/customers/:customerId/shipments/multiple/labels/:labelImageFormat", labels)
-            .document(labels_document)
-            .reading(),
-        Route::new(Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-information", tracking_information),
-        Route::new(Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events", record_tracking_events),
-        Route::new(Post, "/restapi/v1/customers/:customerId/searchShipments", search_shipments).reading(),
-        Route::new(Post, "/restapi/v1/customers/:customerId/batch", create_batch),
-        Route::new(Get, "/restapi/v1/customers/:customerId/batch", batches),
-        Route::new(Get, "/restapi/v1/customers/:customerId/batch/:batchId", batch),
-        Route::new(Delete, "/restapi/v1/customers/:customerId/batch/:batchId", delete_batch),
-        Route::new(Post, "/restapi/v1/customers/:customerId/batch/:batchId/quotes", add_quotes_to_batch),
-        Route::new(Post, "/restapi/v1/customers/:customerId/batch-book", batch_book),
-        Route::new(Post, "/restapi/v1/customers/:customerId/pickups", schedule_pickup),
-        Route::new(Get, "/restapi/v1/customers/:customerId/pickups/:pickupId", pickup),
-        Route::new(Post, "/restapi/v1/customers/:customerId/pickups/:pickupId", cancel_pickup),
-        Route::new(Post, "/restapi/v1/customers/:customerId/manifest", create_manifest),
-        Route::new(Get, "/restapi/v1/customers/:customerId/manifest/:manifestId", manifest),
-        Route::new(Put, "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId", put_order),
-        Route::new(Get, "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId", order),
-        Route::new(Delete, "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId", delete_order),
+        Operation::new(
+            "regionalShipmentTypesUnprefixed",
+            Get,
+            "/customers/:customerId/regionalShipmentTypes/:postalCode",
+            regional_shipment_types,
+        ),
+        Operation::new("createIntegration", Post, "/restapi/v1/customers/:customerId/integrations", create_integration),
+        Operation::new("prepay", Get, "/restapi/v1/customers/:customerId/prepay", prepay),
+        Operation::new("partners", Get, "/restapi/v1/customers/:customerId/partners", partners).by_caller(partners_as),
+        Operation::new("disconnectPartner", Delete, "/restapi/v1/customers/:customerId/partners/:keyId", disconnect_partner)
+            .by_caller(disconnect_partner_as),
+        Operation::new("batchQuote", Post, "/restapi/v1/customers/:customerId/batch-quote", batch_quote)
+            .priced(price_batch_quote)
+            .body(MAX_BODY),
+        Operation::new("quote", Post, "/restapi/v1/customers/:customerId/quote", quote).priced(price_quote).body(MAX_SHIPMENT_BODY),
+        Operation::new("bookShipment", Post, "/restapi/v1/customers/:customerId/shipments", book_shipment).body(MAX_SHIPMENT_BODY),
+        Operation::new("listShipments", Get, "/restapi/v1/customers/:customerId/shipments", shipments),
+        Operation::new("retrieveShipment", Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber", shipment),
+        Operation::new("voidShipment", Post, "/restapi/v1/customers/:customerId/shipments/:bookNumber", void_shipment),
+        Operation::new("retrieveBookedLabel", Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label", booked_label)
+            .label(booked_label_document),
+        Operation::new("retrieveLabel", Get, "/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat", label)
+            .label(label_document),
+        Operation::new(
+            "retrieveCommercialInvoice",
+            Get,
+            "/restapi/v1/customers/:customerId/shipments/:bookNumber/commercialInvoice",
+            commercial_invoice,
+        )
+        .invoice(commercial_invoice_document),
+        Operation::new(
+            "retrieveReturnLabel",
+            Get,
+            "/restapi/v1/customers/:customerId/shipments/:bookNumber/return-label/:labelImageFormat",
+            return_label,
+        )
+        .label(return_label_document),
+        Operation::new(
+            "retrieveLabelsOfShipments",
+            Post,
+            "/restapi/v1/customers/:customerId/shipments/multiple/labels/:labelImageFormat",
+            labels,
+        )
+        .label(labels_document)
+        .reading(),
+        Operation::new(
+            "trackShipment",
+            Get,
+            "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-information",
+            tracking_information,
+        ),
+        Operation::new(
+            "recordTrackingEvents",
+            Post,
+            "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events",
+            record_tracking_events,
+        )
+        .body(MAX_SHIPMENT_BODY),
+        Operation::new("searchShipments", Post, "/restapi/v1/customers/:customerId/searchShipments", search_shipments).reading(),
+        Operation::new("createBatch", Post, "/restapi/v1/customers/:customerId/batch", create_batch),
+        Operation::new("listBatches", Get, "/restapi/v1/customers/:customerId/batch", batches),
+        Operation::new("getBatch", Get, "/restapi/v1/customers/:customerId/batch/:batchId", batch),
+        Operation::new("deleteBatch", Delete, "/restapi/v1/customers/:customerId/batch/:batchId", delete_batch),
+        Operation::new("addQuotesToBatch", Post, "/restapi/v1/customers/:customerId/batch/:batchId/quotes", add_quotes_to_batch),
+        Operation::new("bookBatch", Post, "/restapi/v1/customers/:customerId/batch-book", batch_book),
+        Operation::new("schedulePickup", Post, "/restapi/v1/customers/:customerId/pickups", schedule_pickup),
+        Operation::new("getPickup", Get, "/restapi/v1/customers/:customerId/pickups/:pickupId", pickup),
+        Operation::new("cancelPickup", Post, "/restapi/v1/customers/:customerId/pickups/:pickupId", cancel_pickup),
+        Operation::new("createManifest", Post, "/restapi/v1/customers/:customerId/manifest", create_manifest),
+        Operation::new("getManifest", Get, "/restapi/v1/customers/:customerId/manifest/:manifestId", manifest),
+        Operation::new("putOrder", Put, "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId", put_order)
+            .body(MAX_SHIPMENT_BODY),
+        Operation::new("getOrder", Get, "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId", order),
+        Operation::new(
+            "deleteOrder",
+            Delete,
+            "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId",
+            delete_order,
+        ),
     ]
 });
 
@@ -237,6 +569,78 @@ pub fn routes() -> impl Iterator<Item = (&'static str, &'static str)> {
     ROUTES.iter().map(|r| (r.method.as_str(), r.pattern))
 }
 
+/// Every operation [`Shipping::handle`] serves, in the order of its table.
+///
+/// ```
+/// assert_eq!(consign::operations().count(), consign::routes().count());
+/// assert!(consign::operations().any(|op| op.name() == "trackShipment"));
+/// ```
+pub fn operations() -> impl Iterator<Item = &'static Operation> {
+    ROUTES.iter()
+}
+
+/// The operation named `name` (its `operationId` in `docs/openapi.json`); `None` for a
+/// name the table does not have.
+///
+/// ```
+/// let op = consign::operation("getPickup").unwrap();
+/// assert_eq!(op.path(&["C0000001", "P1"]).unwrap(), "/restapi/v1/customers/C0000001/pickups/P1");
+/// assert!(consign::operation("getPickups").is_none());
+/// ```
+pub fn operation(name: &str) -> Option<&'static Operation> {
+    ROUTES.iter().find(|op| op.name == name)
+}
+
+/// Why no operation serves a request ([`route`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unrouted {
+    /// No pattern matches the path: `NOT_FOUND`.
+    NotFound,
+    /// Patterns match the path, none with the request's method: `METHOD_NOT_ALLOWED`.
+    /// The methods they have, in the order of its message: what HTTP's `Allow` lists.
+    MethodNotAllowed(Vec<&'static str>),
+}
+
+/// The operation that serves `method` (in any case) on `path` (a query after `?` is
+/// ignored), as [`Shipping::handle`] finds it; or why none does. Only the route is
+/// found: the path parameters are decoded, and may be refused, when the request is
+/// served.
+///
+/// # Errors
+/// [`Unrouted::NotFound`] when no pattern matches `path`;
+/// [`Unrouted::MethodNotAllowed`] with the methods of the patterns that do, when none of
+/// them is `method`.
+///
+/// ```
+/// use consign::Unrouted;
+/// let op = consign::route("get", "/restapi/v1/customers/C0000001/shipments/1000000001/label/PDF?layout=a4").unwrap();
+/// assert_eq!(op.name(), "retrieveLabel");
+/// assert_eq!(consign::route("GET", "/restapi/v1/nothing").unwrap_err(), Unrouted::NotFound);
+/// assert_eq!(consign::route("DELETE", "/restapi/v1/customers/C0000001/shipments").unwrap_err(), Unrouted::MethodNotAllowed(vec!["GET", "POST"]));
+/// ```
+pub fn route(method: &str, path: &str) -> std::result::Result<&'static Operation, Unrouted> {
+    let (path, _) = path.split_once('?').unwrap_or((path, ""));
+    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    find(method, &segments).map_err(|allowed| match allowed.as_slice() {
+        [] => Unrouted::NotFound,
+        methods => Unrouted::MethodNotAllowed(methods.iter().map(|m| m.as_str()).collect()),
+    })
+}
+
+/// The operation serving `method` on the path of `segments`; else the methods of the
+/// operations on that path (none when no pattern matches it).
+fn find(method: &str, segments: &[&str]) -> std::result::Result<&'static Operation, Vec<Method>> {
+    let wanted = Method::parse(method);
+    let mut seen = [false; Method::ALL.len()];
+    for route in ROUTES.iter().filter(|r| r.matches(segments)) {
+        if Some(route.method) == wanted {
+            return Ok(route);
+        }
+        seen[route.method as usize] = true;
+    }
+    Err(Method::ALL.into_iter().filter(|m| seen[*m as usize]).collect())
+}
+
 /// The decoded path parameters of a request, by the names of its route's pattern.
 #[derive(Debug)]
 pub(crate) struct Params<'p> {
@@ -245,7 +649,7 @@ pub(crate) struct Params<'p> {
 
 impl<'p> Params<'p> {
     /// Decodes the parameters of `path`, a path `route` matches.
-    fn decode(route: &Route, path: &[&'p str]) -> Result<Params<'p>> {
+    fn decode(route: &Operation, path: &[&'p str]) -> Result<Params<'p>> {
         let mut values = Vec::new();
         for (segment, raw) in route.segments.iter().zip(path) {
             if let Segment::Param(name) = segment {
@@ -298,7 +702,7 @@ impl<'q> Query<'q> {
 
 /// A route of the table and the decoded parameters of the path it matched.
 pub(crate) struct Found<'p> {
-    pub(crate) route: &'static Route,
+    pub(crate) route: &'static Operation,
     pub(crate) params: Params<'p>,
 }
 
@@ -311,22 +715,14 @@ pub(crate) struct Found<'p> {
 /// parameter that is not well-formed percent-encoded UTF-8.
 pub(crate) fn lookup<'p>(method: &str, path: &'p str) -> Result<Found<'p>> {
     let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let wanted = Method::parse(method);
-    let mut seen = [false; Method::ALL.len()];
-    for route in ROUTES.iter().filter(|r| r.matches(&segments)) {
-        if Some(route.method) == wanted {
-            return Ok(Found { route, params: Params::decode(route, &segments)? });
-        }
-        seen[route.method as usize] = true;
+    match find(method, &segments) {
+        Ok(route) => Ok(Found { route, params: Params::decode(route, &segments)? }),
+        Err(allowed) if allowed.is_empty() => Err(Error::new(ErrorCategory::NotFound, format!("No operation is served at {path}."))),
+        Err(allowed) => Err(Error::new(
+            ErrorCategory::MethodNotAllowed,
+            format!("{} is not allowed on {path}; use {}.", method.to_ascii_uppercase(), either(&allowed)),
+        )),
     }
-    if !seen.contains(&true) {
-        return Err(Error::new(ErrorCategory::NotFound, format!("No operation is served at {path}.")));
-    }
-    let allowed: Vec<Method> = Method::ALL.into_iter().filter(|m| seen[*m as usize]).collect();
-    Err(Error::new(
-        ErrorCategory::MethodNotAllowed,
-        format!("{} is not allowed on {path}; use {}.", method.to_ascii_uppercase(), either(&allowed)),
-    ))
 }
 
 /// `GET`, `GET or POST`, `GET, PUT or DELETE`.
@@ -374,13 +770,6 @@ impl Shipping {
 
 // The caller-aware entry of the HTTP adapter (`consign serve`, DECISIONS 9), and what it
 // needs to know of the table for HTTP's own conventions.
-
-/// The two routes outside a customer: only a partner key may call them.
-const CREATE_CUSTOMER: &str = "/restapi/v1/customers";
-const CONNECT_CUSTOMER: &str = "/restapi/v1/connect-customer";
-/// The routes of a customer's partners, which answer by who the caller is.
-const PARTNERS: &str = "/restapi/v1/customers/:customerId/partners";
-const PARTNER: &str = "/restapi/v1/customers/:customerId/partners/:keyId";
 
 impl Shipping {
     /// Serves one request as [`Shipping::handle`] does, on behalf of `caller` (an API
@@ -437,25 +826,22 @@ impl Shipping {
         let (path, query) = path.split_once('?').unwrap_or((path, ""));
         let found = lookup(method, path)?;
         let customer = found.params.values.iter().find(|(name, _)| *name == "customerId").map(|(_, id)| id.as_ref());
-        match (customer, found.route.pattern) {
-            (Some(id), pattern) => {
-                if !self.acts_for(caller, id)? {
-                    return Err(Error::not_found("customer", id));
-                }
-                match pattern {
-                    PARTNERS => json(200, &self.partners_as(caller, id)?),
-                    PARTNER => json(200, &self.disconnect_partner_as(caller, id, found.params.get("keyId")?)?),
-                    _ => {
-                        let handler = found.route.document.filter(|_| documents).unwrap_or(found.route.handler);
-                        handler(self, &found.params, Query(query), body)
-                    }
-                }
+        if let Some(id) = customer {
+            if !self.acts_for(caller, id)? {
+                return Err(Error::not_found("customer", id));
             }
-            (None, CREATE_CUSTOMER | CONNECT_CUSTOMER) => {
-                let outcome = self.begin_password_work(caller, found.route.pattern, body)?.run();
+        }
+        match (customer, found.route.as_caller) {
+            (_, AsCaller::Password(begin)) => {
+                let outcome = begin(self, caller, body)?.run();
                 self.answer_password_work(&outcome)
             }
-            (None, pattern) => Err(Error::internal(format!("{pattern} serves no customer and is not a partner operation"))),
+            (Some(_), AsCaller::ByCaller(handler)) => handler(self, caller, &found.params),
+            (Some(_), AsCaller::Handler) => {
+                let handler = found.route.document.filter(|_| documents).unwrap_or(found.route.handler);
+                handler(self, &found.params, Query(query), body)
+            }
+            (None, _) => Err(Error::internal(format!("{} serves no customer and is not a partner operation", found.route.pattern))),
         }
     }
 
@@ -474,15 +860,14 @@ impl Shipping {
         body: &str,
     ) -> Option<std::result::Result<PasswordWork, Response>> {
         let (path, _) = path.split_once('?').unwrap_or((path, ""));
-        let pattern = lookup(method, path).ok()?.route.pattern;
-        if ![CREATE_CUSTOMER, CONNECT_CUSTOMER].contains(&pattern) {
+        let AsCaller::Password(begin) = lookup(method, path).ok()?.route.as_caller else {
             return None;
-        }
+        };
         let work = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             if body.len() > MAX_BODY {
                 return Err(body_too_large());
             }
-            self.begin_password_work(caller, pattern, body)
+            begin(self, caller, body)
         }));
         Some(match work {
             Ok(work) => work.map_err(|e| Response::error(&e)),
@@ -502,26 +887,10 @@ impl Shipping {
         }
     }
 
-    fn begin_password_work(&self, caller: &crate::Caller, pattern: &str, body: &str) -> Result<PasswordWork> {
-        if pattern == CREATE_CUSTOMER {
-            self.begin_create_customer(Some(caller), &parse_body(body)?)
-        } else {
-            self.begin_connect_customer(Some(caller), &parse_body(body)?)
-        }
-    }
-
     fn answer_password_work(&self, outcome: &PasswordOutcome) -> Result<Response> {
         json(if outcome.creates() { 201 } else { 200 }, &self.finish_password_work(outcome)?)
     }
 }
-
-/// The operations priced before they write: their pricing step only reads, and only
-/// storing the quotes needs the writer (see [`Shipping::prepare_as`]).
-const PRICED: [(&str, PriceHandler); 2] =
-    [("/restapi/v1/customers/:customerId/batch-quote", price_batch_quote), ("/restapi/v1/customers/:customerId/quote", price_quote)];
-
-/// The read-only step of an operation of [`PRICED`].
-type PriceHandler = fn(&Shipping, &Params<'_>, Query<'_>, &str) -> Result<crate::PricedQuotes>;
 
 /// What [`Shipping::prepare_as`] made of a request.
 #[derive(Debug)]
@@ -533,7 +902,7 @@ pub enum Prepared {
 }
 
 impl Shipping {
-    /// The read-only step of a batch or single quote ([`route_prices`]) on behalf of
+    /// The read-only step of a batch or single quote ([`Operation::prices`]) on behalf of
     /// `caller`, as [`Shipping::handle_as`] would take it: the caller's right to the
     /// customer, the request, the cap of quoted shipments of the day, and every shipment
     /// validated and priced, without writing. What is left to do is to store the quotes,
@@ -541,7 +910,7 @@ impl Shipping {
     /// on many connections at once and stores on one. Together they answer exactly what
     /// [`Shipping::handle_as`] answers (quote ids are given when the quotes are stored).
     ///
-    /// A route that [`route_prices`] does not name is answered `INTERNAL_ERROR`.
+    /// An operation that does not price ([`Operation::prices`]) is answered `INTERNAL_ERROR`.
     pub fn prepare_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Prepared {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.price_as(caller, method, path, body)));
         match outcome {
@@ -563,7 +932,7 @@ impl Shipping {
         }
         let (path, query) = path.split_once('?').unwrap_or((path, ""));
         let found = lookup(method, path)?;
-        let Some((_, price)) = PRICED.iter().find(|(pattern, _)| *pattern == found.route.pattern) else {
+        let Some(price) = found.route.priced else {
             return Err(Error::internal(format!("{} is not priced before it writes", found.route.pattern)));
         };
         let customer = found.params.get("customerId")?;
@@ -587,56 +956,6 @@ impl Shipping {
     }
 }
 
-/// True when the operation serving `method` on `path` is priced before it writes
-/// (batch and single quote): a front end runs [`Shipping::prepare_as`] where it reads,
-/// and [`Shipping::store_priced`] where it writes.
-pub fn route_prices(method: &str, path: &str) -> bool {
-    lookup(method, path).is_ok_and(|found| PRICED.iter().any(|(pattern, _)| *pattern == found.route.pattern))
-}
-
-/// The methods the interface serves on `path` (without its query), in the order of
-/// `METHOD_NOT_ALLOWED` messages: what an HTTP `Allow` header lists. Empty when no
-/// operation is served there.
-pub fn allowed_methods(path: &str) -> Vec<&'static str> {
-    let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    Method::ALL.into_iter().filter(|m| ROUTES.iter().any(|r| r.method == *m && r.matches(&segments))).map(Method::as_str).collect()
-}
-
-/// The pattern of the route serving `method` on `path` (without its query), e.g.
-/// `/restapi/v1/customers/:customerId/shipments/:bookNumber/label/:labelImageFormat`;
-/// `None` when no route serves it. Lets a front end treat a route's answer in its own
-/// way.
-pub fn route_pattern(method: &str, path: &str) -> Option<&'static str> {
-    lookup(method, path).ok().map(|found| found.route.pattern)
-}
-
-/// True when the operation serving `method` on `path` may write to the database: every
-/// route but the GETs and the search. A front end that serves requests side by side
-/// lets the others run while writes go one at a time. A path no route serves counts as
-/// a write (it is answered at once anyway).
-pub fn route_writes(method: &str, path: &str) -> bool {
-    lookup(method, path).map_or(true, |found| found.route.writes)
-}
-
-/// The largest request body the operation serving `method` on `path` (without its
-/// query) takes, in bytes: [`MAX_BODY`] for the batch quote, [`MAX_SHIPMENT_BODY`] for
-/// the routes that carry one shipment, one order or a feed of tracking events,
-/// [`MAX_SMALL_BODY`] for every other route and for a path no route serves. A front end
-/// refuses a longer body before reading it in whole; `handle` takes up to [`MAX_BODY`]
-/// on every route.
-pub fn route_body_limit(method: &str, path: &str) -> usize {
-    match lookup(method, path).map(|found| found.route.pattern) {
-        Ok("/restapi/v1/customers/:customerId/batch-quote") => MAX_BODY,
-        Ok(
-            "/restapi/v1/customers/:customerId/quote"
-            | "/restapi/v1/customers/:customerId/shipments"
-            | "/restapi/v1/customers/:customerId/shipments/:bookNumber/tracking-events"
-            | "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId",
-        ) => MAX_SHIPMENT_BODY,
-        _ => MAX_SMALL_BODY,
-    }
-}
-
 /// A `status` answer with the JSON of `value`.
 fn json<T: Serialize>(status: u16, value: &T) -> Result<Response> {
     Ok(Response { status, body: wire::to_json(value)?, retry_after: None, document: None })
@@ -653,6 +972,16 @@ fn create_customer(s: &Shipping, _: &Params, _: Query, body: &str) -> Result<Res
 /// Connect customer (DECISIONS 9).
 fn connect_customer(s: &Shipping, _: &Params, _: Query, body: &str) -> Result<Response> {
     json(200, &s.connect_customer(&parse_body(body)?)?)
+}
+
+/// The read step of create customer for a partner key.
+fn begin_create_customer(s: &Shipping, caller: &crate::Caller, body: &str) -> Result<PasswordWork> {
+    s.begin_create_customer(Some(caller), &parse_body(body)?)
+}
+
+/// The read step of connect customer for a partner key.
+fn begin_connect_customer(s: &Shipping, caller: &crate::Caller, body: &str) -> Result<PasswordWork> {
+    s.begin_connect_customer(Some(caller), &parse_body(body)?)
 }
 
 /// List services (4.4).
@@ -713,6 +1042,18 @@ fn partners(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
 /// Disconnect a partner key from a customer (an extension; DECISIONS, "Logins").
 fn disconnect_partner(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
     json(200, &s.disconnect_partner(p.get("customerId")?, p.get("keyId")?)?)
+}
+
+/// [`partners`] as the caller sees them: its own key sees every partner, a partner key
+/// only itself.
+fn partners_as(s: &Shipping, caller: &crate::Caller, p: &Params) -> Result<Response> {
+    json(200, &s.partners_as(caller, p.get("customerId")?)?)
+}
+
+/// [`disconnect_partner`] as the caller may: its own key removes any partner, a partner
+/// key only itself.
+fn disconnect_partner_as(s: &Shipping, caller: &crate::Caller, p: &Params) -> Result<Response> {
+    json(200, &s.disconnect_partner_as(caller, p.get("customerId")?, p.get("keyId")?)?)
 }
 
 /// Batch quote (4.1): the body goes to the batch reader as sent, and its answer is
@@ -1079,7 +1420,7 @@ mod tests {
             ("PUT", format!("{c}/provider-accounts/parcel"), true),
             ("POST", "/restapi/v1/nothing".to_string(), true),
         ] {
-            assert_eq!(route_writes(method, &path), writes, "{method} {path}");
+            assert_eq!(route(method, &path).map_or(true, Operation::writes), writes, "{method} {path}");
         }
     }
 
@@ -1102,7 +1443,7 @@ mod tests {
             ("GET", format!("{c}/batch-quote"), MAX_SMALL_BODY),
             ("POST", "/restapi/v1/nothing".to_string(), MAX_SMALL_BODY),
         ] {
-            assert_eq!(route_body_limit(method, &path), limit, "{method} {path}");
+            assert_eq!(route(method, &path).map_or(MAX_SMALL_BODY, Operation::body_limit), limit, "{method} {path}");
         }
     }
 
@@ -1115,5 +1456,118 @@ mod tests {
             assert!(!pairs[..i].contains(pair), "{pair:?} twice");
         }
         assert!(routes().any(|pair| pair == ("GET", "/customers/:customerId/regionalShipmentTypes/:postalCode")));
+    }
+
+    /// The names of the operations whose row says `fact`, in the order of the table.
+    fn named(fact: impl Fn(&Operation) -> bool) -> Vec<&'static str> {
+        operations().filter(|op| fact(op)).map(Operation::name).collect()
+    }
+
+    #[test]
+    fn every_operation_has_a_name_of_its_own_in_camel_case() {
+        let names = named(|_| true);
+        for (i, name) in names.iter().enumerate() {
+            assert!(!names[..i].contains(name), "{name} twice");
+            assert!(name.starts_with(|c: char| c.is_ascii_lowercase()) && name.chars().all(|c| c.is_ascii_alphanumeric()), "{name}");
+            assert!(std::ptr::eq(operation(name).unwrap(), operations().nth(i).unwrap()), "{name}");
+        }
+        assert_eq!(operation("BookShipment").map(Operation::name), None, "names match with case");
+    }
+
+    #[test]
+    fn only_create_and_connect_customer_are_for_partner_keys_and_they_name_no_customer() {
+        let partner = named(|op| op.access() == Access::Partner);
+        assert_eq!(partner, ["createCustomer", "connectCustomer"]);
+        let patterns: Vec<_> = operations().filter(|op| op.access() == Access::Partner).map(Operation::pattern).collect();
+        assert_eq!(patterns, ["/restapi/v1/customers", "/restapi/v1/connect-customer"]);
+        // Every other operation is of the customer its path names.
+        assert_eq!(named(|op| !op.params().any(|p| p == "customerId")), partner);
+    }
+
+    #[test]
+    fn only_the_partners_of_a_customer_answer_by_who_calls() {
+        let by_caller = named(|op| matches!(op.as_caller, AsCaller::ByCaller(_)));
+        assert_eq!(by_caller, ["partners", "disconnectPartner"]);
+        let patterns: Vec<_> = ["partners", "disconnectPartner"].iter().map(|n| operation(n).unwrap().pattern()).collect();
+        assert_eq!(patterns, ["/restapi/v1/customers/:customerId/partners", "/restapi/v1/customers/:customerId/partners/:keyId"]);
+    }
+
+    #[test]
+    fn labels_and_the_commercial_invoice_are_the_operations_answered_as_documents() {
+        let labels = named(|op| op.answer() == AnswerKind::Label);
+        assert_eq!(labels, ["retrieveBookedLabel", "retrieveLabel", "retrieveReturnLabel", "retrieveLabelsOfShipments"]);
+        assert_eq!(named(|op| op.answer() == AnswerKind::Invoice), ["retrieveCommercialInvoice"]);
+        // A document handler exactly where the answer may be a document.
+        assert_eq!(named(|op| op.document.is_some()), named(|op| op.answer() != AnswerKind::Json));
+        let c = "/restapi/v1/customers/:customerId/shipments";
+        let patterns: Vec<_> = operations().filter(|op| op.answer() != AnswerKind::Json).map(Operation::pattern).collect();
+        assert_eq!(
+            patterns,
+            [
+                format!("{c}/:bookNumber/label"),
+                format!("{c}/:bookNumber/label/:labelImageFormat"),
+                format!("{c}/:bookNumber/commercialInvoice"),
+                format!("{c}/:bookNumber/return-label/:labelImageFormat"),
+                format!("{c}/multiple/labels/:labelImageFormat"),
+            ]
+        );
+    }
+
+    #[test]
+    fn only_batch_and_single_quote_are_priced_before_they_write() {
+        assert_eq!(named(Operation::prices), ["batchQuote", "quote"]);
+        assert!(named(Operation::prices).iter().all(|name| operation(name).unwrap().writes()));
+    }
+
+    #[test]
+    fn the_writes_and_body_limits_of_the_table_are_those_of_their_rows() {
+        assert_eq!(named(|op| op.method != Method::Get && !op.writes()), ["retrieveLabelsOfShipments", "searchShipments"]);
+        assert!(operations().all(|op| op.method != Method::Get || !op.writes()));
+        assert_eq!(named(|op| op.body_limit() == MAX_BODY), ["batchQuote"]);
+        assert_eq!(named(|op| op.body_limit() == MAX_SHIPMENT_BODY), ["quote", "bookShipment", "recordTrackingEvents", "putOrder"]);
+        assert!(operations().all(|op| [MAX_BODY, MAX_SHIPMENT_BODY, MAX_SMALL_BODY].contains(&op.body_limit())));
+    }
+
+    #[test]
+    fn route_finds_what_handle_serves_and_says_why_it_finds_nothing() {
+        for op in operations() {
+            let path = format!("{}?layout=a4", sample(op.pattern, "x"));
+            assert!(std::ptr::eq(route(&op.method().to_ascii_lowercase(), &path).unwrap(), op), "{} {path}", op.name);
+            for wrong in Method::ALL.into_iter().filter(|m| *m != op.method) {
+                match (route(wrong.as_str(), &path), lookup(wrong.as_str(), path.split('?').next().unwrap())) {
+                    (Ok(other), Ok(found)) => assert!(std::ptr::eq(other, found.route)),
+                    (Err(Unrouted::MethodNotAllowed(allowed)), Err(e)) => {
+                        assert_eq!(e.category(), ErrorCategory::MethodNotAllowed);
+                        assert!(e.message().ends_with(&format!(
+                            "use {}.",
+                            either(&allowed.iter().map(|m| Method::parse(m).unwrap()).collect::<Vec<_>>())
+                        )));
+                    }
+                    (routed, looked_up) => panic!("{} {path}: {routed:?} but {:?}", wrong.as_str(), looked_up.err()),
+                }
+            }
+        }
+        assert_eq!(route("GET", "/restapi/v1/nothing").unwrap_err(), Unrouted::NotFound);
+        assert_eq!(
+            route("PATCH", "/restapi/v1/customers/C1/integrations/I1/orders/O1").unwrap_err(),
+            Unrouted::MethodNotAllowed(vec!["GET", "PUT", "DELETE"])
+        );
+    }
+
+    #[test]
+    fn a_path_made_from_values_is_decoded_back_to_them() {
+        let values = ["C 1", "a/b?c#d", "café", "100%", "x+y&z=1", "-_.!~*'()"];
+        for op in operations() {
+            let given: Vec<&str> = values.iter().copied().cycle().take(op.params().count()).collect();
+            let path = op.path(&given).unwrap();
+            let found = lookup(op.method(), &path).unwrap_or_else(|e| panic!("{path}: {e}"));
+            assert!(std::ptr::eq(found.route, op), "{path}");
+            let decoded: Vec<&str> = op.params().map(|name| found.params.get(name).unwrap()).collect();
+            assert_eq!(decoded, given, "{path}");
+        }
+        let op = operation("getOrder").unwrap();
+        assert_eq!(op.path(&["C1", "I1", "SO 7/A"]).unwrap(), "/restapi/v1/customers/C1/integrations/I1/orders/SO%207%2FA");
+        let e = op.path(&["C1", "I1"]).unwrap_err();
+        assert_eq!((e.category(), e.details()[0].field.as_str()), (ErrorCategory::InvalidRequest, "params"));
     }
 }

@@ -19,8 +19,8 @@
 //! - Reads (GETs and the search) run on a fixed pool of `Shipping` instances on the file
 //!   ([`Config::pool`]), off the async threads (`spawn_blocking`), in parallel: SQLite's
 //!   WAL lets readers go on while one connection writes.
-//! - Requests that may write (`consign::route_writes`: every method but GET, except the
-//!   search) queue for one writer thread with a `Shipping` of its own, each in the queue
+//! - Requests that may write ([`consign::Operation::writes`]: every method but GET,
+//!   except the search) queue for one writer thread with a `Shipping` of its own, each in the queue
 //!   of its API key. The writer forms groups round-robin between keys (one write of each
 //!   in turn, up to [`MAX_GROUP`] units of work: see the `writer` module) and runs a
 //!   group's writes one after the other with one commit
@@ -54,7 +54,7 @@
 //! - The key is looked up (one indexed read, on a connection kept for it) before any
 //!   byte of the body is read: no key, or an unknown or revoked one, is 401 at once. A request
 //!   without a body (a GET) is authenticated with its answer.
-//! - A body longer than its route takes ([`consign::route_body_limit`]: 16 MiB for the
+//! - A body longer than its route takes ([`consign::Operation::body_limit`]: 16 MiB for the
 //!   batch quote, 4 MiB for one shipment, order or feed, 1 MiB for the rest) is 413,
 //!   refused on its `Content-Length` before it is read, or as soon as a chunked body
 //!   passes the limit. A body must arrive within [`Config::body_timeout`] (else 408).
@@ -623,7 +623,15 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
         }
     }
     let path = parts.uri.path().to_string();
-    let limit = consign::route_body_limit(parts.method.as_str(), &path);
+    // The table says how each operation is served; a request no operation serves is
+    // answered by core, as a write, without reading more than a small body.
+    let routed = consign::route(parts.method.as_str(), &path);
+    let operation = routed.as_ref().ok().copied();
+    let allow = match &routed {
+        Err(consign::Unrouted::MethodNotAllowed(methods)) => methods.join(", "),
+        _ => String::new(),
+    };
+    let limit = operation.map_or(consign::limits::MAX_SMALL_BODY, consign::Operation::body_limit);
     let declared = parts.headers.get(CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<u64>().ok());
     // The room held for the body is given back once the request is answered.
     let (bytes, _held) = match app.read_body(body, declared, limit).await {
@@ -640,12 +648,12 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
         body,
         password: None,
     };
-    if logins::serves(parts.method.as_str(), &path) {
-        return respond(&path, logins::answer(&app, call).await);
+    if operation.is_some_and(logins::serves) {
+        return respond(&allow, logins::answer(&app, call).await);
     }
-    let answered = if priced::serves(parts.method.as_str(), &path) {
+    let answered = if operation.is_some_and(priced::serves) {
         priced::answer(&app.pool, &app.writes, call).await
-    } else if consign::route_writes(parts.method.as_str(), &path) {
+    } else if operation.is_none_or(consign::Operation::writes) {
         let (answer, answered) = tokio::sync::oneshot::channel();
         if app.writes.send(Write { request: call, answer }).await.is_err() {
             return error(&failed());
@@ -658,7 +666,7 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
         tokio::task::spawn_blocking(move || lease.shipping.as_ref().map(|shipping| call.answer(shipping))).await.ok().flatten()
     };
     match answered {
-        Some(answer) => respond(&path, answer),
+        Some(answer) => respond(&allow, answer),
         None => error(&failed()),
     }
 }
@@ -673,8 +681,9 @@ fn api_key(headers: &HeaderMap) -> Option<&str> {
     (known && !key.is_empty()).then_some(key)
 }
 
-/// The HTTP answer for core's `answer` to a request on `path`: a document as its bytes, else the JSON.
-fn respond(path: &str, answer: consign::Response) -> Response {
+/// The HTTP answer for core's `answer`: a document as its bytes, else the JSON; a 405
+/// names the methods `allow` lists.
+fn respond(allow: &str, answer: consign::Response) -> Response {
     let status = StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     if let Some(document) = answer.document {
         return (status, [(CONTENT_TYPE, HeaderValue::from_static(document.content_type))], document.bytes).into_response();
@@ -682,7 +691,7 @@ fn respond(path: &str, answer: consign::Response) -> Response {
     let mut response = json(status, answer.body);
     let headers = response.headers_mut();
     if status == StatusCode::METHOD_NOT_ALLOWED {
-        if let Ok(allow) = HeaderValue::from_str(&consign::allowed_methods(path).join(", ")) {
+        if let Ok(allow) = HeaderValue::from_str(allow) {
             headers.insert(ALLOW, allow);
         }
     }

@@ -22,9 +22,10 @@ use super::{failed, App, Call, Write};
 /// the whole process (several servers in one process share the processors too).
 static HASHING: LazyLock<Semaphore> = LazyLock::new(|| Semaphore::new(std::thread::available_parallelism().map_or(2, usize::from)));
 
-/// True when `method` on `path` is create or connect customer, which [`answer`] serves.
-pub(super) fn serves(method: &str, path: &str) -> bool {
-    matches!(consign::route_pattern(method, path), Some("/restapi/v1/customers" | "/restapi/v1/connect-customer"))
+/// True for create and connect customer, the operations of partner keys, which check a
+/// password: what [`answer`] serves.
+pub(super) fn serves(operation: &consign::Operation) -> bool {
+    operation.access() == consign::Access::Partner
 }
 
 /// Core's answer to `call`, create or connect customer, with its password work on the

@@ -2,7 +2,7 @@
 //! stored on the writer, so that a large batch holds the writer for its inserts alone
 //! (`consign::Shipping::prepare_as`).
 //!
-//! A single quote (which core could price in two steps too, `consign::route_prices`)
+//! A single quote (which core could price in two steps too, `consign::Operation::prices`)
 //! goes to the writer whole: pricing one shipment there costs less than the hops to a
 //! reader and back, which took a third of its throughput over HTTP
 //! (docs/PERFORMANCE.md, "Over HTTP").
@@ -14,9 +14,10 @@ use consign::Prepared;
 use crate::writer::{Call, Writes, ROWS_PER_UNIT};
 use crate::Pool;
 
-/// True when `method` on `path` is the batch quote, which [`answer`] serves.
-pub(crate) fn serves(method: &str, path: &str) -> bool {
-    consign::route_pattern(method, path) == Some("/restapi/v1/customers/:customerId/batch-quote")
+/// True for the batch quote, which [`answer`] serves: of the operations priced before
+/// they write, the one whose pricing is worth the hops to a reader (see the module docs).
+pub(crate) fn serves(operation: &consign::Operation) -> bool {
+    operation.prices() && operation.name() == "batchQuote"
 }
 
 /// The answer to a batch quote request `call`: priced on a service of `pool`, stored through

@@ -161,12 +161,11 @@ impl Examples {
         // The route of the path; a malformed escape would fail the lookup.
         let route = path.split('?').next().unwrap().replace('%', "P");
         let route = route.as_str();
-        let doc_method = if consign::route_pattern(method, route).is_some() {
-            method
-        } else {
-            consign::allowed_methods(route).first().copied().unwrap_or(method)
+        let doc_method = match consign::route(method, route) {
+            Err(consign::Unrouted::MethodNotAllowed(methods)) => methods[0],
+            _ => method,
         };
-        let pattern = consign::route_pattern(doc_method, route).map_or_else(|| route.to_string(), openapi_path);
+        let pattern = consign::route(doc_method, route).map_or_else(|_| route.to_string(), |op| openapi_path(op.pattern()));
         let text_body = body.as_ref().map(Value::to_string);
         let (status, text) = send(&self.s, method, path, text_body.as_deref(), authorization.as_deref());
         let pdf = text.is_none();
@@ -217,7 +216,7 @@ impl Examples {
             method: "POST".into(),
             doc_method: "POST".into(),
             path: path.into(),
-            pattern: openapi_path(consign::route_pattern("POST", path).unwrap()),
+            pattern: openapi_path(consign::route("POST", path).unwrap().pattern()),
             body: None,
             status,
             text: text.to_string(),

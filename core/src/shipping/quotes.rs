@@ -574,7 +574,7 @@ mod tests {
         ];
         for (route, body) in &requests {
             let target = format!("/restapi/v1/customers/{id}/{route}");
-            assert!(crate::route_prices("POST", &target));
+            assert!(crate::route("POST", &target).unwrap().prices());
             let two_steps = match reader.prepare_as(&caller, "POST", &target, body) {
                 crate::Prepared::Priced(priced) => writer.store_priced(priced),
                 crate::Prepared::Answered(answer) => {
@@ -586,7 +586,7 @@ mod tests {
             assert_eq!((two_steps.status, &two_steps.body), (200, &one_step.body));
         }
         assert_eq!(stored_shipments(&writer), stored_shipments(&alone));
-        assert!(!crate::route_prices("POST", &format!("/restapi/v1/customers/{id}/shipments")));
+        assert!(!crate::route("POST", &format!("/restapi/v1/customers/{id}/shipments")).unwrap().prices());
         let other = alone.create_api_key(None, "partner").unwrap();
         let stranger = alone.authenticate(&other.key).unwrap();
         match alone.prepare_as(&stranger, "POST", &format!("/restapi/v1/customers/{id}/quote"), &requests[1].1) {

@@ -47,6 +47,27 @@ fn the_document_lists_exactly_the_routes_of_the_router_and_the_server() {
     assert!(missing.is_empty() && extra.is_empty(), "routes the document lacks: {missing:?}; routes it has and the router not: {extra:?}");
 }
 
+/// Each operation of the table is the document's operation of its route: the same
+/// `operationId`, and `application/pdf` among its success answers exactly when the
+/// operation may answer a document (labels, the commercial invoice).
+#[test]
+fn each_operation_has_the_name_and_answers_of_the_document() {
+    for op in consign::operations() {
+        let what = format!("{} {}", op.method(), op.pattern());
+        let entry = &DOC["paths"][openapi_path(op.pattern())][op.method().to_ascii_lowercase()];
+        assert_eq!(entry["operationId"].as_str(), Some(op.name()), "{what}: the operationId");
+        let success = entry["responses"].as_object().expect("responses").iter().filter(|(status, _)| status.starts_with('2'));
+        let types: BTreeSet<&str> =
+            success.flat_map(|(_, r)| r["content"].as_object().into_iter().flatten().map(|(t, _)| t.as_str())).collect();
+        let documents = op.answer() != consign::AnswerKind::Json;
+        let expected: BTreeSet<&str> = if documents { ["application/json", "application/pdf"].into() } else { ["application/json"].into() };
+        assert_eq!(types, expected, "{what}: answered as {:?}", op.answer());
+        // Every operation needs the document's one API key scheme.
+        assert!(entry.get("security").is_none(), "{what}: the document gives it a security of its own");
+    }
+    assert_eq!(DOC["security"], json!([{ "apiKey": [] }]));
+}
+
 #[test]
 fn the_document_lists_exactly_the_error_categories_of_the_library() {
     let document: Vec<&str> = DOC
