@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 
 use crate::address::{is_us_zip, normalize_ca_postal};
 use crate::catalog::{Catalog, Profile};
@@ -14,10 +14,11 @@ use crate::limits::MAX_QUOTING_OPTIONS;
 use crate::refdata;
 use crate::secrets::{self, Sealer, MASK};
 use crate::store;
+use crate::store::{args, Read, Tx};
 use crate::wire;
 
 /// List provider accounts (4.11), values masked.
-pub(crate) fn list_provider_accounts(conn: &Connection, customer_id: &str) -> Result<wire::ProviderAccountsResponse> {
+pub(crate) fn list_provider_accounts(conn: &Read<'_>, customer_id: &str) -> Result<wire::ProviderAccountsResponse> {
     let mut stmt =
         conn.prepare_cached("SELECT id, provider_code, fields FROM provider_accounts WHERE customer_id = ?1 ORDER BY created_at, id")?;
     let rows = stmt
@@ -39,7 +40,7 @@ pub(crate) fn list_provider_accounts(conn: &Connection, customer_id: &str) -> Re
 /// a masked account number stands for the customer's only account of the carrier.
 /// Values are stored through [`secrets::store`]: sealed when the service has a key.
 pub(crate) fn put_provider_account(
-    tx: &Connection,
+    tx: &Tx<'_>,
     catalog: &Catalog,
     sealer: Option<&Sealer>,
     customer_id: &str,
@@ -103,14 +104,17 @@ pub(crate) fn put_provider_account(
     let fields = wire::to_json(&fields)?;
     let id = match existing {
         Some(account) => {
-            tx.execute("UPDATE provider_accounts SET fields = ?2 WHERE customer_id = ?3 AND id = ?1", [&account.id, &fields, customer_id])?;
+            tx.execute(
+                "UPDATE provider_accounts SET fields = ?2 WHERE customer_id = ?3 AND id = ?1",
+                args![&account.id, &fields, customer_id],
+            )?;
             account.id
         }
         None => {
             let id = format!("PA{:07}", store::next_id(tx, "provider_account")?);
             tx.execute(
                 "INSERT INTO provider_accounts (id, customer_id, provider_code, account_number, fields, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                rusqlite::params![id, customer_id, provider_code, sent_number, fields, timestamp(now)],
+                args![id, customer_id, provider_code, sent_number, fields, timestamp(now)],
             )?;
             id
         }
@@ -134,7 +138,7 @@ fn stored_fields(json: &str) -> Result<BTreeMap<String, String>> {
 
 /// The customer's one account of `provider_code`, which a masked account number
 /// (`key_field`) stands for.
-fn only_account(tx: &Connection, customer_id: &str, provider_code: &str, key_field: &str) -> Result<StoredAccount> {
+fn only_account(tx: &Tx<'_>, customer_id: &str, provider_code: &str, key_field: &str) -> Result<StoredAccount> {
     let mut stmt =
         tx.prepare_cached("SELECT id, fields FROM provider_accounts WHERE customer_id = ?1 AND provider_code = ?2 ORDER BY id LIMIT 2")?;
     let mut accounts = stmt
@@ -158,7 +162,7 @@ fn only_account(tx: &Connection, customer_id: &str, provider_code: &str, key_fie
 /// `NOT_FOUND` for an unknown id or another customer's; `INTERNAL` when a value is
 /// sealed and the service has no key or another one.
 pub(crate) fn provider_account_fields(
-    conn: &Connection,
+    conn: &Read<'_>,
     sealer: Option<&Sealer>,
     customer_id: &str,
     id: &str,
@@ -177,8 +181,8 @@ pub(crate) fn provider_account_fields(
 }
 
 /// Delete provider account: 404 for an unknown id or another customer's.
-pub(crate) fn delete_provider_account(tx: &Connection, customer_id: &str, id: &str) -> Result<wire::OkResponse> {
-    let n = tx.execute("DELETE FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", [id, customer_id])?;
+pub(crate) fn delete_provider_account(tx: &Tx<'_>, customer_id: &str, id: &str) -> Result<wire::OkResponse> {
+    let n = tx.execute("DELETE FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", args![id, customer_id])?;
     if n == 0 {
         return Err(Error::not_found("provider account", id));
     }
@@ -186,14 +190,14 @@ pub(crate) fn delete_provider_account(tx: &Connection, customer_id: &str, id: &s
 }
 
 /// The carrier of the customer's provider account `id`, if the customer has it.
-pub(crate) fn provider_account_carrier(conn: &Connection, customer_id: &str, id: &str) -> Result<Option<String>> {
+pub(crate) fn provider_account_carrier(conn: &Read<'_>, customer_id: &str, id: &str) -> Result<Option<String>> {
     Ok(conn
         .query_row("SELECT provider_code FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", [id, customer_id], |r| r.get(0))
         .optional()?)
 }
 
 /// Ids of the customer's provider accounts.
-pub(crate) fn provider_account_ids(conn: &Connection, customer_id: &str) -> Result<Vec<String>> {
+pub(crate) fn provider_account_ids(conn: &Read<'_>, customer_id: &str) -> Result<Vec<String>> {
     let mut stmt = conn.prepare_cached("SELECT id FROM provider_accounts WHERE customer_id = ?1")?;
     let ids = stmt.query_map([customer_id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
     Ok(ids)
@@ -201,7 +205,7 @@ pub(crate) fn provider_account_ids(conn: &Connection, customer_id: &str) -> Resu
 
 /// Create integration: a REST API integration whose id orders are put under.
 pub(crate) fn create_integration(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer_id: &str,
     req: &wire::CreateIntegrationRequest,
     now: DateTime<Utc>,
@@ -216,18 +220,18 @@ pub(crate) fn create_integration(
     let id = format!("I{:07}", store::next_id(tx, "integration")?);
     tx.execute(
         "INSERT INTO integrations (id, customer_id, name, created_at) VALUES (?1, ?2, ?3, ?4)",
-        rusqlite::params![id, customer_id, name, timestamp(now)],
+        args![id, customer_id, name, timestamp(now)],
     )?;
     Ok(wire::CreateIntegrationResponse { integration_id: id })
 }
 
 /// True if the customer owns integration `id`.
-pub(crate) fn owns_integration(conn: &Connection, customer_id: &str, id: &str) -> Result<bool> {
+pub(crate) fn owns_integration(conn: &Read<'_>, customer_id: &str, id: &str) -> Result<bool> {
     Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM integrations WHERE id = ?1 AND customer_id = ?2)", [id, customer_id], |r| r.get(0))?)
 }
 
 /// List integrated quoting options (4.8).
-pub(crate) fn quoting_options(conn: &Connection, customer_id: &str) -> Result<wire::IntegratedQuotingOptions> {
+pub(crate) fn quoting_options(conn: &Read<'_>, customer_id: &str) -> Result<wire::IntegratedQuotingOptions> {
     let mut stmt = conn.prepare_cached(
         "SELECT name, carrier_code, service_code, package_type_code FROM quoting_options WHERE customer_id = ?1 ORDER BY position",
     )?;
@@ -247,7 +251,7 @@ pub(crate) fn quoting_options(conn: &Connection, customer_id: &str) -> Result<wi
 /// Set integrated quoting options: replaces the whole list; every entry must name a
 /// carrier, one of its services the customer's profile offers, and a package type of it.
 pub(crate) fn set_quoting_options(
-    tx: &Connection,
+    tx: &Tx<'_>,
     catalog: &Catalog,
     profile: &Profile,
     customer_id: &str,
@@ -286,7 +290,7 @@ pub(crate) fn set_quoting_options(
         }
     }
     p.finish()?;
-    tx.execute("DELETE FROM quoting_options WHERE customer_id = ?1", [customer_id])?;
+    tx.execute("DELETE FROM quoting_options WHERE customer_id = ?1", args![customer_id])?;
     let mut insert = tx.prepare_cached(
         "INSERT INTO quoting_options (customer_id, position, name, carrier_code, service_code, package_type_code) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;

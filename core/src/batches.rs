@@ -8,7 +8,7 @@
 //! is left.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 
 use crate::booking;
 use crate::dates::timestamp;
@@ -17,11 +17,12 @@ use crate::ledger;
 use crate::limits::MAX_BATCH_QUOTES;
 use crate::money::{format2, from_cents};
 use crate::quoting;
+use crate::store::{args, Read, Tx};
 use crate::{labels, shipments, store, wire};
 
 /// Create batch.
 pub(crate) fn create(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer_id: &str,
     req: &wire::CreateBatchRequest,
     now: DateTime<Utc>,
@@ -33,7 +34,7 @@ pub(crate) fn create(
     let id = format!("B{:07}", store::next_id(tx, "batch")?);
     tx.execute(
         "INSERT INTO batches (id, customer_id, name, status, created_at) VALUES (?1, ?2, ?3, 'open', ?4)",
-        rusqlite::params![id, customer_id, name, timestamp(now)],
+        args![id, customer_id, name, timestamp(now)],
     )?;
     Ok(wire::CreateBatchResponse { batch_id: id })
 }
@@ -44,7 +45,7 @@ struct BatchRow {
     created_at: String,
 }
 
-fn find(conn: &Connection, customer_id: &str, batch_id: &str) -> Result<BatchRow> {
+fn find(conn: &Read<'_>, customer_id: &str, batch_id: &str) -> Result<BatchRow> {
     conn.prepare_cached("SELECT name, status, created_at FROM batches WHERE id = ?1 AND customer_id = ?2")?
         .query_row([batch_id, customer_id], |r| Ok(BatchRow { name: r.get(0)?, status: r.get(1)?, created_at: r.get(2)? }))
         .optional()?
@@ -52,7 +53,7 @@ fn find(conn: &Connection, customer_id: &str, batch_id: &str) -> Result<BatchRow
 }
 
 /// The batch's quote ids with their book numbers, in the order they were added.
-fn members(conn: &Connection, customer_id: &str, batch_id: &str) -> Result<Vec<(i64, Option<String>)>> {
+fn members(conn: &Read<'_>, customer_id: &str, batch_id: &str) -> Result<Vec<(i64, Option<String>)>> {
     let mut stmt =
         conn.prepare_cached("SELECT quote_id, book_number FROM batch_quotes WHERE customer_id = ?2 AND batch_id = ?1 ORDER BY position")?;
     let rows = stmt.query_map([batch_id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -60,7 +61,7 @@ fn members(conn: &Connection, customer_id: &str, batch_id: &str) -> Result<Vec<(
 }
 
 /// Get batch.
-pub(crate) fn get(conn: &Connection, customer_id: &str, batch_id: &str) -> Result<wire::Batch> {
+pub(crate) fn get(conn: &Read<'_>, customer_id: &str, batch_id: &str) -> Result<wire::Batch> {
     let row = find(conn, customer_id, batch_id)?;
     let quotes = members(conn, customer_id, batch_id)?
         .into_iter()
@@ -74,7 +75,7 @@ pub(crate) fn get(conn: &Connection, customer_id: &str, batch_id: &str) -> Resul
 }
 
 /// List batches, newest first.
-pub(crate) fn list(conn: &Connection, customer_id: &str) -> Result<wire::BatchesResponse> {
+pub(crate) fn list(conn: &Read<'_>, customer_id: &str) -> Result<wire::BatchesResponse> {
     let mut stmt = conn.prepare_cached(
         "SELECT b.id, b.name, b.status, b.created_at, (SELECT COUNT(*) FROM batch_quotes q WHERE q.customer_id = b.customer_id AND q.batch_id = b.id)
          FROM batches b WHERE b.customer_id = ?1 ORDER BY b.id DESC",
@@ -97,7 +98,7 @@ pub(crate) fn list(conn: &Connection, customer_id: &str) -> Result<wire::Batches
 /// (else 409 QUOTE_EXPIRED); nothing is added unless all are. A quote already in the
 /// batch is not added twice.
 pub(crate) fn add_quotes(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer_id: &str,
     batch_id: &str,
     req: &wire::AddQuotesRequest,
@@ -154,13 +155,13 @@ pub(crate) fn add_quotes(
 }
 
 /// Delete batch (an open one; a booked batch is the record of its bookings).
-pub(crate) fn delete(tx: &Connection, customer_id: &str, batch_id: &str) -> Result<wire::OkResponse> {
+pub(crate) fn delete(tx: &Tx<'_>, customer_id: &str, batch_id: &str) -> Result<wire::OkResponse> {
     let row = find(tx, customer_id, batch_id)?;
     if row.status == "booked" {
         return Err(Error::conflict(format!("Batch {batch_id} is booked and cannot be deleted.")));
     }
-    tx.execute("DELETE FROM batch_quotes WHERE customer_id = ?2 AND batch_id = ?1", [batch_id, customer_id])?;
-    tx.execute("DELETE FROM batches WHERE customer_id = ?2 AND id = ?1", [batch_id, customer_id])?;
+    tx.execute("DELETE FROM batch_quotes WHERE customer_id = ?2 AND batch_id = ?1", args![batch_id, customer_id])?;
+    tx.execute("DELETE FROM batches WHERE customer_id = ?2 AND id = ?1", args![batch_id, customer_id])?;
     Ok(wire::OkResponse::OK)
 }
 
@@ -217,7 +218,7 @@ fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest, 
 /// shipment (of the shipment, for a quote booked already and not voided), two where a
 /// customs declaration is printed. A quote that cannot be read counts nothing: the
 /// booking reports it.
-fn check_label_pages(conn: &Connection, customer_id: &str, batch_id: &str, quotes: &[(i64, Option<String>)]) -> Result<()> {
+fn check_label_pages(conn: &Read<'_>, customer_id: &str, batch_id: &str, quotes: &[(i64, Option<String>)]) -> Result<()> {
     let country = |c: &Option<compact_str::CompactString>| c.as_deref().unwrap_or_default().trim().to_ascii_uppercase();
     let mut pages = 0usize;
     for (quote_id, booked) in quotes {
@@ -251,7 +252,7 @@ fn check_label_pages(conn: &Connection, customer_id: &str, batch_id: &str, quote
 }
 
 /// Batch book: books every quote of the batch not booked yet.
-pub(crate) fn book(tx: &Connection, ctx: &booking::Context, req: &wire::BatchBookRequest) -> Result<wire::BatchBookResponse> {
+pub(crate) fn book(tx: &Tx<'_>, ctx: &booking::Context, req: &wire::BatchBookRequest) -> Result<wire::BatchBookResponse> {
     let customer_id = ctx.customer.id.as_str();
     let row = find(tx, customer_id, &req.batch_id)?;
     if row.status == "booked" {
@@ -279,14 +280,14 @@ pub(crate) fn book(tx: &Connection, ctx: &booking::Context, req: &wire::BatchBoo
             });
             continue;
         }
-        tx.execute_batch("SAVEPOINT batch_quote")?;
+        tx.batch("SAVEPOINT batch_quote")?;
         let outcome = quoting::find(tx, customer_id, quote_id)?
             .ok_or_else(|| Error::not_found("quote", &quote_id.to_string()))
             .and_then(|stored| booking_request(&stored, req, ctx.today))
             .and_then(|booking_req| booking::book(tx, ctx, &booking_req));
         match outcome {
             Ok(r) => {
-                tx.execute_batch("RELEASE batch_quote")?;
+                tx.batch("RELEASE batch_quote")?;
                 tx.prepare_cached("UPDATE batch_quotes SET book_number = ?3 WHERE customer_id = ?4 AND batch_id = ?1 AND quote_id = ?2")?
                     .execute(rusqlite::params![req.batch_id, quote_id, r.book_number, customer_id])?;
                 results.push(wire::BatchBookResult {
@@ -302,7 +303,7 @@ pub(crate) fn book(tx: &Connection, ctx: &booking::Context, req: &wire::BatchBoo
                 });
             }
             Err(e) => {
-                tx.execute_batch("ROLLBACK TO batch_quote; RELEASE batch_quote")?;
+                tx.batch("ROLLBACK TO batch_quote; RELEASE batch_quote")?;
                 all_booked = false;
                 results.push(wire::BatchBookResult {
                     quote_id,
@@ -319,7 +320,7 @@ pub(crate) fn book(tx: &Connection, ctx: &booking::Context, req: &wire::BatchBoo
         }
     }
     if all_booked {
-        tx.execute("UPDATE batches SET status = 'booked' WHERE customer_id = ?2 AND id = ?1", [req.batch_id.as_str(), customer_id])?;
+        tx.execute("UPDATE batches SET status = 'booked' WHERE customer_id = ?2 AND id = ?1", args![req.batch_id.as_str(), customer_id])?;
     }
     let balance = ledger::balance_cents(tx, customer_id)?;
     let booked: Vec<&str> = results.iter().filter_map(|r| r.book_number.as_deref()).collect();

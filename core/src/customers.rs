@@ -3,7 +3,7 @@
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
@@ -13,6 +13,7 @@ use crate::ledger::{self, EntryKind};
 use crate::money::{to_cents, MAX_AMOUNT};
 use crate::secrets::{self, Sealer, Secret};
 use crate::store;
+use crate::store::{args, Read, Tx};
 use crate::wire;
 
 /// What other operations need to know of a customer.
@@ -25,7 +26,7 @@ pub(crate) struct Customer {
 }
 
 /// The customer `id`, or `NOT_FOUND`.
-pub(crate) fn find(conn: &Connection, id: &str) -> Result<Customer> {
+pub(crate) fn find(conn: &Read<'_>, id: &str) -> Result<Customer> {
     conn.prepare_cached("SELECT id, profile_code, minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1")?
         .query_row([id], |r| {
             Ok(Customer {
@@ -140,7 +141,7 @@ pub(crate) fn check(catalog: &Catalog, req: &wire::CreateCustomerRequest) -> Res
 }
 
 /// Whether a customer is registered under `email` (trimmed, in any case).
-pub(crate) fn is_registered(conn: &Connection, email: &str) -> Result<bool> {
+pub(crate) fn is_registered(conn: &Read<'_>, email: &str) -> Result<bool> {
     Ok(conn
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM customers WHERE email_key = ?1)")?
         .query_row([email.trim().to_lowercase()], |r| r.get(0))?)
@@ -160,7 +161,7 @@ pub(crate) fn already_registered(email: &str) -> Error {
 ///
 /// # Errors
 /// `CONFLICT` for an e-mail already registered.
-pub(crate) fn create(tx: &Connection, new: &NewCustomer, now: DateTime<Utc>) -> Result<wire::CustomerIdResponse> {
+pub(crate) fn create(tx: &Tx<'_>, new: &NewCustomer, now: DateTime<Utc>) -> Result<wire::CustomerIdResponse> {
     let f = &new.fields;
     if is_registered(tx, &f.email)? {
         return Err(already_registered(&f.email));
@@ -170,7 +171,7 @@ pub(crate) fn create(tx: &Connection, new: &NewCustomer, now: DateTime<Utc>) -> 
         "INSERT INTO customers (id, email, email_key, password_hash, profile_code, franchise_id, mailing_address, billing_address,
             minimum_balance_cents, recharge_amount_cents, sales_rep, utm, monthly_volume, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-        rusqlite::params![
+        args![
             id,
             f.email,
             f.email.to_lowercase(),
@@ -214,7 +215,7 @@ fn hash_password(password: &str) -> Result<String> {
 
 /// The id and password hash of the customer registered under `email`, if any: what
 /// [`verify`] checks a login against, outside the connection's lock.
-pub(crate) fn credentials(conn: &Connection, email: &str) -> Result<Option<(String, String)>> {
+pub(crate) fn credentials(conn: &Read<'_>, email: &str) -> Result<Option<(String, String)>> {
     Ok(conn
         .query_row("SELECT id, password_hash FROM customers WHERE email_key = ?1", [email.trim().to_lowercase()], |r| {
             Ok((r.get(0)?, r.get(1)?))
@@ -253,7 +254,7 @@ const TOKEN_TYPES: [&str; 2] = ["processorCardToken", "<processor>CardToken"];
 /// Update payment method (4.12): keeps the token (through [`secrets::store`]: sealed
 /// when the service has a key) and billing address, never card data.
 pub(crate) fn update_payment_method(
-    tx: &Connection,
+    tx: &Tx<'_>,
     sealer: Option<&Sealer>,
     customer_id: &str,
     req: &wire::UpdatePaymentMethodRequest,
@@ -278,7 +279,7 @@ pub(crate) fn update_payment_method(
     tx.execute(
         "INSERT INTO payment_methods (customer_id, token, billing_address, updated_at) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (customer_id) DO UPDATE SET token = excluded.token, billing_address = excluded.billing_address, updated_at = excluded.updated_at",
-        rusqlite::params![customer_id, stored, wire::to_json(&billing)?, crate::dates::timestamp(now)],
+        args![customer_id, stored, wire::to_json(&billing)?, crate::dates::timestamp(now)],
     )?;
     Ok(wire::OkResponse::OK)
 }
@@ -288,14 +289,14 @@ pub(crate) fn update_payment_method(
 ///
 /// # Errors
 /// `INTERNAL` when it is sealed and the service has no key or another one.
-pub(crate) fn payment_token(conn: &Connection, sealer: Option<&Sealer>, customer_id: &str) -> Result<Option<String>> {
+pub(crate) fn payment_token(conn: &Read<'_>, sealer: Option<&Sealer>, customer_id: &str) -> Result<Option<String>> {
     let stored: Option<String> =
         conn.query_row("SELECT token FROM payment_methods WHERE customer_id = ?1", [customer_id], |r| r.get(0)).optional()?;
     stored.map(|token| secrets::reveal(sealer, &secrets::payment_token_context(customer_id), &token)).transpose()
 }
 
 /// True if the customer has a payment method on file.
-pub(crate) fn has_payment_method(conn: &Connection, customer_id: &str) -> Result<bool> {
+pub(crate) fn has_payment_method(conn: &Read<'_>, customer_id: &str) -> Result<bool> {
     Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM payment_methods WHERE customer_id = ?1)", [customer_id], |r| r.get(0))?)
 }
 

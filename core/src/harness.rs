@@ -65,7 +65,7 @@ pub fn insert_shipment_copies(
     shipping.write(|tx| {
         // Bigger in-memory term lists while loading: fewer, larger segments to merge.
         for table in ["shipment_search", "shipment_grams"] {
-            tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 67108864)"), [])?;
+            tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 67108864)"), &[])?;
         }
         let base = shipments::find(tx, customer_id, template)?;
         type Row = (String, String, String, String, String, String, String, String, String, String, i64, String);
@@ -133,7 +133,7 @@ pub fn insert_shipment_copies(
         // The copies are indexed already: a search must not scan them as waiting.
         search::flush(tx)?;
         for table in ["shipment_search", "shipment_grams"] {
-            tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 1048576)"), [])?;
+            tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 1048576)"), &[])?;
         }
         Ok(())
     })

@@ -2,12 +2,13 @@
 //! with the booking, rendered at booking (or on retrieval with lazy labels, as labels
 //! are), and retrieved as `{"type": "application/pdf", "data": "<base64>"}`.
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::documents::{self, CarrierTaxId, InvoiceData, InvoiceLine, Paper};
 use crate::error::{Error, Result};
 use crate::money::{format2, round_cents};
+use crate::store::{Read, Tx};
 use crate::wire;
 
 /// What the invoice of a booking prints: the booked shipment (`view`), the invoice the
@@ -92,7 +93,7 @@ fn line_value(quantity: i64, unit_value: Decimal) -> Decimal {
 }
 
 /// Keeps the invoice of the shipment `book_number`, rendered now when `render_now`.
-pub(crate) fn record(tx: &Connection, customer_id: &str, data: &InvoiceData, send_electronically: bool, render_now: bool) -> Result<()> {
+pub(crate) fn record(tx: &Tx<'_>, customer_id: &str, data: &InvoiceData, send_electronically: bool, render_now: bool) -> Result<()> {
     let pdf = render_now.then(|| render(data)).transpose()?;
     tx.prepare_cached(
         "INSERT INTO commercial_invoices (customer_id, book_number, send_electronically, data, pdf) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -106,7 +107,7 @@ fn render(data: &InvoiceData) -> Result<Vec<u8>> {
 }
 
 /// What the invoice of the customer's shipment `book_number` prints, if it has one.
-pub(crate) fn stored_data(conn: &Connection, customer_id: &str, book_number: &str) -> Result<Option<InvoiceData>> {
+pub(crate) fn stored_data(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<Option<InvoiceData>> {
     let data: Option<String> = conn
         .prepare_cached("SELECT data FROM commercial_invoices WHERE customer_id = ?1 AND book_number = ?2")?
         .query_row([customer_id, book_number], |r| r.get(0))
@@ -126,7 +127,7 @@ fn parse(book_number: &str, data: &str) -> Result<InvoiceData> {
 /// `NOT_FOUND` for an unknown shipment, another customer's, or one booked without an
 /// invoice; `CONFLICT` for a voided shipment, whose documents must not be printed (as
 /// its labels).
-pub(crate) fn document(conn: &Connection, customer_id: &str, book_number: &str) -> Result<wire::InvoiceResponse> {
+pub(crate) fn document(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<wire::InvoiceResponse> {
     Ok(wire::InvoiceResponse { kind: "application/pdf".into(), data: crate::documents::base64(&pdf(conn, customer_id, book_number)?) })
 }
 
@@ -134,7 +135,7 @@ pub(crate) fn document(conn: &Connection, customer_id: &str, book_number: &str) 
 ///
 /// # Errors
 /// As [`document`].
-pub(crate) fn pdf(conn: &Connection, customer_id: &str, book_number: &str) -> Result<Vec<u8>> {
+pub(crate) fn pdf(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<Vec<u8>> {
     if crate::shipments::find(conn, customer_id, book_number)?.voided {
         return Err(Error::conflict(format!("Shipment {book_number} is voided; its commercial invoice must not be printed.")));
     }

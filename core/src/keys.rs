@@ -13,11 +13,11 @@
 
 use base64::Engine as _;
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
 use crate::error::{Error, ErrorCategory, Result};
+use crate::store::{args, Read, Row, Tx};
 use crate::{customers, store, wire};
 
 /// What every consign API key starts with.
@@ -95,7 +95,7 @@ fn digest(key: &str) -> [u8; 32] {
 ///
 /// # Errors
 /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a name over 100 characters.
-pub(crate) fn create(tx: &Connection, customer_id: Option<&str>, name: &str, now: DateTime<Utc>) -> Result<NewApiKey> {
+pub(crate) fn create(tx: &Tx<'_>, customer_id: Option<&str>, name: &str, now: DateTime<Utc>) -> Result<NewApiKey> {
     let name = name.trim();
     if name.chars().count() > MAX_NAME {
         return Err(Error::invalid("name", format!("must be at most {MAX_NAME} characters")));
@@ -110,43 +110,35 @@ pub(crate) fn create(tx: &Connection, customer_id: Option<&str>, name: &str, now
     let created_at = crate::dates::timestamp(now);
     tx.execute(
         "INSERT INTO api_keys (id, digest, customer_id, name, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-        rusqlite::params![id, digest(&key).as_slice(), customer_id, name, created_at],
+        args![id, digest(&key).as_slice(), customer_id, name, created_at],
     )?;
     let info = ApiKey { id, customer_id: customer_id.map(str::to_string), name: name.to_string(), created_at, revoked_at: None };
     Ok(NewApiKey { info, key })
 }
 
-fn from_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ApiKey> {
-    Ok(ApiKey {
-        id: r.get("id")?,
-        customer_id: r.get("customer_id")?,
-        name: r.get("name")?,
-        created_at: r.get("created_at")?,
-        revoked_at: r.get("revoked_at")?,
-    })
+/// A key of a row `SELECT id, customer_id, name, created_at, revoked_at`.
+fn from_row(r: &Row<'_>) -> Result<ApiKey> {
+    Ok(ApiKey { id: r.get(0)?, customer_id: r.get(1)?, name: r.get(2)?, created_at: r.get(3)?, revoked_at: r.get(4)? })
 }
 
 /// Every key, revoked ones included, in the order they were made.
-pub(crate) fn list(conn: &Connection) -> Result<Vec<ApiKey>> {
-    let mut stmt = conn.prepare("SELECT id, customer_id, name, created_at, revoked_at FROM api_keys ORDER BY id")?;
-    let keys = stmt.query_map([], from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(keys)
+pub(crate) fn list(conn: &Read<'_>) -> Result<Vec<ApiKey>> {
+    conn.rows("SELECT id, customer_id, name, created_at, revoked_at FROM api_keys ORDER BY id", args![], from_row)
 }
 
 /// Revokes the key `id`: from now on it is refused as an unknown key.
 ///
 /// # Errors
 /// `NOT_FOUND` for an unknown key; `CONFLICT` for a key already revoked.
-pub(crate) fn revoke(tx: &Connection, id: &str, now: DateTime<Utc>) -> Result<ApiKey> {
+pub(crate) fn revoke(tx: &Tx<'_>, id: &str, now: DateTime<Utc>) -> Result<ApiKey> {
     let mut key = tx
-        .query_row("SELECT id, customer_id, name, created_at, revoked_at FROM api_keys WHERE id = ?1", [id], from_row)
-        .optional()?
+        .row("SELECT id, customer_id, name, created_at, revoked_at FROM api_keys WHERE id = ?1", args![id], from_row)?
         .ok_or_else(|| Error::not_found("API key", id))?;
     if let Some(at) = &key.revoked_at {
         return Err(Error::conflict(format!("The API key {id} was already revoked at {at}.")));
     }
     let at = crate::dates::timestamp(now);
-    tx.execute("UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1", [id, &at])?;
+    tx.execute("UPDATE api_keys SET revoked_at = ?2 WHERE id = ?1", args![id, &at])?;
     key.revoked_at = Some(at);
     Ok(key)
 }
@@ -155,13 +147,13 @@ pub(crate) fn revoke(tx: &Connection, id: &str, now: DateTime<Utc>) -> Result<Ap
 ///
 /// # Errors
 /// `UNAUTHORIZED` for a malformed, unknown or revoked key.
-pub(crate) fn authenticate(conn: &Connection, key: &str) -> Result<Caller> {
+pub(crate) fn authenticate(conn: &Read<'_>, key: &str) -> Result<Caller> {
     // The id is only a locator: the digest comparison below decides.
     let id = key.strip_prefix(KEY_PREFIX).and_then(|rest| rest.split_once('_')).map(|(id, _)| id).ok_or_else(key_required)?;
-    let row: Option<(Vec<u8>, Option<String>, Option<String>)> = conn
-        .prepare_cached("SELECT digest, customer_id, revoked_at FROM api_keys WHERE id = ?1")?
-        .query_row([id], |r| Ok((r.get("digest")?, r.get("customer_id")?, r.get("revoked_at")?)))
-        .optional()?;
+    let row: Option<(Vec<u8>, Option<String>, Option<String>)> =
+        conn.row("SELECT digest, customer_id, revoked_at FROM api_keys WHERE id = ?1", args![id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
     match row {
         Some((stored, customer_id, None)) if bool::from(stored.as_slice().ct_eq(&digest(key))) => {
             Ok(Caller { key_id: id.to_string(), customer_id })
@@ -171,12 +163,14 @@ pub(crate) fn authenticate(conn: &Connection, key: &str) -> Result<Caller> {
 }
 
 /// Whether `caller` acts for the customer `customer_id`.
-pub(crate) fn acts_for(conn: &Connection, caller: &Caller, customer_id: &str) -> Result<bool> {
+pub(crate) fn acts_for(conn: &Read<'_>, caller: &Caller, customer_id: &str) -> Result<bool> {
     match &caller.customer_id {
         Some(own) => Ok(own == customer_id),
-        None => Ok(conn
-            .prepare_cached("SELECT EXISTS (SELECT 1 FROM api_key_customers WHERE key_id = ?1 AND customer_id = ?2)")?
-            .query_row([&caller.key_id, customer_id], |r| r.get(0))?),
+        None => conn.one(
+            "SELECT EXISTS (SELECT 1 FROM api_key_customers WHERE key_id = ?1 AND customer_id = ?2)",
+            args![caller.key_id, customer_id],
+            |r| r.get(0),
+        ),
     }
 }
 
@@ -185,38 +179,33 @@ pub(crate) fn acts_for(conn: &Connection, caller: &Caller, customer_id: &str) ->
 ///
 /// # Errors
 /// `UNAUTHORIZED` for a customer key, which acts for its own customer only.
-pub(crate) fn link(tx: &Connection, caller: &Caller, customer_id: &str, now: DateTime<Utc>) -> Result<()> {
+pub(crate) fn link(tx: &Tx<'_>, caller: &Caller, customer_id: &str, now: DateTime<Utc>) -> Result<()> {
     if caller.customer_id.is_some() {
         return Err(partner_only());
     }
-    tx.prepare_cached("INSERT OR IGNORE INTO api_key_customers (key_id, customer_id, connected_at) VALUES (?1, ?2, ?3)")?.execute([
-        &caller.key_id,
-        customer_id,
-        &crate::dates::timestamp(now),
-    ])?;
+    tx.execute(
+        "INSERT OR IGNORE INTO api_key_customers (key_id, customer_id, connected_at) VALUES (?1, ?2, ?3)",
+        args![caller.key_id, customer_id, crate::dates::timestamp(now)],
+    )?;
     Ok(())
 }
 
 /// The partner keys linked to `customer_id`, in the order of their ids.
-pub(crate) fn partners(conn: &Connection, customer_id: &str) -> Result<Vec<wire::Partner>> {
-    let mut stmt = conn.prepare_cached(
+pub(crate) fn partners(conn: &Read<'_>, customer_id: &str) -> Result<Vec<wire::Partner>> {
+    conn.rows(
         "SELECT k.id, k.name, l.connected_at, k.revoked_at FROM api_key_customers l JOIN api_keys k ON k.id = l.key_id
          WHERE l.customer_id = ?1 ORDER BY k.id",
-    )?;
-    let partners = stmt
-        .query_map([customer_id], |r| {
-            Ok(wire::Partner { key_id: r.get(0)?, name: r.get(1)?, connected_at: r.get(2)?, revoked_at: r.get(3)? })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(partners)
+        args![customer_id],
+        |r| Ok(wire::Partner { key_id: r.get(0)?, name: r.get(1)?, connected_at: r.get(2)?, revoked_at: r.get(3)? }),
+    )
 }
 
 /// Removes the link of the partner key `key_id` to `customer_id`.
 ///
 /// # Errors
 /// `NOT_FOUND` when the key is not linked to the customer.
-pub(crate) fn disconnect(tx: &Connection, key_id: &str, customer_id: &str) -> Result<wire::OkResponse> {
-    let removed = tx.execute("DELETE FROM api_key_customers WHERE key_id = ?1 AND customer_id = ?2", [key_id, customer_id])?;
+pub(crate) fn disconnect(tx: &Tx<'_>, key_id: &str, customer_id: &str) -> Result<wire::OkResponse> {
+    let removed = tx.execute("DELETE FROM api_key_customers WHERE key_id = ?1 AND customer_id = ?2", args![key_id, customer_id])?;
     if removed == 0 {
         return Err(not_connected(key_id, customer_id));
     }

@@ -2,7 +2,6 @@
 //! its carrier prints, of one shipment or several at once, on 4x6 labels or office
 //! sheets, each with the postal customs declaration where one is printed.
 
-use rusqlite::Connection;
 use rust_decimal::Decimal;
 
 use crate::catalog::Catalog;
@@ -12,6 +11,7 @@ use crate::limits::MAX_LABEL_PAGES;
 use crate::money::format2;
 use crate::rating::{Currency, RateBook};
 use crate::shipments::{customs_currency, find, is_domestic, label_address, StoredShipment};
+use crate::store::Read;
 use crate::wire;
 
 /// The postal customs declaration printed after each label of a carrier B shipment
@@ -153,7 +153,7 @@ impl LabelImages {
 /// (the answer the HTTP adapter sends as `application/pdf`); without it, one PDF per
 /// piece (`base64Images`).
 pub(crate) fn label(
-    conn: &Connection,
+    conn: &Read<'_>,
     books: &Books,
     customer_id: &str,
     book_number: &str,
@@ -217,7 +217,7 @@ pub(crate) fn carrier_prints<'b>(books: &'b Books, s: &StoredShipment, format: L
 /// carrier does not print it; `NOT_FOUND` for a book number that is unknown or another
 /// customer's; `CONFLICT` for a voided shipment. Each names `bookNumbers[i]`.
 pub(crate) fn labels_of(
-    conn: &Connection,
+    conn: &Read<'_>,
     books: &Books,
     customer_id: &str,
     book_numbers: &[String],
@@ -314,7 +314,7 @@ fn sheets_are_pdf(format: LabelFormat, layout: LabelLayout) -> Result<()> {
 
 /// The label data of each piece of the customer's stored shipment `s`, with its
 /// carrier's and service's names and its customs declaration.
-fn labels_of_shipment(conn: &Connection, books: &Books, customer_id: &str, s: &StoredShipment) -> Result<Vec<LabelData>> {
+fn labels_of_shipment(conn: &Read<'_>, books: &Books, customer_id: &str, s: &StoredShipment) -> Result<Vec<LabelData>> {
     let carrier =
         books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
     let service_label = books.catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
@@ -341,7 +341,7 @@ fn merged_pdf(labels: &[LabelData]) -> Result<Vec<u8>> {
 
 /// Batch book's `labelsPdf`: one PDF of every label of the shipments `book_numbers` of
 /// the customer (voided ones left out), in that order; `None` when there are none.
-pub(crate) fn labels_pdf(conn: &Connection, books: &Books, customer_id: &str, book_numbers: &[&str]) -> Result<Option<String>> {
+pub(crate) fn labels_pdf(conn: &Read<'_>, books: &Books, customer_id: &str, book_numbers: &[&str]) -> Result<Option<String>> {
     let mut labels = Vec::new();
     for book_number in book_numbers {
         let s = find(conn, customer_id, book_number)?;

@@ -9,11 +9,12 @@
 //! cover it (`prepay::charge`). Entries that raise the balance are always written.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 
 use crate::dates::timestamp;
 use crate::error::{Error, ErrorCategory, Result};
 use crate::money::{format2, from_cents};
+use crate::store::{Read, Tx};
 use crate::wire;
 
 /// What a ledger entry records.
@@ -39,7 +40,7 @@ impl EntryKind {
 }
 
 /// The customer's balance in cents (0 before any entry).
-pub(crate) fn balance_cents(conn: &Connection, customer_id: &str) -> Result<i64> {
+pub(crate) fn balance_cents(conn: &Read<'_>, customer_id: &str) -> Result<i64> {
     let balance = conn
         .prepare_cached("SELECT balance_after_cents FROM ledger_entries WHERE customer_id = ?1 ORDER BY id DESC LIMIT 1")?
         .query_row([customer_id], |r| r.get(0))
@@ -53,7 +54,7 @@ pub(crate) fn balance_cents(conn: &Connection, customer_id: &str) -> Result<i64>
 /// `INSUFFICIENT_FUNDS` if the entry lowers the balance below zero; nothing is written
 /// then.
 pub(crate) fn append(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer_id: &str,
     kind: EntryKind,
     amount_cents: i64,
@@ -66,7 +67,7 @@ pub(crate) fn append(
 /// Appends an entry as [`append`] does, except that a charge may take the balance below
 /// zero: a debt, for a charge of what a carrier has carried, which is never refused.
 pub(crate) fn append_owed(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer_id: &str,
     kind: EntryKind,
     amount_cents: i64,
@@ -77,7 +78,7 @@ pub(crate) fn append_owed(
 }
 
 fn write(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer_id: &str,
     kind: EntryKind,
     amount_cents: i64,
@@ -106,7 +107,7 @@ fn write(
 }
 
 /// The prepay view: balance, settings and entries newest first.
-pub(crate) fn prepay(conn: &Connection, customer_id: &str) -> Result<wire::PrepayResponse> {
+pub(crate) fn prepay(conn: &Read<'_>, customer_id: &str) -> Result<wire::PrepayResponse> {
     let (minimum, recharge): (i64, i64) =
         conn.query_row("SELECT minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1", [customer_id], |r| {
             Ok((r.get(0)?, r.get(1)?))
@@ -162,18 +163,18 @@ mod tests {
                         VALUES ('C1', 2, 'charge', -30000, -10000, 'x', '2026-01-02T00:00:00Z')";
         assert!(conn.execute(negative, []).is_err(), "the baseline refuses a negative balance");
         crate::store::migrate(&mut conn).unwrap();
-        assert_eq!(balance_cents(&conn, "C1").unwrap(), 20000);
+        assert_eq!(balance_cents(&crate::store::Read::of(&conn), "C1").unwrap(), 20000);
         let now = Utc.with_ymd_and_hms(2026, 11, 21, 15, 0, 0).unwrap();
         let tx = conn.transaction().unwrap();
-        let refused = append(&tx, "C1", EntryKind::Charge, -30000, "shipment", now).unwrap_err();
+        let refused = append(&crate::store::Tx::of(&tx), "C1", EntryKind::Charge, -30000, "shipment", now).unwrap_err();
         assert_eq!(refused.category(), ErrorCategory::InsufficientFunds);
-        assert_eq!(append_owed(&tx, "C1", EntryKind::Charge, -30000, "return label", now).unwrap(), -10000);
+        assert_eq!(append_owed(&crate::store::Tx::of(&tx), "C1", EntryKind::Charge, -30000, "return label", now).unwrap(), -10000);
         // an entry that raises the balance is written, even if it stays below zero
-        assert_eq!(append(&tx, "C1", EntryKind::Recharge, 4000, "recharge", now).unwrap(), -6000);
+        assert_eq!(append(&crate::store::Tx::of(&tx), "C1", EntryKind::Recharge, 4000, "recharge", now).unwrap(), -6000);
         assert!(tx.execute("UPDATE ledger_entries SET amount_cents = 0", []).is_err(), "still append-only");
         assert!(tx.execute("DELETE FROM ledger_entries", []).is_err(), "still append-only");
         tx.commit().unwrap();
-        let view = prepay(&conn, "C1").unwrap();
+        let view = prepay(&crate::store::Read::of(&conn), "C1").unwrap();
         assert_eq!(view.balance, "-60.00");
         let after: Vec<&str> = view.entries.iter().map(|e| e.balance_after.as_str()).collect();
         assert_eq!(after, ["-60.00", "-100.00", "200.00"]);

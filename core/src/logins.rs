@@ -11,10 +11,11 @@
 //! account's on a successful login. Times come from the service's clock.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorCategory, Result};
+use crate::store::{Read, Tx};
 
 /// The failure of an account (e-mail) that locks it first: the ones before are free.
 pub const ACCOUNT_LOCK_AFTER: i64 = 5;
@@ -61,7 +62,7 @@ fn delay(failures: i64, lock_after: i64) -> i64 {
 }
 
 /// The failures counted against `subject` at `now` and when the last was, if any are.
-fn failures(conn: &Connection, subject: &str, now: i64) -> Result<Option<(i64, i64)>> {
+fn failures(conn: &Read<'_>, subject: &str, now: i64) -> Result<Option<(i64, i64)>> {
     let row: Option<(i64, i64)> = conn
         .prepare_cached("SELECT failures, last_failure_at FROM login_failures WHERE subject = ?1")?
         .query_row([subject], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -74,7 +75,7 @@ fn failures(conn: &Connection, subject: &str, now: i64) -> Result<Option<(i64, i
 ///
 /// # Errors
 /// `TOO_MANY_ATTEMPTS` when locked; else only on a storage failure.
-pub(crate) fn check(conn: &Connection, subjects: &Subjects, now: DateTime<Utc>) -> Result<()> {
+pub(crate) fn check(conn: &Read<'_>, subjects: &Subjects, now: DateTime<Utc>) -> Result<()> {
     let now = now.timestamp();
     let mut wait = 0;
     let mut what = "";
@@ -99,7 +100,7 @@ pub(crate) fn check(conn: &Connection, subjects: &Subjects, now: DateTime<Utc>) 
 
 /// Counts a failure against the account and the key at `now`, and forgets the failures
 /// of every subject quiet since [`QUIET`] seconds.
-pub(crate) fn fail(tx: &Connection, subjects: &Subjects, now: DateTime<Utc>) -> Result<()> {
+pub(crate) fn fail(tx: &Tx<'_>, subjects: &Subjects, now: DateTime<Utc>) -> Result<()> {
     let now = now.timestamp();
     tx.prepare_cached("DELETE FROM login_failures WHERE last_failure_at <= ?1")?.execute([now - QUIET])?;
     for (subject, _) in subjects.each() {
@@ -114,7 +115,7 @@ pub(crate) fn fail(tx: &Connection, subjects: &Subjects, now: DateTime<Utc>) -> 
 
 /// Forgets the failures of the account (a successful login); the key's stay, so that
 /// a key cannot wipe its count with a login it knows.
-pub(crate) fn succeed(tx: &Connection, subjects: &Subjects) -> Result<()> {
+pub(crate) fn succeed(tx: &Tx<'_>, subjects: &Subjects) -> Result<()> {
     tx.prepare_cached("DELETE FROM login_failures WHERE subject = ?1")?.execute([&subjects.account])?;
     Ok(())
 }

@@ -5,7 +5,7 @@
 //! so `GET .../manifest/:manifestId` returns the same bytes.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
@@ -13,6 +13,7 @@ use crate::catalog::Catalog;
 use crate::documents::{self, LabelAddress, ManifestData, ManifestLine};
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::pickups::{flat_address, listed, Listed};
+use crate::store::{Read, Tx};
 use crate::wire;
 
 /// The data type of a manifest's `data`.
@@ -60,7 +61,7 @@ fn lines(catalog: &Catalog, shipments: &[Listed]) -> (Vec<ManifestLine>, String)
 
 /// Create manifest (4.10) in `tx`.
 pub(crate) fn create(
-    tx: &Connection,
+    tx: &Tx<'_>,
     catalog: &Catalog,
     customer_id: &str,
     req: &wire::CreateManifestRequest,
@@ -142,7 +143,7 @@ pub(crate) fn create(
 }
 
 /// The customer's manifest `id`, or `NOT_FOUND`.
-pub(crate) fn get(conn: &Connection, customer_id: &str, id: &str) -> Result<wire::ManifestResponse> {
+pub(crate) fn get(conn: &Read<'_>, customer_id: &str, id: &str) -> Result<wire::ManifestResponse> {
     let row: Option<(String, Vec<u8>)> = conn
         .prepare_cached("SELECT document_type, document FROM manifests WHERE id = ?1 AND customer_id = ?2")?
         .query_row([id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))

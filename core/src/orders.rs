@@ -12,19 +12,20 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::limits::MAX_ORDER_LINES;
 use crate::shipment;
+use crate::store::{args, Read, Tx};
 use crate::wire;
 
 /// The values of `fulfillmentStatus`.
 pub const FULFILLMENT_STATUSES: [&str; 3] = ["pending", "fulfilled", "partial"];
 
-fn integration(conn: &Connection, customer_id: &str, integration_id: &str) -> Result<()> {
+fn integration(conn: &Read<'_>, customer_id: &str, integration_id: &str) -> Result<()> {
     if crate::accounts::owns_integration(conn, customer_id, integration_id)? {
         Ok(())
     } else {
@@ -173,7 +174,7 @@ fn validate(order_id: &str, req: &wire::Order) -> Result<wire::Order> {
 
 /// Put order (4.2): creates or replaces the order.
 pub(crate) fn put(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer_id: &str,
     integration_id: &str,
     order_id: &str,
@@ -193,7 +194,7 @@ pub(crate) fn put(
     Ok(wire::OkResponse::OK)
 }
 
-fn load(conn: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<Option<wire::Order>> {
+fn load(conn: &Read<'_>, customer_id: &str, integration_id: &str, order_id: &str) -> Result<Option<wire::Order>> {
     let row: Option<(String, String)> = conn
         .prepare_cached("SELECT fulfillment_status, document FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3")?
         .query_row([integration_id, order_id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -209,29 +210,29 @@ fn load(conn: &Connection, customer_id: &str, integration_id: &str, order_id: &s
 
 /// The order number of the order `f` fulfils; `None` when it has none or does not
 /// exist.
-pub(crate) fn order_number(conn: &Connection, customer_id: &str, f: &wire::Fulfillment) -> Result<Option<String>> {
+pub(crate) fn order_number(conn: &Read<'_>, customer_id: &str, f: &wire::Fulfillment) -> Result<Option<String>> {
     Ok(load(conn, customer_id, &f.integration_id, &f.order_id)?.and_then(|order| order.order_number))
 }
 
 /// Get order: the order as put, with its current status.
-pub(crate) fn get(conn: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::Order> {
+pub(crate) fn get(conn: &Read<'_>, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::Order> {
     integration(conn, customer_id, integration_id)?;
     load(conn, customer_id, integration_id, order_id)?.ok_or_else(|| Error::not_found("order", order_id))
 }
 
 /// Delete order. Shipments that fulfilled it keep their `fulfillment` link.
-pub(crate) fn delete(tx: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::OkResponse> {
+pub(crate) fn delete(tx: &Tx<'_>, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::OkResponse> {
     integration(tx, customer_id, integration_id)?;
     let n = tx.execute(
         "DELETE FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3",
-        [integration_id, order_id, customer_id],
+        args![integration_id, order_id, customer_id],
     )?;
     if n == 0 {
         return Err(Error::not_found("order", order_id));
     }
     tx.execute(
         "DELETE FROM order_shipments WHERE customer_id = ?3 AND integration_id = ?1 AND order_id = ?2",
-        [integration_id, order_id, customer_id],
+        args![integration_id, order_id, customer_id],
     )?;
     Ok(wire::OkResponse::OK)
 }
@@ -278,7 +279,7 @@ fn ordered(line: &wire::OrderItem) -> i64 {
 }
 
 /// The non-voided shipments' fulfilments of an order.
-fn shipped(conn: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<Vec<wire::Fulfillment>> {
+fn shipped(conn: &Read<'_>, customer_id: &str, integration_id: &str, order_id: &str) -> Result<Vec<wire::Fulfillment>> {
     let mut stmt = conn.prepare_cached(
         "SELECT s.view FROM order_shipments o JOIN shipments s ON s.customer_id = o.customer_id AND s.book_number = o.book_number
          WHERE o.customer_id = ?3 AND o.integration_id = ?1 AND o.order_id = ?2 AND s.voided = 0",
@@ -296,7 +297,7 @@ fn shipped(conn: &Connection, customer_id: &str, integration_id: &str, order_id:
 }
 
 /// Recomputes the status of an order from its non-voided shipments.
-fn recompute(tx: &Connection, customer_id: &str, integration_id: &str, order_id: &str) -> Result<()> {
+fn recompute(tx: &Tx<'_>, customer_id: &str, integration_id: &str, order_id: &str) -> Result<()> {
     let Some(order) = load(tx, customer_id, integration_id, order_id)? else { return Ok(()) };
     let lines = order.items.unwrap_or_default();
     let index = LineIndex::of(&lines);
@@ -322,7 +323,7 @@ fn recompute(tx: &Connection, customer_id: &str, integration_id: &str, order_id:
     };
     tx.execute(
         "UPDATE orders SET fulfillment_status = ?3 WHERE customer_id = ?4 AND integration_id = ?1 AND order_id = ?2",
-        [integration_id, order_id, status, customer_id],
+        args![integration_id, order_id, status, customer_id],
     )?;
     Ok(())
 }
@@ -330,7 +331,7 @@ fn recompute(tx: &Connection, customer_id: &str, integration_id: &str, order_id:
 /// Links booked shipment `book_number` to the order of its fulfilment, after checking
 /// that the order exists (else `NOT_FOUND`), that each item matches an order line and
 /// that no line is shipped beyond its quantity; then moves the order's status.
-pub(crate) fn fulfil(tx: &Connection, customer_id: &str, book_number: &str, f: &wire::Fulfillment) -> Result<()> {
+pub(crate) fn fulfil(tx: &Tx<'_>, customer_id: &str, book_number: &str, f: &wire::Fulfillment) -> Result<()> {
     let order = load(tx, customer_id, &f.integration_id, &f.order_id)?.ok_or_else(|| {
         Error::fields(
             ErrorCategory::NotFound,
@@ -377,7 +378,7 @@ pub(crate) fn fulfil(tx: &Connection, customer_id: &str, book_number: &str, f: &
 }
 
 /// After shipment `book_number` was voided: recomputes the status of the order it fulfilled.
-pub(crate) fn on_void(tx: &Connection, customer_id: &str, book_number: &str) -> Result<()> {
+pub(crate) fn on_void(tx: &Tx<'_>, customer_id: &str, book_number: &str) -> Result<()> {
     let links: Vec<(String, String)> = {
         let mut stmt =
             tx.prepare_cached("SELECT integration_id, order_id FROM order_shipments WHERE customer_id = ?1 AND book_number = ?2")?;

@@ -7,12 +7,13 @@
 //! frees it for another; a cancelled pickup stays readable.
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 
 use crate::address::{self, AddressUse};
 use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::limits::MAX_SHIPMENTS;
+use crate::store::{args, Read, Tx};
 use crate::wire::{self, CompactString, WireAddress};
 
 /// A shipment listed in a pickup or manifest request.
@@ -30,7 +31,7 @@ pub(crate) struct Listed {
 /// carrier, an empty or repeated list, a voided shipment, shipments of more than one
 /// carrier, or a carrier other than `carrierCode`.
 pub(crate) fn listed(
-    conn: &Connection,
+    conn: &Read<'_>,
     catalog: &Catalog,
     p: &mut Problems,
     customer_id: &str,
@@ -118,7 +119,7 @@ fn time(p: &mut Problems, field: &str, text: &str) -> Option<NaiveTime> {
 
 /// Schedule pickup (4.7) in `tx`.
 pub(crate) fn schedule(
-    tx: &Connection,
+    tx: &Tx<'_>,
     catalog: &Catalog,
     customer_id: &str,
     req: &wire::SchedulePickupRequest,
@@ -209,7 +210,7 @@ pub(crate) fn schedule(
 }
 
 /// The customer's pickup `id`, or `NOT_FOUND`.
-pub(crate) fn get(conn: &Connection, customer_id: &str, id: &str) -> Result<wire::Pickup> {
+pub(crate) fn get(conn: &Read<'_>, customer_id: &str, id: &str) -> Result<wire::Pickup> {
     type Row = (String, String, String, String, String, bool, Option<String>, Option<String>, bool);
     let row: Option<Row> = conn
         .prepare_cached(
@@ -245,7 +246,7 @@ pub(crate) fn get(conn: &Connection, customer_id: &str, id: &str) -> Result<wire
 
 /// Cancel pickup: `{"cancelled": true}`; a second cancel is `CONFLICT`.
 pub(crate) fn cancel(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer_id: &str,
     id: &str,
     req: &wire::CancelPickupRequest,
@@ -260,7 +261,7 @@ pub(crate) fn cancel(
     }
     tx.execute(
         "UPDATE pickups SET cancelled = 1, cancelled_at = ?2 WHERE customer_id = ?3 AND id = ?1",
-        [id, &crate::dates::timestamp(now), customer_id],
+        args![id, &crate::dates::timestamp(now), customer_id],
     )?;
     Ok(wire::Pickup { cancelled: true, ..pickup })
 }

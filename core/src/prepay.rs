@@ -3,12 +3,12 @@
 //! booking approves it (DECISIONS 7).
 
 use chrono::{DateTime, Utc};
-use rusqlite::Connection;
 
 use crate::customers::{self, Customer};
 use crate::error::{Error, ErrorCategory, Result};
 use crate::ledger::{self, EntryKind};
 use crate::money::{format2, from_cents};
+use crate::store::Tx;
 
 /// Most recharges one booking may trigger (guards a tiny recharge amount).
 const MAX_RECHARGES: i64 = 100;
@@ -20,7 +20,7 @@ const MAX_RECHARGES: i64 = 100;
 /// `INSUFFICIENT_FUNDS` when the balance, recharged if it may be, does not cover the
 /// cost (a debt included); nothing is written then.
 pub(crate) fn charge(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer: &Customer,
     cost_cents: i64,
     approve_recharge: bool,
@@ -37,13 +37,7 @@ pub(crate) fn charge(
 ///
 /// # Errors
 /// `INSUFFICIENT_FUNDS` in debt without a recharge that pays it; nothing is written then.
-pub(crate) fn refuse_in_debt(
-    tx: &Connection,
-    customer: &Customer,
-    approve_recharge: bool,
-    reference: &str,
-    now: DateTime<Utc>,
-) -> Result<i64> {
+pub(crate) fn refuse_in_debt(tx: &Tx<'_>, customer: &Customer, approve_recharge: bool, reference: &str, now: DateTime<Utc>) -> Result<i64> {
     let balance = ledger::balance_cents(tx, &customer.id)?;
     if balance >= 0 {
         return Ok(balance);
@@ -55,7 +49,7 @@ pub(crate) fn refuse_in_debt(
 /// scan): recharged first as an approved booking would be, and taken whole when the
 /// balance cannot be recharged enough (no payment method, a recharge amount of zero, or
 /// more than [`MAX_RECHARGES`]), leaving a debt. Returns the balance after.
-pub(crate) fn charge_carried(tx: &Connection, customer: &Customer, cost_cents: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
+pub(crate) fn charge_carried(tx: &Tx<'_>, customer: &Customer, cost_cents: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
     if let Err(e) = recharge(tx, customer, cost_cents, true, reference, now) {
         if e.category() != ErrorCategory::InsufficientFunds {
             return Err(e);
@@ -74,14 +68,7 @@ pub(crate) fn charge_carried(tx: &Connection, customer: &Customer, cost_cents: i
 /// `INSUFFICIENT_FUNDS`, with nothing written, when the balance does not cover the cost
 /// (or, in debt, is below zero) and cannot be recharged enough: not approved, no payment
 /// method, a recharge amount of zero, or more than [`MAX_RECHARGES`] recharges.
-fn recharge(
-    tx: &Connection,
-    customer: &Customer,
-    cost_cents: i64,
-    approve_recharge: bool,
-    reference: &str,
-    now: DateTime<Utc>,
-) -> Result<i64> {
+fn recharge(tx: &Tx<'_>, customer: &Customer, cost_cents: i64, approve_recharge: bool, reference: &str, now: DateTime<Utc>) -> Result<i64> {
     let balance = ledger::balance_cents(tx, &customer.id)?;
     let shortfall = customer.minimum_balance_cents + cost_cents - balance;
     if shortfall <= 0 {

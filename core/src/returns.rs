@@ -8,12 +8,13 @@
 //! longer prints, and a scan of it is refused.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::documents::{self, LabelData, LabelLayout};
 use crate::error::{Error, ErrorCategory, FieldError, Result};
 use crate::labels::{self, Books};
+use crate::store::{Read, Tx};
 use crate::{customers, ledger, prepay, shipments, wire};
 
 /// What a return costs, fixed at booking.
@@ -39,7 +40,7 @@ pub(crate) struct ReturnLabel {
 /// Stores the return label `tracking_number` of the customer's new shipment
 /// `book_number`, going back to `return_to` at `price`.
 pub(crate) fn record(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer_id: &str,
     book_number: &str,
     tracking_number: &str,
@@ -63,7 +64,7 @@ pub(crate) fn record(
 }
 
 /// The return label of the customer's shipment `book_number`, if it has one.
-pub(crate) fn find(conn: &Connection, customer_id: &str, book_number: &str) -> Result<Option<ReturnLabel>> {
+pub(crate) fn find(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<Option<ReturnLabel>> {
     let row: Option<(String, String, String, i64, Option<String>)> = conn
         .prepare_cached(
             "SELECT tracking_number, return_to, zone, cost_cents, used_at FROM return_labels WHERE customer_id = ?1 AND book_number = ?2",
@@ -88,7 +89,7 @@ pub(crate) struct Owner {
 }
 
 /// The shipment whose return label is `tracking_number`.
-pub(crate) fn owner(conn: &Connection, tracking_number: &str) -> Result<Option<Owner>> {
+pub(crate) fn owner(conn: &Read<'_>, tracking_number: &str) -> Result<Option<Owner>> {
     Ok(conn
         .prepare_cached(
             "SELECT r.customer_id, r.book_number, s.voided FROM return_labels r
@@ -114,7 +115,7 @@ pub(crate) fn refuse_if_voided(voided: bool, book_number: &str, field: &str) -> 
 /// and a payment method is on file (pay on use is the customer's standing consent), and
 /// taken as a debt when it cannot be recharged: the carrier carried it, so the scan is
 /// never refused for money. A label already used is not charged again.
-pub(crate) fn charge_first_use(tx: &Connection, customer_id: &str, book_number: &str, now: DateTime<Utc>) -> Result<()> {
+pub(crate) fn charge_first_use(tx: &Tx<'_>, customer_id: &str, book_number: &str, now: DateTime<Utc>) -> Result<()> {
     let Some(label) = find(tx, customer_id, book_number)?.filter(|l| l.used_at.is_none()) else {
         return Ok(());
     };
@@ -136,7 +137,7 @@ fn reference(label: &ReturnLabel, book_number: &str) -> String {
 /// Refunds the return label of the customer's shipment `book_number`, being voided, if
 /// its first scan (an `Info Received`: any later one stops the void) charged it. Returns
 /// the balance after, or `None` when nothing was charged.
-pub(crate) fn refund_on_void(tx: &Connection, customer_id: &str, book_number: &str, now: DateTime<Utc>) -> Result<Option<i64>> {
+pub(crate) fn refund_on_void(tx: &Tx<'_>, customer_id: &str, book_number: &str, now: DateTime<Utc>) -> Result<Option<i64>> {
     match find(tx, customer_id, book_number)? {
         Some(label) if label.used_at.is_some() => {
             let reference = format!("{} voided", reference(&label, book_number));
@@ -154,7 +155,7 @@ pub(crate) fn refund_on_void(tx: &Connection, customer_id: &str, book_number: &s
 /// voided one; `INVALID_REQUEST` for a format the carrier does not print, or sheets in
 /// ZPL or EPL2.
 pub(crate) fn label(
-    conn: &Connection,
+    conn: &Read<'_>,
     books: &Books,
     customer_id: &str,
     book_number: &str,

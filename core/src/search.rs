@@ -29,10 +29,11 @@
 //!
 //! Every plan gives exactly the substring match; a unit test compares each with a scan.
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 
 use crate::error::{Error, Result};
 use crate::limits::MAX_RESULTS;
+use crate::store::{args, Read, Tx};
 use crate::wire;
 
 /// Longest keyword accepted, in characters.
@@ -188,14 +189,14 @@ pub(crate) fn body(view: &wire::ShipmentView) -> String {
 }
 
 /// The customer's search key, created on first use.
-fn customer_key(tx: &Connection, customer_id: &str) -> Result<i64> {
+fn customer_key(tx: &Tx<'_>, customer_id: &str) -> Result<i64> {
     let existing: Option<i64> =
         tx.prepare_cached("SELECT key FROM search_customers WHERE customer_id = ?1")?.query_row([customer_id], |r| r.get(0)).optional()?;
     match existing {
         Some(k) => Ok(k),
         None => {
             let key = crate::store::next_id(tx, "search_customer")?;
-            tx.execute("INSERT INTO search_customers (customer_id, key) VALUES (?1, ?2)", rusqlite::params![customer_id, key])?;
+            tx.execute("INSERT INTO search_customers (customer_id, key) VALUES (?1, ?2)", args![customer_id, key])?;
             Ok(key)
         }
     }
@@ -204,7 +205,7 @@ fn customer_key(tx: &Connection, customer_id: &str) -> Result<i64> {
 /// The rowid in the indexes of the customer's shipment whose book number has sequence
 /// number `seq`: the customer's key above, and below it the lower the newer, because
 /// FTS5 reads doclists forward far faster than backward.
-fn rowid(tx: &Connection, customer_id: &str, seq: i64) -> Result<i64> {
+fn rowid(tx: &Tx<'_>, customer_id: &str, seq: i64) -> Result<i64> {
     let key = customer_key(tx, customer_id)?;
     if !(0..=i64::from(u32::MAX)).contains(&seq) {
         return Err(Error::internal("there are more shipments than the search index can number"));
@@ -223,13 +224,13 @@ pub(crate) struct Entry {
 }
 
 /// The search entry of a shipment about to be booked (see [`Entry`]).
-pub(crate) fn entry(tx: &Connection, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<Entry> {
+pub(crate) fn entry(tx: &Tx<'_>, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<Entry> {
     Ok(Entry { rowid: rowid(tx, customer_id, seq)?, body: body(view) })
 }
 
 /// Called by a booking once its `shipments` row (rowid `shipment`) is written with its
 /// [`Entry`]: every [`PENDING_LIMIT`]th booking indexes the waiting shipments together.
-pub(crate) fn after_booking(tx: &Connection, shipment: i64) -> Result<()> {
+pub(crate) fn after_booking(tx: &Tx<'_>, shipment: i64) -> Result<()> {
     let watermark = crate::store::last_id(tx, INDEXED)?;
     if shipment - watermark >= PENDING_LIMIT {
         flush_after(tx, watermark)?;
@@ -240,12 +241,12 @@ pub(crate) fn after_booking(tx: &Connection, shipment: i64) -> Result<()> {
 /// Adds a shipment straight to the FTS indexes (the search benchmark's bulk loading);
 /// `seq` as for [`entry`].
 #[cfg_attr(not(feature = "bench"), allow(dead_code, reason = "the bench loader indexes its copies at once"))]
-pub(crate) fn index_now(tx: &Connection, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<()> {
+pub(crate) fn index_now(tx: &Tx<'_>, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<()> {
     let rowid = rowid(tx, customer_id, seq)?;
     insert_indexed(tx, rowid, customer_id, &view.book_number, &body(view))
 }
 
-fn insert_indexed(tx: &Connection, rowid: i64, customer_id: &str, book_number: &str, text: &str) -> Result<()> {
+fn insert_indexed(tx: &Tx<'_>, rowid: i64, customer_id: &str, book_number: &str, text: &str) -> Result<()> {
     tx.prepare_cached("INSERT INTO shipment_search (rowid, customer_id, book_number, body) VALUES (?1, ?2, ?3, ?4)")?
         .execute(rusqlite::params![rowid, customer_id, book_number, text])?;
     tx.prepare_cached("INSERT INTO shipment_grams (rowid, grams) VALUES (?1, ?2)")?.execute(rusqlite::params![rowid, grams(text)])?;
@@ -257,12 +258,12 @@ fn insert_indexed(tx: &Connection, rowid: i64, customer_id: &str, book_number: &
 /// They go in in rowid order: FTS5 writes out what it holds whenever a rowid is not
 /// above the one before. Shipments stored without an entry count as indexed.
 #[cfg_attr(not(feature = "bench"), allow(dead_code, reason = "the bench loader indexes its copies at once"))]
-pub(crate) fn flush(tx: &Connection) -> Result<()> {
+pub(crate) fn flush(tx: &Tx<'_>) -> Result<()> {
     flush_after(tx, crate::store::last_id(tx, INDEXED)?)
 }
 
 /// [`flush`] when the watermark is known to be `watermark`.
-fn flush_after(tx: &Connection, watermark: i64) -> Result<()> {
+fn flush_after(tx: &Tx<'_>, watermark: i64) -> Result<()> {
     let waiting: Vec<(i64, String, String, String)> = tx
         .prepare_cached(
             "SELECT search_rowid, customer_id, book_number, search_body FROM shipments
@@ -307,7 +308,7 @@ fn quoted(text: &str) -> String {
 
 /// Book numbers of the customer's shipments matching `keyword` (already checked by
 /// [`keyword`]), newest first, at most [`MAX_RESULTS`].
-pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> Result<Vec<String>> {
+pub(crate) fn matching(conn: &Read<'_>, customer_id: &str, keyword: &str) -> Result<Vec<String>> {
     let key: Option<i64> = conn
         .prepare_cached("SELECT key FROM search_customers WHERE customer_id = ?1")?
         .query_row([customer_id], |r| r.get(0))
@@ -331,7 +332,7 @@ pub(crate) fn matching(conn: &Connection, customer_id: &str, keyword: &str) -> R
 
 /// Book numbers of the indexed shipments of rowids `lo..=hi` matching `keyword`, in
 /// rowid order (newest first), at most `limit`.
-fn indexed_matching(conn: &Connection, keyword: &str, lo: i64, hi: i64, limit: i64) -> Result<Vec<String>> {
+fn indexed_matching(conn: &Read<'_>, keyword: &str, lo: i64, hi: i64, limit: i64) -> Result<Vec<String>> {
     let chars: Vec<char> = keyword.chars().collect();
     if chars.len() <= 2 {
         // A one- or two-character keyword is itself a token of the window index.
@@ -389,7 +390,7 @@ const COMMON: i64 = 64;
 /// lists by stepping through each (0.4 ms and growing with the shipments, where the one
 /// window holding the serial number finds the shipment alone). Each count stops at
 /// [`COMMON`], so a common window costs little to count.
-fn rarest_window(conn: &Connection, windows: &[String], lo: i64, hi: i64) -> Result<Option<String>> {
+fn rarest_window(conn: &Read<'_>, windows: &[String], lo: i64, hi: i64) -> Result<Option<String>> {
     if windows.len() < 2 {
         return Ok(None);
     }
@@ -408,7 +409,7 @@ fn rarest_window(conn: &Connection, windows: &[String], lo: i64, hi: i64) -> Res
 
 /// Search shipments (4.3) for `customer_id`: the matching shipments as search shows
 /// them, newest first.
-pub(crate) fn search(conn: &Connection, customer_id: &str, raw_keyword: &str) -> Result<wire::ShipmentsResponse> {
+pub(crate) fn search(conn: &Read<'_>, customer_id: &str, raw_keyword: &str) -> Result<wire::ShipmentsResponse> {
     let keyword = keyword(raw_keyword)?;
     let books = matching(conn, customer_id, &keyword)?;
     let mut stmt = conn.prepare_cached("SELECT view, voided FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
@@ -426,7 +427,7 @@ pub(crate) fn search(conn: &Connection, customer_id: &str, raw_keyword: &str) ->
 /// ([`crate::shipments::view_shape`]) is written out as stored, with its `voided` flag:
 /// reading 100 views into their type and writing them out again was 70 % of a search
 /// with 100 results. A view of an older shape is read and written as [`search`] does.
-pub(crate) fn search_json(conn: &Connection, customer_id: &str, raw_keyword: &str) -> Result<String> {
+pub(crate) fn search_json(conn: &Read<'_>, customer_id: &str, raw_keyword: &str) -> Result<String> {
     let keyword = keyword(raw_keyword)?;
     let books = matching(conn, customer_id, &keyword)?;
     let shape = crate::shipments::view_shape();
@@ -512,17 +513,17 @@ mod tests {
 
     /// Stores a shipment as a booking does, with its search entry, and lets search
     /// index the waiting ones when it is time.
-    fn book(tx: &Connection, customer: &str, v: &wire::ShipmentView) {
+    fn book(tx: &Tx<'_>, customer: &str, v: &wire::ShipmentView) {
         let seq = crate::store::next_id(tx, "book_number").unwrap();
         let entry = entry(tx, customer, seq, v).unwrap();
         tx.execute(
             "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
                 shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at, search_rowid, search_body)
              VALUES (?1, ?2, 'postal', 's', 'p', 'ground', ?3, '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '', ?4, ?5)",
-            rusqlite::params![v.book_number, customer, v.tracking_number, entry.rowid, entry.body],
+            crate::store::args![v.book_number, customer, v.tracking_number, entry.rowid, entry.body],
         )
         .unwrap();
-        after_booking(tx, tx.last_insert_rowid()).unwrap();
+        after_booking(tx, tx.last_rowid()).unwrap();
     }
 
     /// Every plan (short keywords, numbers, trigrams) gives exactly the
@@ -542,7 +543,7 @@ mod tests {
                 &format!("INV-{}", i % 13),
             );
             let customer = if i % 5 == 0 { "C2" } else { "C1" };
-            book(&tx, customer, &v);
+            book(&crate::store::Tx::of(&tx), customer, &v);
             if customer == "C1" {
                 bodies.push((v.book_number.clone(), body(&v)));
             }
@@ -589,14 +590,14 @@ mod tests {
         for flushed in [false, true] {
             if flushed {
                 let tx = conn.transaction().unwrap();
-                flush(&tx).unwrap();
+                flush(&crate::store::Tx::of(&tx)).unwrap();
                 tx.commit().unwrap();
             }
             for k in &keywords {
                 let expected: Vec<String> = bodies.iter().filter(|(_, b)| b.contains(k)).map(|(bn, _)| bn.clone()).take(100).collect();
-                assert_eq!(matching(&conn, "C1", k).unwrap(), expected, "keyword {k:?}, flushed: {flushed}");
+                assert_eq!(matching(&crate::store::Read::of(&conn), "C1", k).unwrap(), expected, "keyword {k:?}, flushed: {flushed}");
             }
-            assert!(matching(&conn, "C3", "mira").unwrap().is_empty());
+            assert!(matching(&crate::store::Read::of(&conn), "C3", "mira").unwrap().is_empty());
         }
     }
 
@@ -609,45 +610,49 @@ mod tests {
         {
             let tx = conn.transaction().unwrap();
             for (i, name) in (1..).zip(["Mira Okafor", "Mira Berg", "Mira Ito"]) {
-                book(&tx, "C1", &view(&format!("100000000{i}"), name, "(212) 555-0100", &format!("940010000000000000000{i}"), "INV-1"));
+                book(
+                    &crate::store::Tx::of(&tx),
+                    "C1",
+                    &view(&format!("100000000{i}"), name, "(212) 555-0100", &format!("940010000000000000000{i}"), "INV-1"),
+                );
                 if i == 2 {
-                    flush(&tx).unwrap();
+                    flush(&crate::store::Tx::of(&tx)).unwrap();
                 }
             }
             tx.commit().unwrap();
         }
         crate::store::migrate(&mut conn).unwrap();
-        assert_eq!(matching(&conn, "C1", "mira").unwrap(), ["1000000003", "1000000002", "1000000001"]);
+        assert_eq!(matching(&crate::store::Read::of(&conn), "C1", "mira").unwrap(), ["1000000003", "1000000002", "1000000001"]);
         let tx = conn.transaction().unwrap();
-        book(&tx, "C1", &view("1000000004", "Mira Quist", "(212) 555-0100", "9400100000000000000004", "INV-1"));
+        book(&crate::store::Tx::of(&tx), "C1", &view("1000000004", "Mira Quist", "(212) 555-0100", "9400100000000000000004", "INV-1"));
         let newest_first = ["1000000004", "1000000003", "1000000002", "1000000001"];
-        assert_eq!(matching(&tx, "C1", "mira").unwrap(), newest_first);
-        flush(&tx).unwrap();
+        assert_eq!(matching(&crate::store::Read::of(&tx), "C1", "mira").unwrap(), newest_first);
+        flush(&crate::store::Tx::of(&tx)).unwrap();
         tx.commit().unwrap();
         let indexed: i64 = conn.query_row("SELECT count(*) FROM shipment_search WHERE customer_id = 'C1'", [], |r| r.get(0)).unwrap();
         assert_eq!(indexed, 4);
-        assert_eq!(matching(&conn, "C1", "mira").unwrap(), newest_first);
-        assert_eq!(matching(&conn, "C1", "quist").unwrap(), ["1000000004"]);
+        assert_eq!(matching(&crate::store::Read::of(&conn), "C1", "mira").unwrap(), newest_first);
+        assert_eq!(matching(&crate::store::Read::of(&conn), "C1", "quist").unwrap(), ["1000000004"]);
     }
 
     /// New and upgraded databases leave merging to the flushes; many flushes leave the
     /// indexes merged into a few segments and every shipment found.
     #[test]
     fn the_indexes_merge_when_flushes_ask() {
-        let automerge = |conn: &Connection, table: &str| -> i64 {
+        let automerge = |conn: &Read<'_>, table: &str| -> i64 {
             conn.query_row(&format!("SELECT v FROM {table}_config WHERE k = 'automerge'"), [], |r| r.get(0)).unwrap()
         };
         let mut upgraded = store_at(3);
         crate::store::migrate(&mut upgraded).unwrap();
         let conn = store();
         for db in [&upgraded, &conn] {
-            assert_eq!(automerge(db, "shipment_search"), 0);
-            assert_eq!(automerge(db, "shipment_grams"), 0);
+            assert_eq!(automerge(&crate::store::Read::of(db), "shipment_search"), 0);
+            assert_eq!(automerge(&crate::store::Read::of(db), "shipment_grams"), 0);
         }
         let bookings = 40 * PENDING_LIMIT;
         for i in 0..bookings {
             book(
-                &conn,
+                &crate::store::Tx::of(&conn),
                 "C1",
                 &view(&format!("{}", 1_000_000_000 + i), &format!("Mira {i}"), "(212) 555-0100", &format!("94001{i:017}"), "INV-1"),
             );
@@ -663,7 +668,7 @@ mod tests {
         assert!(segments("shipment_search") < 16, "{} segments", segments("shipment_search"));
         assert!(segments("shipment_grams") < 16, "{} segments", segments("shipment_grams"));
         let expected = (0..bookings).filter(|i| format!("mira {i}").contains("mira 17")).count().min(100);
-        assert_eq!(matching(&conn, "C1", "mira 17").unwrap().len(), expected);
+        assert_eq!(matching(&crate::store::Read::of(&conn), "C1", "mira 17").unwrap().len(), expected);
     }
 
     /// The window index holds every one- and two-character window and every six-character

@@ -15,6 +15,7 @@ use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::store::{args, Tx};
 
 /// What a masked credential looks like: a fixed run that does not reveal the length.
 pub const MASK: &str = "********";
@@ -192,7 +193,7 @@ pub(crate) fn keep(sealer: Option<&Sealer>, context: &str, stored: &str) -> Resu
 /// `INTERNAL` when a value sealed before does not open with `sealer` (the database was
 /// sealed with another key: the message says how many, and names no value), or a stored
 /// row is unreadable.
-pub(crate) fn seal_stored(tx: &rusqlite::Connection, sealer: &Sealer) -> Result<usize> {
+pub(crate) fn seal_stored(tx: &Tx<'_>, sealer: &Sealer) -> Result<usize> {
     let mut sealed = 0usize;
     let mut foreign = 0usize;
     let mut check = |context: &str, stored: &str| -> Result<Option<String>> {
@@ -242,17 +243,17 @@ pub(crate) fn seal_stored(tx: &rusqlite::Connection, sealer: &Sealer) -> Result<
     if tokens.is_empty() && accounts.is_empty() {
         return Ok(0);
     }
-    tx.execute_batch("PRAGMA secure_delete = ON")?;
+    tx.batch("PRAGMA secure_delete = ON")?;
     let written = (|| -> Result<()> {
         for (customer_id, token) in &tokens {
-            tx.execute("UPDATE payment_methods SET token = ?2 WHERE customer_id = ?1", [customer_id, token])?;
+            tx.execute("UPDATE payment_methods SET token = ?2 WHERE customer_id = ?1", args![customer_id, token])?;
         }
         for (customer_id, id, fields) in &accounts {
-            tx.execute("UPDATE provider_accounts SET fields = ?3 WHERE customer_id = ?1 AND id = ?2", [customer_id, id, fields])?;
+            tx.execute("UPDATE provider_accounts SET fields = ?3 WHERE customer_id = ?1 AND id = ?2", args![customer_id, id, fields])?;
         }
         Ok(())
     })();
-    tx.execute_batch("PRAGMA secure_delete = OFF")?;
+    tx.batch("PRAGMA secure_delete = OFF")?;
     written.map(|()| sealed)
 }
 

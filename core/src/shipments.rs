@@ -4,11 +4,12 @@
 
 use std::sync::OnceLock;
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 
 use crate::documents::LabelAddress;
 use crate::error::{Error, Result};
 use crate::refdata::US_POSTAL_TERRITORIES;
+use crate::store::Read;
 use crate::wire;
 
 /// True if the shipment stays in one country (for the postal carrier, the US and its
@@ -39,7 +40,7 @@ pub(crate) fn customs_currency(view: &wire::ShipmentView) -> String {
 }
 
 /// The customer's shipment `book_number` as stored, or `NOT_FOUND`.
-pub(crate) fn find(conn: &Connection, customer_id: &str, book_number: &str) -> Result<StoredShipment> {
+pub(crate) fn find(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<StoredShipment> {
     conn.prepare_cached(
         "SELECT book_number, carrier_code, service_code, package_type_code, family, tracking_number, zone, currency, total_amount,
                 charged_cents, label_format, voided, view
@@ -141,7 +142,7 @@ pub(crate) fn list_bound(text: &str) -> Result<Option<String>> {
 }
 
 /// List shipments: the customer's shipments by book number from `min`, at most `limit`.
-pub(crate) fn list(conn: &Connection, customer_id: &str, min: &str, limit: i64) -> Result<wire::ShipmentsResponse> {
+pub(crate) fn list(conn: &Read<'_>, customer_id: &str, min: &str, limit: i64) -> Result<wire::ShipmentsResponse> {
     let mut stmt = conn.prepare_cached(
         "SELECT book_number, carrier_code, service_code, package_type_code, family, tracking_number, zone, currency, total_amount,
                 charged_cents, label_format, voided, view

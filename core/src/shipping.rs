@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension};
 
 use crate::booking;
 use crate::catalog::{Catalog, Profile};
@@ -15,7 +15,7 @@ use crate::customers::{self, Customer};
 use crate::error::{Error, Result};
 use crate::rating::{self, CsvKind, ImportSummary, RateBook};
 use crate::secrets::Sealer;
-use crate::store::{self, Settings, Synchronous};
+use crate::store::{self, args, Read, Settings, Synchronous, Tx};
 
 mod accounts;
 mod batches;
@@ -37,7 +37,7 @@ pub const DEFAULT_QUOTED_SHIPMENTS_PER_DAY: u64 = 100_000;
 /// `Shipping` is `Send + Sync`: operations on one instance are serialised on its
 /// connection, so share it behind an `Arc` between threads.
 pub struct Shipping {
-    conn: connection::Connected,
+    db: store::Database,
     clock: Arc<dyn Clock>,
     catalog: RwLock<Arc<Catalog>>,
     rates: RwLock<Arc<RateBook>>,
@@ -244,32 +244,30 @@ impl Shipping {
     ) -> Result<Shipping> {
         store::configure_with(&conn, settings)?;
         store::migrate(&mut conn)?;
-        let catalog = {
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let stored: Option<String> = tx.query_row("SELECT document FROM catalog WHERE id = 1", [], |r| r.get(0)).optional()?;
-            let catalog = match stored {
+        let db = store::Database::new(conn);
+        let catalog = db.write(|tx| {
+            let stored: Option<String> = tx.row("SELECT document FROM catalog WHERE id = 1", args![], |r| r.get(0))?;
+            Ok(match stored {
                 Some(doc) => {
                     // Rate data written before transit times existed gets the default ones.
-                    seed_arrivals(&tx)?;
+                    seed_arrivals(tx)?;
                     Catalog::stored(&doc).map_err(|e| Error::internal(format!("the stored catalog does not load: {}", e.message())))?
                 }
                 None => {
                     // No catalog yet: the database is new, and gets the default data too.
-                    seed_rate_book(&tx)?;
+                    seed_rate_book(tx)?;
                     let catalog = Catalog::default_catalog()?;
                     tx.execute(
                         "INSERT INTO catalog (id, document, updated_at) VALUES (1, ?1, ?2)",
-                        [crate::catalog::default_catalog_json(), &crate::dates::timestamp(clock.now())],
+                        args![crate::catalog::default_catalog_json(), crate::dates::timestamp(clock.now())],
                     )?;
                     catalog
                 }
-            };
-            tx.commit()?;
-            catalog
-        };
-        let rates = load_rate_book(&conn)?;
+            })
+        })?;
+        let rates = db.read(load_rate_book)?;
         Ok(Shipping {
-            conn: connection::Connected::new(conn),
+            db,
             clock,
             catalog: RwLock::new(Arc::new(catalog)),
             rates: RwLock::new(rates),
@@ -290,7 +288,7 @@ impl Shipping {
     /// Only on a storage failure.
     pub fn export_database(&self) -> Result<Vec<u8>> {
         self.not_in_group("an export")?;
-        store::serialize(&mut self.lock())
+        store::serialize(&mut self.db.lock())
     }
 
     /// The clock this service reads.
@@ -354,7 +352,7 @@ impl Shipping {
             }
             tx.execute(
                 "UPDATE catalog SET document = ?1, updated_at = ?2 WHERE id = 1",
-                [json, &crate::dates::timestamp(self.clock.now())],
+                store::args![json, crate::dates::timestamp(self.clock.now())],
             )?;
             Ok(())
         })?;
@@ -374,7 +372,7 @@ impl Shipping {
     }
 
     /// Runs `f` on the connection, for reads, once `customer_id` is known to be a customer.
-    pub(crate) fn read_for<T>(&self, customer_id: &str, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+    pub(crate) fn read_for<T>(&self, customer_id: &str, f: impl FnOnce(&Read<'_>) -> Result<T>) -> Result<T> {
         self.read(|conn| {
             customers::find(conn, customer_id)?;
             f(conn)
@@ -383,7 +381,7 @@ impl Shipping {
 
     /// Runs `f` in one IMMEDIATE transaction, committed only if `f` succeeds, once
     /// `customer_id` is known to be a customer.
-    pub(crate) fn write_for<T>(&self, customer_id: &str, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+    pub(crate) fn write_for<T>(&self, customer_id: &str, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         self.write(|tx| {
             customers::find(tx, customer_id)?;
             f(tx)
@@ -392,7 +390,7 @@ impl Shipping {
 
     /// Runs `f` in one write transaction with the booking context of `customer_id`: the
     /// catalog, rate book and clock in force, and the customer with its profile.
-    fn write_booking<T>(&self, customer_id: &str, f: impl FnOnce(&Connection, &booking::Context) -> Result<T>) -> Result<T> {
+    fn write_booking<T>(&self, customer_id: &str, f: impl FnOnce(&Tx<'_>, &booking::Context) -> Result<T>) -> Result<T> {
         let catalog = self.catalog();
         let rates = self.rate_book();
         let (today, now) = (self.clock.today(), self.clock.now());
@@ -412,7 +410,7 @@ impl Shipping {
         })
     }
 
-    fn customer(&self, conn: &Connection, customer_id: &str) -> Result<(Customer, Arc<Catalog>)> {
+    fn customer(&self, conn: &Read<'_>, customer_id: &str) -> Result<(Customer, Arc<Catalog>)> {
         let customer = customers::find(conn, customer_id)?;
         Ok((customer, self.catalog()))
     }
@@ -432,7 +430,7 @@ const RATE_REVISION: &str = "rate_revision";
 ///
 /// # Errors
 /// `INTERNAL` when the rows cannot be written.
-fn seed_rate_book(tx: &Connection) -> Result<()> {
+fn seed_rate_book(tx: &Tx<'_>) -> Result<()> {
     crate::rating::seed_defaults(tx).map_err(|e| Error::internal(format!("could not write the default rate book: {e}")))
 }
 
@@ -442,13 +440,13 @@ fn seed_rate_book(tx: &Connection) -> Result<()> {
 ///
 /// # Errors
 /// `INTERNAL` when the rows cannot be read or written.
-fn seed_arrivals(tx: &Connection) -> Result<()> {
+fn seed_arrivals(tx: &Tx<'_>) -> Result<()> {
     crate::rating::seed_arrivals_if_missing(tx).map_err(|e| Error::internal(format!("could not write the default transit times: {e}")))
 }
 
 /// The rate book of a database: the embedded default, built once per process and shared,
 /// while nothing was imported; else loaded from its tables.
-fn load_rate_book(conn: &Connection) -> Result<Arc<RateBook>> {
+fn load_rate_book(conn: &Read<'_>) -> Result<Arc<RateBook>> {
     static DEFAULT: OnceLock<std::result::Result<Arc<RateBook>, String>> = OnceLock::new();
     let imported: Option<i64> =
         conn.prepare_cached("SELECT last FROM id_sequences WHERE name = ?1")?.query_row([RATE_REVISION], |r| r.get(0)).optional()?;
@@ -472,7 +470,7 @@ mod tests {
         let path = dir.join("old.db");
         let old = crate::catalog::tests::without_generic_codes().to_string();
         let shipping = Shipping::open(&path).unwrap();
-        shipping.write(|tx| Ok(tx.execute("UPDATE catalog SET document = ?1", [&old])?)).unwrap();
+        shipping.write(|tx| tx.execute("UPDATE catalog SET document = ?1", store::args![old])).unwrap();
         drop(shipping);
         let reopened = Shipping::open(&path).unwrap();
         assert_eq!(reopened.catalog().carrier("postal").unwrap().signature_option("ADULT").unwrap().code, "postal_adult_signature");
@@ -491,7 +489,7 @@ mod tests {
         let normal = Shipping::builder().path(dir.join("normal.db")).synchronous(Synchronous::Normal).open().unwrap();
         assert_eq!(synchronous(&normal), 1);
         assert!(!full.read(|c| Ok(c.is_autocommit())).unwrap(), "a read runs inside a transaction");
-        assert!(full.lock().is_autocommit(), "and ends it");
+        assert!(full.db.lock().is_autocommit(), "and ends it");
         drop((full, normal));
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -1,13 +1,13 @@
 //! Tracking events (4.6, 2.9): what carriers report about a booked shipment.
 
 use chrono::{DateTime, Utc};
-use rusqlite::Connection;
 
 use crate::address::Address;
 use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::limits::MAX_FEED_EVENTS;
 use crate::shipments::StoredShipment;
+use crate::store::{Read, Tx};
 use crate::wire;
 
 /// The status of the event a booking records: the carrier knows of the shipment but
@@ -72,7 +72,7 @@ pub(crate) fn booked_event(sender: &Address, now: DateTime<Utc>) -> BookedEvent 
 
 /// The first events of shipment `book_number` read from its row, one per piece in piece
 /// order (none for a row stored without one, as the benchmark loader's copies are).
-fn booked_events(conn: &rusqlite::Connection, customer_id: &str, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
+fn booked_events(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
     let mut stmt = conn.prepare_cached(
         "SELECT p.tracking_number, s.carrier_code, s.booked_event_time, s.booked_event_area, s.booked_event_country
          FROM shipments s JOIN shipment_pieces p ON p.customer_id = s.customer_id AND p.book_number = s.book_number
@@ -106,7 +106,7 @@ fn same_event(a: &crate::wire::TrackingEvent, b: &crate::wire::TrackingEvent) ->
 /// The tracking events of shipment `book_number`, newest first (4.6). Events of the same
 /// time are listed latest recorded first; the booking's own first events were recorded
 /// before any other.
-pub(crate) fn events(conn: &rusqlite::Connection, customer_id: &str, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
+pub(crate) fn events(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
     let mut stmt = conn.prepare_cached(
         "SELECT tracking_number, carrier, event, event_status, event_time, service_area, service_area_country
          FROM tracking_events WHERE customer_id = ?1 AND book_number = ?2 ORDER BY event_time DESC, id DESC",
@@ -184,12 +184,7 @@ pub(crate) fn check_event(p: &mut crate::error::Problems, at: &str, e: &crate::w
 /// Stores checked events of shipment `book_number`; an event already stored (same
 /// tracking number, status, time, text and place) is a duplicate and ignored. Returns
 /// (recorded, duplicates).
-pub(crate) fn store(
-    tx: &Connection,
-    customer_id: &str,
-    book_number: &str,
-    events: &[crate::wire::TrackingEvent],
-) -> Result<(usize, usize)> {
+pub(crate) fn store(tx: &Tx<'_>, customer_id: &str, book_number: &str, events: &[crate::wire::TrackingEvent]) -> Result<(usize, usize)> {
     let booked = booked_events(tx, customer_id, book_number)?;
     let first_id = crate::store::next_ids(tx, EVENT_IDS, events.len())?;
     let mut stmt = tx.prepare_cached(
@@ -230,7 +225,7 @@ pub(crate) fn store(
 /// [`MAX_FEED_EVENTS`] events; `CONFLICT` for an event of the return label of a voided
 /// shipment. Never `INSUFFICIENT_FUNDS`: a return the balance cannot pay is a debt.
 pub(crate) fn record(
-    tx: &Connection,
+    tx: &Tx<'_>,
     catalog: &Catalog,
     customer_id: &str,
     shipment: &StoredShipment,
@@ -297,7 +292,7 @@ pub(crate) fn record(
 /// return label of a voided shipment. Never `INSUFFICIENT_FUNDS`: a return the balance
 /// cannot pay is a debt.
 pub(crate) fn record_for_carrier(
-    tx: &Connection,
+    tx: &Tx<'_>,
     catalog: &Catalog,
     carrier: &str,
     tracking_number: &str,
@@ -396,16 +391,16 @@ mod tests {
         let old = [event("T1", "Info Received", "2026-11-21 10:00:00"), event("T1", "In Transit", "2026-11-22 08:00:00")];
         // stored as schema 1 stores them
         let tx = conn.transaction().unwrap();
-        assert_eq!(store(&tx, "C1", "1000000001", &old).unwrap(), (2, 0));
+        assert_eq!(store(&crate::store::Tx::of(&tx), "C1", "1000000001", &old).unwrap(), (2, 0));
         tx.commit().unwrap();
         crate::store::migrate(&mut conn).unwrap();
-        let listed = events(&conn, "C1", "1000000001").unwrap();
+        let listed = events(&crate::store::Read::of(&conn), "C1", "1000000001").unwrap();
         assert_eq!(listed, [old[1].clone(), old[0].clone()]);
         let tx = conn.transaction().unwrap();
         let newer = event("T1", "Delivered", "2026-11-23 09:00:00");
-        assert_eq!(store(&tx, "C1", "1000000001", &[old[1].clone(), newer.clone()]).unwrap(), (1, 1));
+        assert_eq!(store(&crate::store::Tx::of(&tx), "C1", "1000000001", &[old[1].clone(), newer.clone()]).unwrap(), (1, 1));
         tx.commit().unwrap();
-        assert_eq!(events(&conn, "C1", "1000000001").unwrap(), [newer, old[1].clone(), old[0].clone()]);
+        assert_eq!(events(&crate::store::Read::of(&conn), "C1", "1000000001").unwrap(), [newer, old[1].clone(), old[0].clone()]);
         // one B-tree, keyed by the customer, the shipment and the duplicate check
         let btrees: i64 = conn
             .query_row("SELECT count(DISTINCT rootpage) FROM sqlite_schema WHERE tbl_name = 'tracking_events'", [], |r| r.get(0))
@@ -451,15 +446,18 @@ mod tests {
             service_area: "Philadelphia, PA".into(),
             service_area_country: "US".into(),
         };
-        assert_eq!(events(&conn, "C1", "1000000001").unwrap(), [booked("T2"), booked("T1")]);
+        assert_eq!(events(&crate::store::Read::of(&conn), "C1", "1000000001").unwrap(), [booked("T2"), booked("T1")]);
         let same_time = event("T1", "In Transit", "2026-11-21 10:00:00");
         let later = event("T2", "Delivered", "2026-11-22 09:00:00");
         let earlier = event("T1", "Exception", "2026-11-20 09:00:00");
         let tx = conn.transaction().unwrap();
         let sent = [booked("T1"), same_time.clone(), later.clone(), booked("T2"), earlier.clone()];
-        assert_eq!(store(&tx, "C1", "1000000001", &sent).unwrap(), (3, 2), "the first events are there already");
+        assert_eq!(store(&crate::store::Tx::of(&tx), "C1", "1000000001", &sent).unwrap(), (3, 2), "the first events are there already");
         tx.commit().unwrap();
-        assert_eq!(events(&conn, "C1", "1000000001").unwrap(), [later, same_time, booked("T2"), booked("T1"), earlier]);
+        assert_eq!(
+            events(&crate::store::Read::of(&conn), "C1", "1000000001").unwrap(),
+            [later, same_time, booked("T2"), booked("T1"), earlier]
+        );
         let stored: i64 = conn.query_row("SELECT count(*) FROM tracking_events", [], |r| r.get(0)).unwrap();
         assert_eq!(stored, 3);
     }

@@ -13,7 +13,7 @@ mod view;
 mod void;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::address::Address;
@@ -31,6 +31,7 @@ use crate::shipments::view_shape;
 use crate::tracking_number;
 use crate::{store, wire};
 
+use crate::store::Tx;
 use quote_lock::{bookable_quote, differs_from_quote, quoted_shipment};
 use validation::validate;
 use view::{view_address, view_of};
@@ -142,7 +143,7 @@ fn arrival(ctx: &Context, v: &Valid, zone: &str) -> Option<NaiveDate> {
 }
 
 /// Book shipment (4.5) in `tx`.
-pub(crate) fn book(tx: &Connection, ctx: &Context, req: &wire::BookShipmentRequest) -> Result<wire::BookShipmentResponse> {
+pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) -> Result<wire::BookShipmentResponse> {
     // The request as JSON identifies a repeat of an idempotent booking; only those need it.
     let canonical = req.idempotency_key.as_ref().map(|_| wire::to_json(req)).transpose()?;
     if let (Some(key), Some(canonical)) = (&req.idempotency_key, &canonical) {

@@ -2,7 +2,7 @@
 //! shipment its quote priced, exactly as it was quoted, at the quoted price, once.
 
 use chrono::NaiveDate;
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::catalog::{Carrier, PackageType};
@@ -12,11 +12,12 @@ use crate::rating;
 use crate::wire;
 
 use super::Context;
+use crate::store::Read;
 
 /// The customer's quote `id`, if it is still bookable: unknown or another customer's is
 /// `NOT_FOUND`, older than 30 days `QUOTE_EXPIRED`. Checked before anything else about
 /// the booking, as the reason that matters most.
-pub(super) fn bookable_quote(conn: &Connection, ctx: &Context, id: i64) -> Result<quoting::StoredQuote> {
+pub(super) fn bookable_quote(conn: &Read<'_>, ctx: &Context, id: i64) -> Result<quoting::StoredQuote> {
     let stored = quoting::find(conn, &ctx.customer.id, id)?.ok_or_else(|| Error::not_found("quote", &id.to_string()))?;
     if ctx.now >= stored.expires_at {
         return Err(Error::new(

@@ -1,7 +1,6 @@
 //! The rules of a booking (4.5, part 7): every field of the request, the carrier's
 //! options and the commercial invoice, checked before anything is priced or written.
 
-use rusqlite::Connection;
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
@@ -14,12 +13,13 @@ use crate::shipments::is_domestic;
 use crate::wire;
 
 use super::{Context, Valid};
+use crate::store::Read;
 
 /// Postal endorsements carrier E accepts.
 const POSTAL_ENDORSEMENTS: [&str; 4] =
     ["ADDRESS_SERVICE_REQUESTED", "RETURN_SERVICE_REQUESTED", "CHANGE_SERVICE_REQUESTED", "FORWARDING_SERVICE_REQUESTED"];
 
-pub(super) fn validate<'a>(conn: &Connection, ctx: &Context<'a>, req: &wire::BookShipmentRequest) -> Result<Valid<'a>> {
+pub(super) fn validate<'a>(conn: &Read<'_>, ctx: &Context<'a>, req: &wire::BookShipmentRequest) -> Result<Valid<'a>> {
     if let Some(f) = &req.fulfillment {
         crate::orders::check_lines("fulfillment.items", f.items.len())?;
     }

@@ -2,18 +2,19 @@
 //! shipment voided and refunds what its booking (and its return label) charged.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::OptionalExtension;
 
 use crate::error::{Error, Result};
 use crate::ledger::{self, EntryKind};
 use crate::money::{format2, from_cents};
 use crate::shipments::find;
+use crate::store::{args, Tx};
 use crate::wire;
 
 /// Void shipment: marks it voided and refunds its prepay charge (once), and its return
 /// label's if an `Info Received` scan of it charged it.
 pub(crate) fn void(
-    tx: &Connection,
+    tx: &Tx<'_>,
     customer_id: &str,
     book_number: &str,
     req: &wire::VoidRequest,
@@ -53,7 +54,7 @@ pub(crate) fn void(
     }
     tx.execute(
         "UPDATE shipments SET voided = 1, voided_at = ?2 WHERE customer_id = ?3 AND book_number = ?1",
-        [book_number, &crate::dates::timestamp(now), customer_id],
+        args![book_number, &crate::dates::timestamp(now), customer_id],
     )?;
     crate::orders::on_void(tx, customer_id, book_number)?;
     let refunded = if s.charged_cents > 0 {

@@ -3,19 +3,19 @@
 //! daily cap of quoted shipments, and purging the expired.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::Connection;
 
 use crate::error::{Error, ErrorCategory, Result};
 use crate::wire;
 
 use super::{packed, Row};
+use crate::store::{args, Read, Tx};
 
 /// How long a quote can be booked: 30 x 24 hours (DECISIONS 3).
 pub const QUOTE_LIFETIME_SECS: i64 = 30 * 24 * 3600;
 
 /// Stores `rows`, whose ids start at `first` (reserved by the caller), with their
 /// shipments' JSON and their quotes packed.
-pub(crate) fn store(tx: &Connection, customer_id: &str, now: DateTime<Utc>, first: i64, rows: &[Row]) -> Result<()> {
+pub(crate) fn store(tx: &Tx<'_>, customer_id: &str, now: DateTime<Utc>, first: i64, rows: &[Row]) -> Result<()> {
     let created = now.timestamp();
     let mut insert = tx.prepare_cached(
         "INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
@@ -36,7 +36,7 @@ pub(crate) fn store(tx: &Connection, customer_id: &str, now: DateTime<Utc>, firs
 }
 
 /// How many quoted shipments of the customer were stored on `day` (UTC).
-pub(crate) fn stored_on(conn: &Connection, customer_id: &str, day: NaiveDate) -> Result<u64> {
+pub(crate) fn stored_on(conn: &Read<'_>, customer_id: &str, day: NaiveDate) -> Result<u64> {
     let mut count = conn.prepare_cached("SELECT shipments FROM quote_days WHERE customer_id = ?1 AND day = ?2")?;
     let n: Option<i64> =
         rusqlite::OptionalExtension::optional(count.query_row(rusqlite::params![customer_id, day.to_string()], |r| r.get(0)))?;
@@ -45,7 +45,7 @@ pub(crate) fn stored_on(conn: &Connection, customer_id: &str, day: NaiveDate) ->
 
 /// Adds `n` quoted shipments of the customer to the count of `day` (UTC); the count of
 /// an earlier day is replaced.
-pub(crate) fn count_stored(tx: &Connection, customer_id: &str, day: NaiveDate, n: u64) -> Result<()> {
+pub(crate) fn count_stored(tx: &Tx<'_>, customer_id: &str, day: NaiveDate, n: u64) -> Result<()> {
     let mut upsert = tx.prepare_cached(
         "INSERT INTO quote_days (customer_id, day, shipments) VALUES (?1, ?2, ?3)
          ON CONFLICT (customer_id) DO UPDATE SET
@@ -86,7 +86,7 @@ pub(crate) fn check_daily_cap(stored: u64, n: u64, cap: u64, now: DateTime<Utc>)
 /// quotes is in a batch (an open batch's expired quotes cannot be booked anyway; they
 /// go once the batch is deleted). One pass over the table: the purge is a maintenance
 /// task, and an index on `expires_at` would cost every quote stored.
-pub(crate) fn purge_expired(tx: &Connection, cutoff: i64) -> Result<u64> {
+pub(crate) fn purge_expired(tx: &Tx<'_>, cutoff: i64) -> Result<u64> {
     let mut delete =
         tx.prepare(&format!("DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND rowid NOT IN ({HELD}) RETURNING quote_count"))?;
     let counts = delete.query_map([cutoff], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
@@ -103,7 +103,7 @@ const HELD: &str = "SELECT kept FROM (
 
 /// The rows of `quoted_shipments` expired at or before `cutoff`, oldest first: what
 /// [`purge_expired`] would remove and the batches' rows, found without writing.
-pub(crate) fn expired_rows(conn: &Connection, cutoff: i64) -> Result<Vec<i64>> {
+pub(crate) fn expired_rows(conn: &Read<'_>, cutoff: i64) -> Result<Vec<i64>> {
     let mut select = conn.prepare("SELECT rowid FROM quoted_shipments WHERE expires_at <= ?1 ORDER BY rowid")?;
     let rows = select.query_map([cutoff], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(rows)
@@ -111,7 +111,7 @@ pub(crate) fn expired_rows(conn: &Connection, cutoff: i64) -> Result<Vec<i64>> {
 
 /// Removes the rows `rows` (from [`expired_rows`]) that are still expired at `cutoff`
 /// and hold no quote of a batch, and returns how many quotes they held.
-pub(crate) fn purge_rows(tx: &Connection, cutoff: i64, rows: &[i64]) -> Result<u64> {
+pub(crate) fn purge_rows(tx: &Tx<'_>, cutoff: i64, rows: &[i64]) -> Result<u64> {
     let list = serde_json::to_string(rows).map_err(|e| Error::internal(format!("rows to purge: {e}")))?;
     let mut delete = tx.prepare_cached(&format!(
         "DELETE FROM quoted_shipments WHERE rowid IN (SELECT value FROM json_each(?2)) AND expires_at <= ?1
@@ -170,31 +170,33 @@ impl StoredQuote {
 }
 
 /// The customer's quote `quote_id`, or `None` (unknown or another customer's).
-pub(crate) fn find(conn: &Connection, customer_id: &str, quote_id: i64) -> Result<Option<StoredQuote>> {
+pub(crate) fn find(conn: &Read<'_>, customer_id: &str, quote_id: i64) -> Result<Option<StoredQuote>> {
     // The customer's row whose id range starts at or below the quote: one step down its
     // key. Another customer's quote is simply not found.
-    let mut statement = conn.prepare_cached(
+    let found = conn.row(
         "SELECT customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at FROM quoted_shipments
          WHERE customer_id = ?2 AND first_quote_id <= ?1 ORDER BY first_quote_id DESC LIMIT 1",
+        args![quote_id, customer_id],
+        |row| {
+            let (owner, first, count): (String, i64, i64) = (row.get(0)?, row.get(1)?, row.get(2)?);
+            if owner != customer_id || quote_id >= first + count {
+                return Ok(None);
+            }
+            let unreadable = |what: &str, e: String| Error::internal(format!("stored {what} of quote {quote_id} is unreadable: {e}"));
+            let shipment_json: String = row.get(3)?;
+            let quotes = packed::unpack_quotes(row.blob(4)?, first).map_err(|e| unreadable("quotes", e))?;
+            let Some(quote) = usize::try_from(quote_id - first).ok().and_then(|i| quotes.into_iter().nth(i)) else { return Ok(None) };
+            let at = |secs: i64| DateTime::from_timestamp(secs, 0).unwrap_or_default();
+            Ok(Some(StoredQuote { quote, shipment_json, created_at: at(row.get(5)?), expires_at: at(row.get(6)?) }))
+        },
     )?;
-    let mut rows = statement.query(rusqlite::params![quote_id, customer_id])?;
-    let Some(row) = rows.next()? else { return Ok(None) };
-    let (owner, first, count): (String, i64, i64) = (row.get(0)?, row.get(1)?, row.get(2)?);
-    if owner != customer_id || quote_id >= first + count {
-        return Ok(None);
-    }
-    let unreadable = |what: &str, e: String| Error::internal(format!("stored {what} of quote {quote_id} is unreadable: {e}"));
-    let shipment_json: String = row.get(3)?;
-    let packed = row.get_ref(4)?.as_blob().map_err(|e| unreadable("quotes", e.to_string()))?;
-    let quotes = packed::unpack_quotes(packed, first).map_err(|e| unreadable("quotes", e))?;
-    let Some(quote) = usize::try_from(quote_id - first).ok().and_then(|i| quotes.into_iter().nth(i)) else { return Ok(None) };
-    let at = |secs: i64| DateTime::from_timestamp(secs, 0).unwrap_or_default();
-    Ok(Some(StoredQuote { quote, shipment_json, created_at: at(row.get(5)?), expires_at: at(row.get(6)?) }))
+    Ok(found.flatten())
 }
 
 #[cfg(test)]
 mod tests {
 
+    use rusqlite::Connection;
     use rust_decimal::Decimal;
 
     use super::super::{number, pack, rows, Outcome, PricedQuote, Quoted};
@@ -257,8 +259,8 @@ mod tests {
         let tx = conn.transaction().unwrap();
         assert_eq!(number(&mut outcomes, 0), 3);
         let rows = rows(&mut outcomes);
-        let first = crate::store::next_ids(&tx, "quote", 3).unwrap();
-        store(&tx, "C1", now, first, &rows).unwrap();
+        let first = crate::store::next_ids(&crate::store::Tx::of(&tx), "quote", 3).unwrap();
+        store(&crate::store::Tx::of(&tx), "C1", now, first, &rows).unwrap();
         tx.commit().unwrap();
         for q in outcomes.iter_mut().filter_map(|o| o.as_mut().ok()).flat_map(|q| q.quotes.iter_mut()) {
             q.quote_id += first;
@@ -287,13 +289,13 @@ mod tests {
             assert_eq!(*quotes, packed::pack_quotes(wire));
             assert_eq!(*first_id, wire[0].quote_id);
             for q in wire {
-                let found = find(&conn, "C1", q.quote_id).unwrap().unwrap();
+                let found = find(&crate::store::Read::of(&conn), "C1", q.quote_id).unwrap().unwrap();
                 assert_eq!(found.quote, *q);
                 assert_eq!(found.shipment().unwrap(), parse(json));
                 assert_eq!(found.expires_at.timestamp(), 1_800_000_000 + QUOTE_LIFETIME_SECS);
             }
         }
-        assert!(find(&conn, "C2", first[0].quote_id).unwrap().is_none());
-        assert!(find(&conn, "C1", second[0].quote_id + 1).unwrap().is_none());
+        assert!(find(&crate::store::Read::of(&conn), "C2", first[0].quote_id).unwrap().is_none());
+        assert!(find(&crate::store::Read::of(&conn), "C1", second[0].quote_id + 1).unwrap().is_none());
     }
 }

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::OnceLock;
 
-use rusqlite::{params_from_iter, Connection};
+use rusqlite::params_from_iter;
 
 use super::book::{self, RateBookError};
 use super::csv::{self, DialectError, Record};
@@ -17,6 +17,7 @@ use super::rows::{self, CalendarRow, CarrierRow, CsvKind, ExchangeRow, PriceRow,
 use super::RateBook;
 use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError};
+use crate::store::{Read, Tx};
 
 /// One invalid row of an import.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -186,13 +187,13 @@ fn check_records(kind: CsvKind, records: Vec<Record>, check: &mut CheckRow<'_>) 
 // ---------------------------------------------------------------- rows to SQL
 
 /// Replaces the groups the rows name (see [`CsvKind::group_len`]) with the rows.
-fn write_rows<T: RateRow>(conn: &Connection, rows: &[T]) -> rusqlite::Result<ImportSummary> {
+fn write_rows<T: RateRow>(conn: &Read<'_>, rows: &[T]) -> rusqlite::Result<ImportSummary> {
     write_values(conn, T::KIND, &rows.iter().map(RateRow::values).collect::<Vec<_>>())
 }
 
 /// [`write_rows`] of rows of `kind` as the text of their columns (one body for every
 /// kind, not one per row type).
-fn write_values(conn: &Connection, kind: CsvKind, values: &[Vec<String>]) -> rusqlite::Result<ImportSummary> {
+fn write_values(conn: &Read<'_>, kind: CsvKind, values: &[Vec<String>]) -> rusqlite::Result<ImportSummary> {
     let (table, cols, group_len) = (kind.table(), kind.columns(), kind.group_len());
     let groups: BTreeSet<&[String]> = values.iter().map(|v| &v[..group_len]).collect();
     let where_: Vec<String> = cols[..group_len].iter().map(|c| format!("{c} = ?")).collect();
@@ -209,13 +210,13 @@ fn write_values(conn: &Connection, kind: CsvKind, values: &[Vec<String>]) -> rus
 }
 
 /// Checks a file of `T`'s kind and writes it.
-fn import_rows<T: RateRow>(tx: &Connection, csv: &str) -> Result<ImportSummary, ImportError> {
+fn import_rows<T: RateRow>(tx: &Tx<'_>, csv: &str) -> Result<ImportSummary, ImportError> {
     let rows = parse_rows::<T>(csv)?;
     Ok(write_rows(tx, &rows)?)
 }
 
 /// Writes the file, then loads the book from the tables to check the whole data.
-fn import_and_load(tx: &Connection, kind: CsvKind, csv: &str) -> Result<(ImportSummary, RateBook), ImportError> {
+fn import_and_load(tx: &Tx<'_>, kind: CsvKind, csv: &str) -> Result<(ImportSummary, RateBook), ImportError> {
     let summary = match kind {
         CsvKind::Carriers => import_rows::<CarrierRow>(tx, csv),
         CsvKind::ExchangeRates => import_rows::<ExchangeRow>(tx, csv),
@@ -242,7 +243,7 @@ fn import_and_load(tx: &Connection, kind: CsvKind, csv: &str) -> Result<(ImportS
 /// [`ImportError`]; the caller must roll the transaction back (it is not committed
 /// here). On a row error nothing has been written at all.
 #[cfg(test)]
-pub(crate) fn import_csv(tx: &Connection, kind: CsvKind, csv: &str) -> Result<ImportSummary, ImportError> {
+pub(crate) fn import_csv(tx: &Tx<'_>, kind: CsvKind, csv: &str) -> Result<ImportSummary, ImportError> {
     import_and_load(tx, kind, csv).map(|(summary, _)| summary)
 }
 
@@ -255,7 +256,7 @@ pub(crate) fn import_csv(tx: &Connection, kind: CsvKind, csv: &str) -> Result<Im
 /// `INVALID_REQUEST` with a detail per invalid line (`line 12`), naming what would be
 /// inconsistent, or a detail per card the catalog lacks; `INTERNAL` on a storage
 /// failure. The caller must roll `tx` back.
-pub(crate) fn import(tx: &Connection, catalog: &Catalog, kind: CsvKind, csv: &str) -> crate::Result<(ImportSummary, RateBook)> {
+pub(crate) fn import(tx: &Tx<'_>, catalog: &Catalog, kind: CsvKind, csv: &str) -> crate::Result<(ImportSummary, RateBook)> {
     let (summary, book) = import_and_load(tx, kind, csv).map_err(|e| match e {
         ImportError::Rows(rows) => Error::fields(
             ErrorCategory::InvalidRequest,
@@ -312,7 +313,7 @@ fn defaults() -> Result<&'static RateRows, RateBookError> {
 /// # Errors
 /// [`RateBookError`] on a database error (the embedded data itself is checked by
 /// the tests).
-pub fn seed_defaults(tx: &Connection) -> Result<(), RateBookError> {
+pub fn seed_defaults(tx: &Tx<'_>) -> Result<(), RateBookError> {
     let d = defaults()?;
     write_rows(tx, &d.carriers)?;
     write_rows(tx, &d.exchange)?;
@@ -330,7 +331,7 @@ pub fn seed_defaults(tx: &Connection) -> Result<(), RateBookError> {
 ///
 /// # Errors
 /// [`RateBookError`] on a database error.
-pub(crate) fn seed_arrivals_if_missing(tx: &Connection) -> Result<(), RateBookError> {
+pub(crate) fn seed_arrivals_if_missing(tx: &Tx<'_>) -> Result<(), RateBookError> {
     let count = |table: &str| tx.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get::<_, i64>(0));
     if count("rate_transit")? > 0 || count("rate_calendar")? > 0 {
         return Ok(());
@@ -348,7 +349,7 @@ pub(crate) fn seed_arrivals_if_missing(tx: &Connection) -> Result<(), RateBookEr
 ///
 /// # Errors
 /// [`RateBookError::Sql`] on a database error.
-pub fn export_csv(conn: &Connection, kind: CsvKind) -> Result<String, RateBookError> {
+pub fn export_csv(conn: &Read<'_>, kind: CsvKind) -> Result<String, RateBookError> {
     let cols = kind.columns();
     let mut stmt = conn.prepare(&format!("SELECT {} FROM {} ORDER BY {}", cols.join(", "), kind.table(), kind.order_by()))?;
     let records = stmt
@@ -358,7 +359,7 @@ pub fn export_csv(conn: &Connection, kind: CsvKind) -> Result<String, RateBookEr
 }
 
 /// Every row of `T`'s table, in export order.
-fn load_rows<T: RateRow>(conn: &Connection) -> rusqlite::Result<Vec<T>> {
+fn load_rows<T: RateRow>(conn: &Read<'_>) -> rusqlite::Result<Vec<T>> {
     let kind = T::KIND;
     let mut stmt = conn.prepare(&format!("SELECT {} FROM {} ORDER BY {}", kind.columns().join(", "), kind.table(), kind.order_by()))?;
     let rows = stmt.query_map([], |row| T::from_row(row))?.collect();
@@ -380,7 +381,7 @@ impl RateBook {
     /// # Errors
     /// [`RateBookError`] on a database error or inconsistent data (e.g. a card that
     /// names an unknown chart or carrier).
-    pub fn load(conn: &Connection) -> Result<RateBook, RateBookError> {
+    pub(crate) fn load(conn: &Read<'_>) -> Result<RateBook, RateBookError> {
         book::build(&RateRows {
             carriers: load_rows(conn)?,
             exchange: load_rows(conn)?,

@@ -1,72 +1,11 @@
-//! The connection of a [`Shipping`], its read and write transactions, and groups of
-//! operations committed together ([`Shipping::commit_together`]).
-//!
-//! Outside a group, every read is one DEFERRED transaction and every write one IMMEDIATE
-//! transaction. Inside a group, one IMMEDIATE transaction spans the group: each write is
-//! a savepoint in it, released when the write succeeds and rolled back when it fails or
-//! panics, and reads run in it directly. The group commits once, so that a server
-//! answering many clients waits for the disk once per group instead of once per write.
-
-use std::sync::{Condvar, Mutex, MutexGuard};
-use std::thread::ThreadId;
-
-use rusqlite::Connection;
+//! The transactions of a [`Shipping`] and groups of operations committed together
+//! ([`Shipping::commit_together`]); the store's `Database` runs them.
 
 use super::Shipping;
 use crate::error::{Error, Result};
-
-/// The connection, and the thread running a group on it, if any.
-pub(super) struct Db {
-    conn: Connection,
-    group: Option<ThreadId>,
-}
-
-/// The connection and the end of groups, which other threads wait for.
-pub(super) struct Connected {
-    db: Mutex<Db>,
-    group_ended: Condvar,
-}
-
-impl Connected {
-    pub(super) fn new(conn: Connection) -> Connected {
-        Connected { db: Mutex::new(Db { conn, group: None }), group_ended: Condvar::new() }
-    }
-}
-
-/// The locked connection: for the thread running a group, or for anyone while no group runs.
-pub(super) struct Locked<'s>(MutexGuard<'s, Db>);
-
-impl Locked<'_> {
-    fn grouped(&self) -> bool {
-        self.0.group.is_some()
-    }
-}
-
-impl std::ops::Deref for Locked<'_> {
-    type Target = Connection;
-    fn deref(&self) -> &Connection {
-        &self.0.conn
-    }
-}
-
-impl std::ops::DerefMut for Locked<'_> {
-    fn deref_mut(&mut self) -> &mut Connection {
-        &mut self.0.conn
-    }
-}
+use crate::store::{Read, Tx};
 
 impl Shipping {
-    pub(super) fn lock(&self) -> Locked<'_> {
-        // A panic while holding the lock cannot leave a half-written transaction behind
-        // (it rolls back on unwind), so the connection stays usable.
-        let mut db = self.conn.db.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let me = std::thread::current().id();
-        while db.group.is_some_and(|owner| owner != me) {
-            db = self.conn.group_ended.wait(db).unwrap_or_else(std::sync::PoisonError::into_inner);
-        }
-        Locked(db)
-    }
-
     /// Copies what the write-ahead log holds into the database file, as far as readers
     /// let it, without waiting for a writer or blocking one (a passive checkpoint).
     /// Returns the log's size and how much of it is now in the file, in pages.
@@ -75,20 +14,14 @@ impl Shipping {
     /// `INTERNAL` on a storage failure; `BUSY` when another checkpoint is running.
     pub fn checkpoint(&self) -> Result<(i64, i64)> {
         self.not_in_group("a checkpoint")?;
-        let conn = self.lock();
-        let (busy, log, done): (i64, i64, i64) =
-            conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        if busy != 0 {
-            return Err(Error::new(crate::ErrorCategory::Busy, "another checkpoint of this database is running; try again"));
-        }
-        Ok((log, done))
+        self.db.checkpoint()
     }
 
     /// Refuses `what` inside a group ([`Shipping::commit_together`]): an import swaps in
     /// what it wrote before the group commits, and an export would show what it has not
     /// committed yet.
     pub(super) fn not_in_group(&self, what: &str) -> Result<()> {
-        if self.lock().grouped() {
+        if self.db.grouped() {
             return Err(Error::internal(format!("{what} cannot be taken inside a group of operations committed together")));
         }
         Ok(())
@@ -97,47 +30,15 @@ impl Shipping {
     /// Runs `f` in one read transaction, so that all its statements see the same state
     /// of the database (a balance and its entries agree) whatever other connections to
     /// the file commit meanwhile. In a group, `f` runs in the group's transaction.
-    pub(crate) fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        let conn = self.lock();
-        if conn.grouped() {
-            return f(&conn);
-        }
-        // DEFERRED: the snapshot is taken at the first SELECT and no write lock is taken.
-        // Cached statements rather than rusqlite's `Transaction`, which parses BEGIN and
-        // COMMIT on every call: that was 4% of reading a shipment.
-        conn.prepare_cached("BEGIN DEFERRED")?.execute([])?;
-        let read = EndOnDrop(&conn, "ROLLBACK");
-        let value = f(&conn)?;
-        conn.prepare_cached("COMMIT")?.execute([])?;
-        drop(read);
-        Ok(value)
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Read<'_>) -> Result<T>) -> Result<T> {
+        self.db.read(f)
     }
 
-    /// Runs `f` in one IMMEDIATE transaction, committed only if `f` succeeds; in a group,
-    /// in a savepoint of the group's transaction, released only if `f` succeeds. `f`'s
-    /// connection is inside that transaction: the functions it calls that write take the
-    /// connection as `tx`.
-    pub(crate) fn write<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
-        let conn = self.lock();
-        if conn.grouped() {
-            if conn.is_autocommit() {
-                // SQLite rolled the group's transaction back (on a full disk, say): a
-                // savepoint now would commit on its own, outside the group.
-                return Err(Error::internal("the transaction of this group of operations ended early"));
-            }
-            conn.prepare_cached("SAVEPOINT operation")?.execute([])?;
-            let undo = EndOnDrop(&conn, "ROLLBACK TO operation; RELEASE operation");
-            let value = f(&conn)?;
-            conn.prepare_cached("RELEASE operation")?.execute([])?;
-            std::mem::forget(undo);
-            return Ok(value);
-        }
-        conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-        let undo = EndOnDrop(&conn, "ROLLBACK");
-        let value = f(&conn)?;
-        conn.prepare_cached("COMMIT")?.execute([])?;
-        std::mem::forget(undo);
-        Ok(value)
+    /// Runs `f` in one write transaction, committed only if `f` succeeds; in a group, in
+    /// a savepoint of the group's transaction, released only if `f` succeeds. The
+    /// functions `f` calls that write take its [`Tx`].
+    pub(crate) fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        self.db.write(f)
     }
 
     /// Runs `work` (operations of this service, called on this thread) with one commit
@@ -173,55 +74,7 @@ impl Shipping {
     /// timeout; `INTERNAL` on a storage failure at the start or the commit, or when
     /// called again inside `work`. Then nothing of `work` was written.
     pub fn commit_together<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
-        {
-            let mut db = self.lock();
-            if db.grouped() {
-                return Err(Error::internal("a group of operations cannot start inside another"));
-            }
-            db.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
-            db.0.group = Some(std::thread::current().id());
-        }
-        let end = GroupEnd(self);
-        let value = work();
-        let committed = {
-            let db = self.lock();
-            if db.is_autocommit() {
-                Err(Error::internal("the transaction of this group of operations ended early"))
-            } else {
-                db.prepare_cached("COMMIT").and_then(|mut commit| commit.execute([])).map(drop).map_err(Error::from)
-            }
-        };
-        drop(end);
-        committed.map(|()| value)
-    }
-}
-
-/// Runs `sql` on drop unless forgotten: undoes a transaction or savepoint whose work
-/// failed or panicked.
-struct EndOnDrop<'c>(&'c Connection, &'static str);
-
-impl Drop for EndOnDrop<'_> {
-    fn drop(&mut self) {
-        if !self.0.is_autocommit() {
-            // Nothing to report to: a connection left in a transaction shows at the next BEGIN.
-            let _ = self.0.execute_batch(self.1);
-        }
-    }
-}
-
-/// Ends a group however its work ended: rolls back what was not committed, and lets
-/// other threads at the connection again.
-struct GroupEnd<'s>(&'s Shipping);
-
-impl Drop for GroupEnd<'_> {
-    fn drop(&mut self) {
-        let mut db = self.0.lock();
-        if !db.is_autocommit() {
-            let _ = db.execute_batch("ROLLBACK");
-        }
-        db.0.group = None;
-        drop(db);
-        self.0.conn.group_ended.notify_all();
+        self.db.commit_together(work)
     }
 }
 
@@ -328,7 +181,7 @@ mod tests {
         }));
         assert!(outcome.is_err());
         assert_eq!(customers(&shipping), 0);
-        assert!(shipping.lock().is_autocommit());
+        assert!(shipping.db.lock().is_autocommit());
         assert_eq!(shipping.handle("POST", "/restapi/v1/customers", &customer("a@example.com")).status, 201);
         assert_eq!(customers(&db.open()), 1);
     }

@@ -20,6 +20,7 @@ use crate::error::{ErrorCategory, Result};
 use crate::keys::{self, Caller};
 use crate::logins::{self, Subjects};
 use crate::secrets::Secret;
+use crate::store::Tx;
 use crate::wire;
 
 /// Create or connect customer, read and checked: its password work is next
@@ -162,7 +163,7 @@ impl Shipping {
     pub(crate) fn finish_password_work(&self, outcome: &PasswordOutcome) -> Result<wire::CustomerIdResponse> {
         let PasswordOutcome { caller, subjects, done } = outcome;
         let now = self.clock.now();
-        let link = |tx: &rusqlite::Connection, customer_id: &str| caller.as_ref().map_or(Ok(()), |c| keys::link(tx, c, customer_id, now));
+        let link = |tx: &Tx<'_>, customer_id: &str| caller.as_ref().map_or(Ok(()), |c| keys::link(tx, c, customer_id, now));
         match done {
             Done::Create(Err(failed)) => Err(failed.clone()),
             Done::Connect(Err(failed)) if failed.category() != ErrorCategory::Unauthorized => Err(failed.clone()),

@@ -3,6 +3,7 @@
 
 use super::Shipping;
 use crate::error::{Error, Result};
+use crate::store::Read;
 use crate::{booking, labels, search, shipments, tracking, wire, LabelLayout};
 
 /// Most shipments one page of list shipments shows (DECISIONS 9).
@@ -243,7 +244,7 @@ impl Shipping {
     }
 
     /// [`Shipping::read_for`] with the catalog and rate book labels are drawn with.
-    fn read_with_books<T>(&self, customer_id: &str, f: impl FnOnce(&rusqlite::Connection, &labels::Books) -> Result<T>) -> Result<T> {
+    fn read_with_books<T>(&self, customer_id: &str, f: impl FnOnce(&Read<'_>, &labels::Books) -> Result<T>) -> Result<T> {
         let (catalog, rates) = (self.catalog(), self.rate_book());
         let books = labels::Books { catalog: &catalog, rates: &rates };
         self.read_for(customer_id, |conn| f(conn, &books))
@@ -321,9 +322,9 @@ mod tests {
                 old.insert("fulfillment".into(), json!({"orderId": "ORD-7", "integrationId": "shop", "items": []}));
                 tx.execute(
                     "UPDATE shipments SET view = ?1, view_shape = NULL WHERE book_number = ?2",
-                    [&Value::Object(old).to_string(), &books[0]],
+                    crate::store::args![Value::Object(old).to_string(), books[0]],
                 )?;
-                tx.execute("UPDATE shipments SET view_shape = 1, voided = 1 WHERE book_number = ?1", [&books[2]])?;
+                tx.execute("UPDATE shipments SET view_shape = 1, voided = 1 WHERE book_number = ?1", crate::store::args![books[2]])?;
                 Ok(())
             })
             .unwrap();

@@ -19,9 +19,15 @@
 use std::time::Duration;
 
 use rusqlite::config::DbConfig;
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{Connection, TransactionBehavior};
 
 use crate::error::{Error, ErrorCategory, Result};
+
+mod connection;
+pub(crate) mod sql;
+
+pub(crate) use connection::Database;
+pub(crate) use sql::{args, Read, Row, Tx};
 
 /// The current schema in full, what a new database is created with.
 const SCHEMA: &str = include_str!("../../schema.sql");
@@ -399,13 +405,13 @@ fn normalise(sql: &str) -> String {
 }
 
 /// The next number of the sequence `name` (1, 2, ...), for readable unique ids.
-pub(crate) fn next_id(tx: &Connection, name: &str) -> Result<i64> {
+pub(crate) fn next_id(tx: &Tx<'_>, name: &str) -> Result<i64> {
     next_ids(tx, name, 1)
 }
 
 /// Takes the next `count` (at least 1) numbers of the sequence `name` at once and
 /// returns the first; the others follow it.
-pub(crate) fn next_ids(tx: &Connection, name: &str, count: usize) -> Result<i64> {
+pub(crate) fn next_ids(tx: &Tx<'_>, name: &str, count: usize) -> Result<i64> {
     let count = i64::try_from(count.max(1)).map_err(|_| Error::internal("too many ids asked for at once"))?;
     // A read and a plain update: `UPDATE ... RETURNING` builds a temporary table and a
     // statement journal for its one row, and cost three times as much. The transaction
@@ -417,17 +423,17 @@ pub(crate) fn next_ids(tx: &Connection, name: &str, count: usize) -> Result<i64>
 }
 
 /// Records `last` as the last number taken from the sequence `name` (creating it).
-pub(crate) fn set_last_id(tx: &Connection, name: &str, last: i64) -> Result<()> {
-    let updated = tx.prepare_cached("UPDATE id_sequences SET last = ?2 WHERE name = ?1")?.execute(rusqlite::params![name, last])?;
+pub(crate) fn set_last_id(tx: &Tx<'_>, name: &str, last: i64) -> Result<()> {
+    let updated = tx.execute("UPDATE id_sequences SET last = ?2 WHERE name = ?1", args![name, last])?;
     if updated == 0 {
-        tx.prepare_cached("INSERT INTO id_sequences (name, last) VALUES (?1, ?2)")?.execute(rusqlite::params![name, last])?;
+        tx.execute("INSERT INTO id_sequences (name, last) VALUES (?1, ?2)", args![name, last])?;
     }
     Ok(())
 }
 
 /// The last number taken from the sequence `name` (0 before the first).
-pub(crate) fn last_id(conn: &Connection, name: &str) -> Result<i64> {
-    let last = conn.prepare_cached("SELECT last FROM id_sequences WHERE name = ?1")?.query_row([name], |r| r.get(0)).optional()?;
+pub(crate) fn last_id(conn: &Read<'_>, name: &str) -> Result<i64> {
+    let last = conn.row("SELECT last FROM id_sequences WHERE name = ?1", args![name], |r| r.get(0))?;
     Ok(last.unwrap_or(0))
 }
 
@@ -738,15 +744,15 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate(&mut conn).unwrap();
         let tx = conn.transaction().unwrap();
-        assert_eq!(next_id(&tx, "x").unwrap(), 1);
-        assert_eq!(next_id(&tx, "x").unwrap(), 2);
-        assert_eq!(next_id(&tx, "y").unwrap(), 1);
-        assert_eq!(last_id(&tx, "z").unwrap(), 0);
+        assert_eq!(next_id(&crate::store::Tx::of(&tx), "x").unwrap(), 1);
+        assert_eq!(next_id(&crate::store::Tx::of(&tx), "x").unwrap(), 2);
+        assert_eq!(next_id(&crate::store::Tx::of(&tx), "y").unwrap(), 1);
+        assert_eq!(last_id(&crate::store::Read::of(&tx), "z").unwrap(), 0);
         // a claim of several returns the first of them; the next claim follows the last
-        assert_eq!(next_ids(&tx, "z", 3).unwrap(), 1);
-        assert_eq!(last_id(&tx, "z").unwrap(), 3);
-        assert_eq!(next_ids(&tx, "x", 4).unwrap(), 3);
-        assert_eq!(next_id(&tx, "x").unwrap(), 7);
-        assert_eq!(next_ids(&tx, "y", 0).unwrap(), 2, "a claim of none takes one");
+        assert_eq!(next_ids(&crate::store::Tx::of(&tx), "z", 3).unwrap(), 1);
+        assert_eq!(last_id(&crate::store::Read::of(&tx), "z").unwrap(), 3);
+        assert_eq!(next_ids(&crate::store::Tx::of(&tx), "x", 4).unwrap(), 3);
+        assert_eq!(next_id(&crate::store::Tx::of(&tx), "x").unwrap(), 7);
+        assert_eq!(next_ids(&crate::store::Tx::of(&tx), "y", 0).unwrap(), 2, "a claim of none takes one");
     }
 }

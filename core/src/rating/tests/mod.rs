@@ -383,7 +383,7 @@ fn seeded() -> Connection {
     crate::store::configure(&conn).unwrap();
     crate::store::migrate(&mut conn).unwrap();
     let tx = conn.transaction().unwrap();
-    seed_defaults(&tx).unwrap();
+    seed_defaults(&crate::store::Tx::of(&tx)).unwrap();
     tx.commit().unwrap();
     conn
 }
@@ -392,10 +392,10 @@ fn seeded() -> Connection {
 fn export_of_seeded_defaults_is_byte_identical() {
     let conn = seeded();
     for kind in CsvKind::ALL {
-        assert!(export_csv(&conn, kind).unwrap() == kind.default_csv(), "{}", kind.as_str());
+        assert!(export_csv(&crate::store::Read::of(&conn), kind).unwrap() == kind.default_csv(), "{}", kind.as_str());
     }
     // and the book loaded from SQL prices like the embedded one
-    let loaded = RateBook::load(&conn).unwrap();
+    let loaded = RateBook::load(&crate::store::Read::of(&conn)).unwrap();
     let p = [piece(dec!(2))];
     let i = input(us("10001"), us("90001"), WeightUnit::Lb, &p);
     let id = loaded.card("parcel", "parcel_ground", "parcel_custom").unwrap();
@@ -409,10 +409,10 @@ fn import_replaces_named_cards_and_round_trips() {
                parcel,parcel_ground,parcel_custom,parcel_domestic,8,10,50.00\n\
                parcel,parcel_ground,parcel_custom,parcel_domestic,8,\"5\",30.5\n";
     let tx = conn.transaction().unwrap();
-    let s = import_csv(&tx, CsvKind::Rates, csv).unwrap();
+    let s = import_csv(&crate::store::Tx::of(&tx), CsvKind::Rates, csv).unwrap();
     tx.commit().unwrap();
     assert_eq!((s.rows, s.replaced), (2, 1));
-    let b = RateBook::load(&conn).unwrap();
+    let b = RateBook::load(&crate::store::Read::of(&conn)).unwrap();
     let p = [piece(dec!(4))];
     let i = input(us("10001"), us("90001"), WeightUnit::Lb, &p);
     let r = b.rate(b.card("parcel", "parcel_ground", "parcel_custom").unwrap(), &i).unwrap();
@@ -422,11 +422,11 @@ fn import_replaces_named_cards_and_round_trips() {
     // other cards untouched
     assert!(b.card("parcel", "parcel_next_day_air", "parcel_custom").is_some());
     // a quoted field round-trips through export and re-import
-    let rates = export_csv(&conn, CsvKind::Rates).unwrap();
+    let rates = export_csv(&crate::store::Read::of(&conn), CsvKind::Rates).unwrap();
     let tx = conn.transaction().unwrap();
-    import_csv(&tx, CsvKind::Rates, &rates).unwrap();
+    import_csv(&crate::store::Tx::of(&tx), CsvKind::Rates, &rates).unwrap();
     tx.commit().unwrap();
-    assert_eq!(export_csv(&conn, CsvKind::Rates).unwrap(), rates);
+    assert_eq!(export_csv(&crate::store::Read::of(&conn), CsvKind::Rates).unwrap(), rates);
 }
 
 #[test]
@@ -440,25 +440,30 @@ fn import_errors_name_every_bad_line_and_write_nothing() {
                parcel,parcel_ground\n\
                parcel,parcel_ground,parcel_custom,parcel_domestic,8,10,50.00\n";
     let tx = conn.transaction().unwrap();
-    let e = import_csv(&tx, CsvKind::Rates, csv).unwrap_err();
+    let e = import_csv(&crate::store::Tx::of(&tx), CsvKind::Rates, csv).unwrap_err();
     let ImportError::Rows(rows) = &e else { panic!("{e}") };
     let lines: Vec<usize> = rows.iter().map(|r| r.line).collect();
     assert_eq!(lines, vec![3, 5, 5, 6, 7]);
     assert!(rows[0].message.starts_with("weight: expected a decimal number above 0"), "{}", rows[0].message);
     assert!(e.to_string().contains("line 7: duplicate row"), "{e}");
     drop(tx); // rolled back
-    assert_eq!(export_csv(&conn, CsvKind::Rates).unwrap(), CsvKind::Rates.default_csv());
+    assert_eq!(export_csv(&crate::store::Read::of(&conn), CsvKind::Rates).unwrap(), CsvKind::Rates.default_csv());
 
     // consistent rows, inconsistent data: a card on a chart that does not exist
     let tx = conn.transaction().unwrap();
-    let e = import_csv(&tx, CsvKind::Rates, "carrier,service,package_type,chart,zone,weight,price\nparcel,x,y,nope,1,1,1\n").unwrap_err();
+    let e = import_csv(
+        &crate::store::Tx::of(&tx),
+        CsvKind::Rates,
+        "carrier,service,package_type,chart,zone,weight,price\nparcel,x,y,nope,1,1,1\n",
+    )
+    .unwrap_err();
     assert!(matches!(e, ImportError::Inconsistent(_)), "{e}");
     tx.rollback().unwrap();
-    assert_eq!(export_csv(&conn, CsvKind::Rates).unwrap(), CsvKind::Rates.default_csv());
+    assert_eq!(export_csv(&crate::store::Read::of(&conn), CsvKind::Rates).unwrap(), CsvKind::Rates.default_csv());
 
     // wrong header
     let tx = conn.transaction().unwrap();
-    let e = import_csv(&tx, CsvKind::Zones, "chart,country,zone\n").unwrap_err();
+    let e = import_csv(&crate::store::Tx::of(&tx), CsvKind::Zones, "chart,country,zone\n").unwrap_err();
     assert!(e.to_string().contains("line 1: header"), "{e}");
 }
 
@@ -468,10 +473,13 @@ fn import_errors_count_lines_across_crlf_blank_lines_and_quoted_breaks() {
     let tx = conn.transaction().unwrap();
     // line 1 header (CRLF), 2 empty, 3 bad, 4-5 one record with a quoted line break, 6 bad
     let csv = "\u{feff}chart,basis,country,zone\r\n\r\nc1,receiver,us,1\r\n\"c2\nx\",receiver,US,1\nc3,sideways,US,1\n";
-    let ImportError::Rows(rows) = import_csv(&tx, CsvKind::Zones, csv).unwrap_err() else { panic!("row errors expected") };
+    let ImportError::Rows(rows) = import_csv(&crate::store::Tx::of(&tx), CsvKind::Zones, csv).unwrap_err() else {
+        panic!("row errors expected")
+    };
     let lines: Vec<(usize, &str)> = rows.iter().map(|r| (r.line, r.message.split(':').next().unwrap_or(""))).collect();
     assert_eq!(lines, vec![(3, "country"), (4, "chart"), (6, "basis")]);
-    let e = import_csv(&tx, CsvKind::Zones, "chart,basis,country,zone\nc1,receiver,US,1\n\"c2,receiver\n").unwrap_err();
+    let e =
+        import_csv(&crate::store::Tx::of(&tx), CsvKind::Zones, "chart,basis,country,zone\nc1,receiver,US,1\n\"c2,receiver\n").unwrap_err();
     assert_eq!(e.to_string(), "1 invalid row(s): line 3: a quoted field is not closed");
 }
 
@@ -479,7 +487,12 @@ fn import_errors_count_lines_across_crlf_blank_lines_and_quoted_breaks() {
 fn an_inconsistent_import_keeps_the_book_error_as_its_source() {
     let mut conn = seeded();
     let tx = conn.transaction().unwrap();
-    let e = import_csv(&tx, CsvKind::Rates, "carrier,service,package_type,chart,zone,weight,price\nparcel,x,y,nope,1,1,1\n").unwrap_err();
+    let e = import_csv(
+        &crate::store::Tx::of(&tx),
+        CsvKind::Rates,
+        "carrier,service,package_type,chart,zone,weight,price\nparcel,x,y,nope,1,1,1\n",
+    )
+    .unwrap_err();
     let source = std::error::Error::source(&e).map(ToString::to_string);
     assert_eq!(source.as_deref(), Some("rate card parcel/x/y: zone chart \"nope\" does not exist"));
     assert_eq!(
@@ -491,7 +504,7 @@ fn an_inconsistent_import_keeps_the_book_error_as_its_source() {
 #[test]
 fn the_book_loaded_from_rows_is_the_default_book() {
     let conn = seeded();
-    let (loaded, default) = (RateBook::load(&conn).unwrap(), book());
+    let (loaded, default) = (RateBook::load(&crate::store::Read::of(&conn)).unwrap(), book());
     assert_eq!(loaded.cards().count(), default.cards().count());
     assert_eq!(loaded.fx, default.fx);
     let p = [PieceInput { weight: dec!(3.3), dims: Some([dec!(20), dec!(14), dec!(9)]), insurance: Some(dec!(420)) }];
@@ -509,12 +522,12 @@ fn the_book_loaded_from_rows_is_the_default_book() {
 fn exchange_rates_import_changes_conversion() {
     let mut conn = seeded();
     let tx = conn.transaction().unwrap();
-    import_csv(&tx, CsvKind::ExchangeRates, "currency,per_usd\nEUR,0.9\n").unwrap();
+    import_csv(&crate::store::Tx::of(&tx), CsvKind::ExchangeRates, "currency,per_usd\nEUR,0.9\n").unwrap();
     tx.commit().unwrap();
-    let b = RateBook::load(&conn).unwrap();
+    let b = RateBook::load(&crate::store::Read::of(&conn)).unwrap();
     assert_eq!(b.convert(dec!(10), Currency::Usd, Currency::Eur), dec!(9.0));
     let tx = conn.transaction().unwrap();
-    assert!(import_csv(&tx, CsvKind::ExchangeRates, "currency,per_usd\nUSD,2\n").is_err());
+    assert!(import_csv(&crate::store::Tx::of(&tx), CsvKind::ExchangeRates, "currency,per_usd\nUSD,2\n").is_err());
 }
 
 // ------------------------------------------------------------ properties

@@ -1,0 +1,209 @@
+//! The connection of a service, its read and write transactions, and groups of
+//! operations committed together.
+//!
+//! Outside a group, every read is one DEFERRED transaction and every write one IMMEDIATE
+//! transaction. Inside a group, one IMMEDIATE transaction spans the group: each write is
+//! a savepoint in it, released when the write succeeds and rolled back when it fails or
+//! panics, and reads run in it directly. The group commits once, so that a server
+//! answering many clients waits for the disk once per group instead of once per write.
+
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::thread::ThreadId;
+
+use rusqlite::Connection;
+
+use super::sql::{Read, Tx};
+use crate::error::{Error, ErrorCategory, Result};
+
+/// The connection, and the thread running a group on it, if any.
+struct Db {
+    conn: Connection,
+    group: Option<ThreadId>,
+}
+
+/// A service's database: its one connection, and the end of groups, which other threads
+/// wait for.
+pub(crate) struct Database {
+    db: Mutex<Db>,
+    group_ended: Condvar,
+}
+
+/// The locked connection: for the thread running a group, or for anyone while no group runs.
+pub(crate) struct Locked<'s>(MutexGuard<'s, Db>);
+
+impl Locked<'_> {
+    fn grouped(&self) -> bool {
+        self.0.group.is_some()
+    }
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.0.conn
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Connection {
+        &mut self.0.conn
+    }
+}
+
+impl Database {
+    /// The database of `conn`, set up and migrated.
+    pub(crate) fn new(conn: Connection) -> Database {
+        Database { db: Mutex::new(Db { conn, group: None }), group_ended: Condvar::new() }
+    }
+
+    /// The connection, once no other thread runs a group on it.
+    pub(crate) fn lock(&self) -> Locked<'_> {
+        // A panic while holding the lock cannot leave a half-written transaction behind
+        // (it rolls back on unwind), so the connection stays usable.
+        let mut db = self.db.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let me = std::thread::current().id();
+        while db.group.is_some_and(|owner| owner != me) {
+            db = self.group_ended.wait(db).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        Locked(db)
+    }
+
+    /// Copies what the write-ahead log holds into the database file, as far as readers
+    /// let it, without waiting for a writer or blocking one (a passive checkpoint).
+    /// Returns the log's size and how much of it is now in the file, in pages.
+    ///
+    /// # Errors
+    /// `INTERNAL` on a storage failure; `BUSY` when another checkpoint is running.
+    pub(crate) fn checkpoint(&self) -> Result<(i64, i64)> {
+        let conn = self.lock();
+        let (busy, log, done): (i64, i64, i64) =
+            conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+        if busy != 0 {
+            return Err(Error::new(ErrorCategory::Busy, "another checkpoint of this database is running; try again"));
+        }
+        Ok((log, done))
+    }
+
+    /// Empties the write-ahead log as far as readers let it (a truncating checkpoint),
+    /// so that it no longer holds the frames of earlier writes. Best effort.
+    pub(crate) fn truncate_log(&self) {
+        let _ = self.lock().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    }
+
+    /// Whether a group of operations is running (on this thread: others wait for it).
+    pub(crate) fn grouped(&self) -> bool {
+        self.lock().grouped()
+    }
+
+    /// Runs `f` in one read transaction, so that all its statements see the same state
+    /// of the database (a balance and its entries agree) whatever other connections to
+    /// the file commit meanwhile. In a group, `f` runs in the group's transaction.
+    ///
+    /// # Errors
+    /// What `f` returns, or a storage failure.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Read<'_>) -> Result<T>) -> Result<T> {
+        let conn = self.lock();
+        if conn.grouped() {
+            return f(&Read::new(&conn));
+        }
+        // DEFERRED: the snapshot is taken at the first SELECT and no write lock is taken.
+        // Cached statements rather than rusqlite's `Transaction`, which parses BEGIN and
+        // COMMIT on every call: that was 4% of reading a shipment.
+        conn.prepare_cached("BEGIN DEFERRED")?.execute([])?;
+        let read = EndOnDrop(&conn, "ROLLBACK");
+        let value = f(&Read::new(&conn))?;
+        conn.prepare_cached("COMMIT")?.execute([])?;
+        drop(read);
+        Ok(value)
+    }
+
+    /// Runs `f` in one IMMEDIATE transaction, committed only if `f` succeeds; in a group,
+    /// in a savepoint of the group's transaction, released only if `f` succeeds. The
+    /// [`Tx`] `f` gets stands for that transaction: the functions it calls that write
+    /// take it.
+    ///
+    /// # Errors
+    /// What `f` returns, `BUSY` when another connection holds the write lock past the
+    /// busy timeout, or a storage failure; then nothing of `f` was written.
+    pub(crate) fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        let conn = self.lock();
+        if conn.grouped() {
+            if conn.is_autocommit() {
+                // SQLite rolled the group's transaction back (on a full disk, say): a
+                // savepoint now would commit on its own, outside the group.
+                return Err(Error::internal("the transaction of this group of operations ended early"));
+            }
+            conn.prepare_cached("SAVEPOINT operation")?.execute([])?;
+            let undo = EndOnDrop(&conn, "ROLLBACK TO operation; RELEASE operation");
+            let value = f(&Tx::new(&conn))?;
+            conn.prepare_cached("RELEASE operation")?.execute([])?;
+            std::mem::forget(undo);
+            return Ok(value);
+        }
+        conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+        let undo = EndOnDrop(&conn, "ROLLBACK");
+        let value = f(&Tx::new(&conn))?;
+        conn.prepare_cached("COMMIT")?.execute([])?;
+        std::mem::forget(undo);
+        Ok(value)
+    }
+
+    /// Runs `work` with one transaction for all the writes it makes on this thread, and
+    /// commits it once `work` returns; other threads wait until the group ends.
+    ///
+    /// # Errors
+    /// `BUSY` when another process holds the database's write lock past the busy
+    /// timeout; `INTERNAL` on a storage failure at the start or the commit, or when
+    /// called again inside `work`. Then nothing of `work` was written.
+    pub(crate) fn commit_together<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+        {
+            let mut db = self.lock();
+            if db.grouped() {
+                return Err(Error::internal("a group of operations cannot start inside another"));
+            }
+            db.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
+            db.0.group = Some(std::thread::current().id());
+        }
+        let end = GroupEnd(self);
+        let value = work();
+        let committed = {
+            let db = self.lock();
+            if db.is_autocommit() {
+                Err(Error::internal("the transaction of this group of operations ended early"))
+            } else {
+                db.prepare_cached("COMMIT").and_then(|mut commit| commit.execute([])).map(drop).map_err(Error::from)
+            }
+        };
+        drop(end);
+        committed.map(|()| value)
+    }
+}
+
+/// Runs `sql` on drop unless forgotten: undoes a transaction or savepoint whose work
+/// failed or panicked.
+struct EndOnDrop<'c>(&'c Connection, &'static str);
+
+impl Drop for EndOnDrop<'_> {
+    fn drop(&mut self) {
+        if !self.0.is_autocommit() {
+            // Nothing to report to: a connection left in a transaction shows at the next BEGIN.
+            let _ = self.0.execute_batch(self.1);
+        }
+    }
+}
+
+/// Ends a group however its work ended: rolls back what was not committed, and lets
+/// other threads at the connection again.
+struct GroupEnd<'s>(&'s Database);
+
+impl Drop for GroupEnd<'_> {
+    fn drop(&mut self) {
+        let mut db = self.0.lock();
+        if !db.is_autocommit() {
+            let _ = db.execute_batch("ROLLBACK");
+        }
+        db.0.group = None;
+        drop(db);
+        self.0.group_ended.notify_all();
+    }
+}

@@ -1,0 +1,371 @@
+//! The seam between the operations and the database: a read handle ([`Read`]), a write
+//! transaction ([`Tx`]), statements, rows and the values bound to them.
+//!
+//! The operations speak SQL through these types only, never a driver's, so that the
+//! driver and the database behind them can change in this module alone. A [`Tx`] is
+//! what makes a function a write: only the facade's `Shipping::write` and the group
+//! commit build one, each inside the transaction (or savepoint) it stands for. A
+//! [`Read`] runs queries and nothing else; a [`Tx`] reads too.
+//!
+//! Statements are prepared once per connection and kept (a statement cache), so running
+//! the same SQL text again costs a lookup.
+
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{CachedStatement, Connection};
+
+use crate::error::{Error, Result};
+
+/// A value bound to a statement's parameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Value<'a> {
+    /// SQL NULL.
+    Null,
+    /// An integer.
+    Int(i64),
+    /// A floating-point number.
+    Real(f64),
+    /// Text.
+    Text(&'a str),
+    /// Bytes.
+    Blob(&'a [u8]),
+}
+
+impl rusqlite::ToSql for Value<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match *self {
+            Value::Null => ValueRef::Null,
+            Value::Int(i) => ValueRef::Integer(i),
+            Value::Real(f) => ValueRef::Real(f),
+            Value::Text(t) => ValueRef::Text(t.as_bytes()),
+            Value::Blob(b) => ValueRef::Blob(b),
+        }))
+    }
+}
+
+/// What may be bound to a parameter: `args![a, b]` (or `&[&a, &b]`) binds a list.
+pub(crate) trait Arg {
+    /// The value bound.
+    fn value(&self) -> Value<'_>;
+}
+
+impl Arg for Value<'_> {
+    fn value(&self) -> Value<'_> {
+        *self
+    }
+}
+
+impl Arg for str {
+    fn value(&self) -> Value<'_> {
+        Value::Text(self)
+    }
+}
+
+impl Arg for String {
+    fn value(&self) -> Value<'_> {
+        Value::Text(self)
+    }
+}
+
+impl Arg for compact_str::CompactString {
+    fn value(&self) -> Value<'_> {
+        Value::Text(self)
+    }
+}
+
+impl Arg for [u8] {
+    fn value(&self) -> Value<'_> {
+        Value::Blob(self)
+    }
+}
+
+impl Arg for Vec<u8> {
+    fn value(&self) -> Value<'_> {
+        Value::Blob(self)
+    }
+}
+
+impl Arg for bool {
+    fn value(&self) -> Value<'_> {
+        Value::Int(i64::from(*self))
+    }
+}
+
+impl Arg for f64 {
+    fn value(&self) -> Value<'_> {
+        Value::Real(*self)
+    }
+}
+
+macro_rules! int_args {
+    ($($t:ty),*) => {$(
+        impl Arg for $t {
+            fn value(&self) -> Value<'_> {
+                Value::Int(i64::from(*self))
+            }
+        }
+    )*};
+}
+int_args!(i64, i32, u32, u16, u8);
+
+impl<T: Arg + ?Sized> Arg for &T {
+    fn value(&self) -> Value<'_> {
+        (**self).value()
+    }
+}
+
+impl<T: Arg> Arg for Option<T> {
+    fn value(&self) -> Value<'_> {
+        self.as_ref().map_or(Value::Null, Arg::value)
+    }
+}
+
+/// A list of values bound to a statement's parameters `?1`, `?2`, ... in order.
+pub(crate) type Args<'a> = &'a [&'a dyn Arg];
+
+/// `args![a, b, c]`: the values `a`, `b` and `c` for the parameters `?1`, `?2` and `?3`.
+macro_rules! args {
+    ($($value:expr),* $(,)?) => {
+        &[$(&$value as &dyn $crate::store::sql::Arg),*] as $crate::store::sql::Args<'_>
+    };
+}
+pub(crate) use args;
+
+/// Binds `args` for rusqlite.
+fn bound<'a>(args: Args<'a>) -> impl Iterator<Item = Value<'a>> + 'a {
+    args.iter().map(|a| a.value())
+}
+
+/// A column read from a [`Row`].
+pub(crate) trait Column: Sized {
+    /// The value of column `i` of `row`.
+    ///
+    /// # Errors
+    /// `INTERNAL` naming the column when it holds another type.
+    fn column(row: &Row<'_>, i: usize) -> Result<Self>;
+}
+
+macro_rules! driver_columns {
+    ($($t:ty),*) => {$(
+        impl Column for $t {
+            fn column(row: &Row<'_>, i: usize) -> Result<Self> {
+                Ok(row.0.get(i)?)
+            }
+        }
+    )*};
+}
+driver_columns!(i64, i32, u32, bool, f64, String, Vec<u8>);
+
+impl<T: Column> Column for Option<T> {
+    fn column(row: &Row<'_>, i: usize) -> Result<Self> {
+        if matches!(row.0.get_ref(i)?, ValueRef::Null) {
+            return Ok(None);
+        }
+        T::column(row, i).map(Some)
+    }
+}
+
+/// One row of a query's result.
+pub(crate) struct Row<'r>(&'r rusqlite::Row<'r>);
+
+impl Row<'_> {
+    /// Column `i` (from 0) as a `T`.
+    ///
+    /// # Errors
+    /// `INTERNAL` when the column does not hold a `T`.
+    pub(crate) fn get<T: Column>(&self, i: usize) -> Result<T> {
+        T::column(self, i)
+    }
+
+    /// Column `i`, a BLOB, without copying its bytes.
+    ///
+    /// # Errors
+    /// `INTERNAL` when the column holds something else.
+    pub(crate) fn blob(&self, i: usize) -> Result<&[u8]> {
+        match self.0.get_ref(i)? {
+            ValueRef::Blob(b) => Ok(b),
+            other => Err(Error::internal(format!("column {i} holds {}, not a BLOB", other.data_type()))),
+        }
+    }
+}
+
+/// A query prepared on a [`Read`] (kept by the connection's cache).
+pub(crate) struct Query<'c>(CachedStatement<'c>);
+
+impl Query<'_> {
+    /// The first row of the query, through `f`, or `None` when it has none.
+    ///
+    /// # Errors
+    /// What `f` or the database returns.
+    pub(crate) fn row<T>(&mut self, args: Args<'_>, f: impl FnOnce(&Row<'_>) -> Result<T>) -> Result<Option<T>> {
+        let mut rows = self.0.query(rusqlite::params_from_iter(bound(args)))?;
+        rows.next()?.map(|r| f(&Row(r))).transpose()
+    }
+
+    /// Every row of the query, each through `f`.
+    ///
+    /// # Errors
+    /// What `f` or the database returns.
+    pub(crate) fn rows<T>(&mut self, args: Args<'_>, mut f: impl FnMut(&Row<'_>) -> Result<T>) -> Result<Vec<T>> {
+        let mut out = Vec::new();
+        self.each(args, |r| {
+            out.push(f(r)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Runs `f` on every row of the query in turn, without collecting them.
+    ///
+    /// # Errors
+    /// What `f` or the database returns; the first error stops the query.
+    pub(crate) fn each(&mut self, args: Args<'_>, mut f: impl FnMut(&Row<'_>) -> Result<()>) -> Result<()> {
+        let mut rows = self.0.query(rusqlite::params_from_iter(bound(args)))?;
+        while let Some(r) = rows.next()? {
+            f(&Row(r))?;
+        }
+        Ok(())
+    }
+}
+
+/// A statement prepared on a [`Tx`]: a query, or a change it executes.
+pub(crate) struct Statement<'c>(Query<'c>);
+
+impl<'c> std::ops::Deref for Statement<'c> {
+    type Target = Query<'c>;
+    fn deref(&self) -> &Query<'c> {
+        &self.0
+    }
+}
+
+impl<'c> std::ops::DerefMut for Statement<'c> {
+    fn deref_mut(&mut self) -> &mut Query<'c> {
+        &mut self.0
+    }
+}
+
+impl Statement<'_> {
+    /// Executes the statement with `args`; returns how many rows it changed.
+    ///
+    /// # Errors
+    /// What the database returns (a constraint, a full disk, `BUSY`).
+    pub(crate) fn execute(&mut self, args: Args<'_>) -> Result<usize> {
+        Ok(self.0 .0.execute(rusqlite::params_from_iter(bound(args)))?)
+    }
+}
+
+/// A read handle: the connection inside one read transaction (or inside the write
+/// transaction it is part of), for queries only.
+pub(crate) struct Read<'c> {
+    conn: &'c Connection,
+}
+
+/// The driver's connection, for code that still speaks to it directly.
+impl std::ops::Deref for Read<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        self.conn
+    }
+}
+
+impl<'c> Read<'c> {
+    /// The read handle of `conn`, which the caller has put inside a transaction.
+    pub(super) fn new(conn: &'c Connection) -> Read<'c> {
+        Read { conn }
+    }
+
+    /// The read handle of `conn` in a test, which has put it inside a transaction.
+    #[cfg(test)]
+    pub(crate) fn of(conn: &'c Connection) -> Read<'c> {
+        Read::new(conn)
+    }
+
+    /// `sql` prepared (or found in the connection's cache).
+    ///
+    /// # Errors
+    /// `INTERNAL` when `sql` does not prepare.
+    pub(crate) fn query(&self, sql: &str) -> Result<Query<'c>> {
+        Ok(Query(self.conn.prepare_cached(sql)?))
+    }
+
+    /// The first row of `sql` with `args`, through `f`, or `None` when it has none.
+    ///
+    /// # Errors
+    /// What `f` or the database returns.
+    pub(crate) fn row<T>(&self, sql: &str, args: Args<'_>, f: impl FnOnce(&Row<'_>) -> Result<T>) -> Result<Option<T>> {
+        self.query(sql)?.row(args, f)
+    }
+
+    /// The one row `sql` must answer, through `f`.
+    ///
+    /// # Errors
+    /// `INTERNAL` when there is none; what `f` or the database returns.
+    pub(crate) fn one<T>(&self, sql: &str, args: Args<'_>, f: impl FnOnce(&Row<'_>) -> Result<T>) -> Result<T> {
+        self.row(sql, args, f)?.ok_or_else(|| Error::internal(format!("no row where one was expected: {sql}")))
+    }
+
+    /// Every row of `sql` with `args`, each through `f`.
+    ///
+    /// # Errors
+    /// What `f` or the database returns.
+    pub(crate) fn rows<T>(&self, sql: &str, args: Args<'_>, f: impl FnMut(&Row<'_>) -> Result<T>) -> Result<Vec<T>> {
+        self.query(sql)?.rows(args, f)
+    }
+}
+
+/// A write transaction: the connection inside the transaction (or, in a group of
+/// operations committed together, the savepoint) of one operation. Only
+/// `Shipping::write` and the group commit build one; every function that writes takes
+/// one. It reads as a [`Read`] does, and sees its own writes.
+pub(crate) struct Tx<'c> {
+    read: Read<'c>,
+}
+
+impl<'c> std::ops::Deref for Tx<'c> {
+    type Target = Read<'c>;
+    fn deref(&self) -> &Read<'c> {
+        &self.read
+    }
+}
+
+impl<'c> Tx<'c> {
+    /// The write transaction of `conn`, which the caller has begun.
+    pub(super) fn new(conn: &'c Connection) -> Tx<'c> {
+        Tx { read: Read::new(conn) }
+    }
+
+    /// The write transaction of `conn` in a test, which has begun it.
+    #[cfg(test)]
+    pub(crate) fn of(conn: &'c Connection) -> Tx<'c> {
+        Tx::new(conn)
+    }
+
+    /// `sql` prepared (or found in the connection's cache), to be executed or queried.
+    ///
+    /// # Errors
+    /// `INTERNAL` when `sql` does not prepare.
+    pub(crate) fn statement(&self, sql: &str) -> Result<Statement<'c>> {
+        self.read.query(sql).map(Statement)
+    }
+
+    /// Executes `sql` with `args`; returns how many rows it changed.
+    ///
+    /// # Errors
+    /// What the database returns (a constraint, a full disk, `BUSY`).
+    pub(crate) fn execute(&self, sql: &str, args: Args<'_>) -> Result<usize> {
+        self.statement(sql)?.execute(args)
+    }
+
+    /// Runs `sql`, one or more statements without parameters (savepoints, pragmas).
+    ///
+    /// # Errors
+    /// What the database returns.
+    pub(crate) fn batch(&self, sql: &str) -> Result<()> {
+        Ok(self.read.conn.execute_batch(sql)?)
+    }
+
+    /// The rowid of the last row this connection inserted.
+    #[cfg(test)]
+    pub(crate) fn last_rowid(&self) -> i64 {
+        self.read.conn.last_insert_rowid()
+    }
+}
