@@ -9,12 +9,11 @@
 //! cover it (`prepay::charge`). Entries that raise the balance are always written.
 
 use chrono::{DateTime, Utc};
-use rusqlite::OptionalExtension;
 
 use crate::dates::timestamp;
 use crate::error::{Error, ErrorCategory, Result};
 use crate::money::{format2, from_cents};
-use crate::store::{Read, Tx};
+use crate::store::{args, Read, Tx};
 use crate::wire;
 
 /// What a ledger entry records.
@@ -41,10 +40,11 @@ impl EntryKind {
 
 /// The customer's balance in cents (0 before any entry).
 pub(crate) fn balance_cents(conn: &Read<'_>, customer_id: &str) -> Result<i64> {
-    let balance = conn
-        .prepare_cached("SELECT balance_after_cents FROM ledger_entries WHERE customer_id = ?1 ORDER BY id DESC LIMIT 1")?
-        .query_row([customer_id], |r| r.get(0))
-        .optional()?;
+    let balance = conn.row(
+        "SELECT balance_after_cents FROM ledger_entries WHERE customer_id = ?1 ORDER BY id DESC LIMIT 1",
+        args![customer_id],
+        |r| r.get(0),
+    )?;
     Ok(balance.unwrap_or(0))
 }
 
@@ -98,35 +98,34 @@ fn write(
     }
     // Entry ids are one sequence over all customers, in the order entries are written.
     let id = crate::store::next_id(tx, "ledger_entry")?;
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO ledger_entries (customer_id, id, kind, amount_cents, balance_after_cents, reference, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(rusqlite::params![customer_id, id, kind.as_str(), amount_cents, after, reference, timestamp(now)])?;
+        args![customer_id, id, kind.as_str(), amount_cents, after, reference, timestamp(now)],
+    )?;
     Ok(after)
 }
 
 /// The prepay view: balance, settings and entries newest first.
 pub(crate) fn prepay(conn: &Read<'_>, customer_id: &str) -> Result<wire::PrepayResponse> {
     let (minimum, recharge): (i64, i64) =
-        conn.query_row("SELECT minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1", [customer_id], |r| {
+        conn.one("SELECT minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1", args![customer_id], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })?;
-    let mut stmt = conn.prepare_cached(
+    let entries = conn.rows(
         "SELECT id, kind, amount_cents, balance_after_cents, created_at, reference FROM ledger_entries WHERE customer_id = ?1 ORDER BY id DESC",
-    )?;
-    let entries = stmt
-        .query_map([customer_id], |r| {
+        args![customer_id],
+        |r| {
             Ok(wire::LedgerEntry {
-                id: r.get("id")?,
-                kind: r.get("kind")?,
-                amount: format2(from_cents(r.get("amount_cents")?)),
-                balance_after: format2(from_cents(r.get("balance_after_cents")?)),
-                created_at: r.get("created_at")?,
-                reference: r.get("reference")?,
+                id: r.get(0)?,
+                kind: r.get(1)?,
+                amount: format2(from_cents(r.get(2)?)),
+                balance_after: format2(from_cents(r.get(3)?)),
+                created_at: r.get(4)?,
+                reference: r.get(5)?,
             })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        },
+    )?;
     Ok(wire::PrepayResponse {
         balance: format2(from_cents(balance_cents(conn, customer_id)?)),
         currency: "USD".into(),

@@ -11,11 +11,10 @@
 //! account's on a successful login. Times come from the service's clock.
 
 use chrono::{DateTime, Utc};
-use rusqlite::OptionalExtension;
 use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorCategory, Result};
-use crate::store::{Read, Tx};
+use crate::store::{args, Read, Tx};
 
 /// The failure of an account (e-mail) that locks it first: the ones before are free.
 pub const ACCOUNT_LOCK_AFTER: i64 = 5;
@@ -63,10 +62,8 @@ fn delay(failures: i64, lock_after: i64) -> i64 {
 
 /// The failures counted against `subject` at `now` and when the last was, if any are.
 fn failures(conn: &Read<'_>, subject: &str, now: i64) -> Result<Option<(i64, i64)>> {
-    let row: Option<(i64, i64)> = conn
-        .prepare_cached("SELECT failures, last_failure_at FROM login_failures WHERE subject = ?1")?
-        .query_row([subject], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
+    let row: Option<(i64, i64)> =
+        conn.row("SELECT failures, last_failure_at FROM login_failures WHERE subject = ?1", args![subject], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(row.filter(|&(_, last)| now < last + QUIET))
 }
 
@@ -102,13 +99,13 @@ pub(crate) fn check(conn: &Read<'_>, subjects: &Subjects, now: DateTime<Utc>) ->
 /// of every subject quiet since [`QUIET`] seconds.
 pub(crate) fn fail(tx: &Tx<'_>, subjects: &Subjects, now: DateTime<Utc>) -> Result<()> {
     let now = now.timestamp();
-    tx.prepare_cached("DELETE FROM login_failures WHERE last_failure_at <= ?1")?.execute([now - QUIET])?;
+    tx.execute("DELETE FROM login_failures WHERE last_failure_at <= ?1", args![now - QUIET])?;
     for (subject, _) in subjects.each() {
-        tx.prepare_cached(
+        tx.execute(
             "INSERT INTO login_failures (subject, failures, last_failure_at) VALUES (?1, 1, ?2)
              ON CONFLICT (subject) DO UPDATE SET failures = failures + 1, last_failure_at = excluded.last_failure_at",
-        )?
-        .execute(rusqlite::params![subject, now])?;
+            args![subject, now],
+        )?;
     }
     Ok(())
 }
@@ -116,7 +113,7 @@ pub(crate) fn fail(tx: &Tx<'_>, subjects: &Subjects, now: DateTime<Utc>) -> Resu
 /// Forgets the failures of the account (a successful login); the key's stay, so that
 /// a key cannot wipe its count with a login it knows.
 pub(crate) fn succeed(tx: &Tx<'_>, subjects: &Subjects) -> Result<()> {
-    tx.prepare_cached("DELETE FROM login_failures WHERE subject = ?1")?.execute([&subjects.account])?;
+    tx.execute("DELETE FROM login_failures WHERE subject = ?1", args![subjects.account])?;
     Ok(())
 }
 
