@@ -3,7 +3,6 @@
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use chrono::{DateTime, Utc};
-use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
@@ -27,17 +26,15 @@ pub(crate) struct Customer {
 
 /// The customer `id`, or `NOT_FOUND`.
 pub(crate) fn find(conn: &Read<'_>, id: &str) -> Result<Customer> {
-    conn.prepare_cached("SELECT id, profile_code, minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1")?
-        .query_row([id], |r| {
-            Ok(Customer {
-                id: r.get("id")?,
-                profile_code: r.get("profile_code")?,
-                minimum_balance_cents: r.get("minimum_balance_cents")?,
-                recharge_amount_cents: r.get("recharge_amount_cents")?,
-            })
+    conn.row("SELECT id, profile_code, minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1", args![id], |r| {
+        Ok(Customer {
+            id: r.get(0)?,
+            profile_code: r.get(1)?,
+            minimum_balance_cents: r.get(2)?,
+            recharge_amount_cents: r.get(3)?,
         })
-        .optional()?
-        .ok_or_else(|| Error::not_found("customer", id))
+    })?
+    .ok_or_else(|| Error::not_found("customer", id))
 }
 
 const MIN_PASSWORD: usize = 8;
@@ -142,9 +139,7 @@ pub(crate) fn check(catalog: &Catalog, req: &wire::CreateCustomerRequest) -> Res
 
 /// Whether a customer is registered under `email` (trimmed, in any case).
 pub(crate) fn is_registered(conn: &Read<'_>, email: &str) -> Result<bool> {
-    Ok(conn
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM customers WHERE email_key = ?1)")?
-        .query_row([email.trim().to_lowercase()], |r| r.get(0))?)
+    conn.one("SELECT EXISTS (SELECT 1 FROM customers WHERE email_key = ?1)", args![email.trim().to_lowercase()], |r| r.get(0))
 }
 
 /// The answer to a create customer with an e-mail already registered: the same whoever
@@ -216,11 +211,9 @@ fn hash_password(password: &str) -> Result<String> {
 /// The id and password hash of the customer registered under `email`, if any: what
 /// [`verify`] checks a login against, outside the connection's lock.
 pub(crate) fn credentials(conn: &Read<'_>, email: &str) -> Result<Option<(String, String)>> {
-    Ok(conn
-        .query_row("SELECT id, password_hash FROM customers WHERE email_key = ?1", [email.trim().to_lowercase()], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .optional()?)
+    conn.row("SELECT id, password_hash FROM customers WHERE email_key = ?1", args![email.trim().to_lowercase()], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
 }
 
 /// Connect customer: the customer id when `password` is the one of `credentials`, else
@@ -291,13 +284,13 @@ pub(crate) fn update_payment_method(
 /// `INTERNAL` when it is sealed and the service has no key or another one.
 pub(crate) fn payment_token(conn: &Read<'_>, sealer: Option<&Sealer>, customer_id: &str) -> Result<Option<String>> {
     let stored: Option<String> =
-        conn.query_row("SELECT token FROM payment_methods WHERE customer_id = ?1", [customer_id], |r| r.get(0)).optional()?;
+        conn.row("SELECT token FROM payment_methods WHERE customer_id = ?1", args![customer_id], |r| r.get(0))?;
     stored.map(|token| secrets::reveal(sealer, &secrets::payment_token_context(customer_id), &token)).transpose()
 }
 
 /// True if the customer has a payment method on file.
 pub(crate) fn has_payment_method(conn: &Read<'_>, customer_id: &str) -> Result<bool> {
-    Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM payment_methods WHERE customer_id = ?1)", [customer_id], |r| r.get(0))?)
+    conn.one("SELECT EXISTS (SELECT 1 FROM payment_methods WHERE customer_id = ?1)", args![customer_id], |r| r.get(0))
 }
 
 /// True if `text` holds a card number: 13 to 19 digits that pass the Luhn check, however

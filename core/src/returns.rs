@@ -8,13 +8,12 @@
 //! longer prints, and a scan of it is refused.
 
 use chrono::{DateTime, Utc};
-use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::documents::{self, LabelData, LabelLayout};
 use crate::error::{Error, ErrorCategory, FieldError, Result};
 use crate::labels::{self, Books};
-use crate::store::{Read, Tx};
+use crate::store::{args, Read, Tx};
 use crate::{customers, ledger, prepay, shipments, wire};
 
 /// What a return costs, fixed at booking.
@@ -47,30 +46,21 @@ pub(crate) fn record(
     return_to: &wire::ViewAddress,
     price: &Price,
 ) -> Result<()> {
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO return_labels (customer_id, book_number, tracking_number, return_to, zone, total_amount, cost_cents)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(rusqlite::params![
-        customer_id,
-        book_number,
-        tracking_number,
-        wire::to_json(return_to)?,
-        price.zone,
-        price.total.to_string(),
-        price.cost_cents
-    ])?;
+        args![customer_id, book_number, tracking_number, wire::to_json(return_to)?, price.zone, price.total.to_string(), price.cost_cents],
+    )?;
     Ok(())
 }
 
 /// The return label of the customer's shipment `book_number`, if it has one.
 pub(crate) fn find(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<Option<ReturnLabel>> {
-    let row: Option<(String, String, String, i64, Option<String>)> = conn
-        .prepare_cached(
-            "SELECT tracking_number, return_to, zone, cost_cents, used_at FROM return_labels WHERE customer_id = ?1 AND book_number = ?2",
-        )?
-        .query_row([customer_id, book_number], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
-        .optional()?;
+    let row: Option<(String, String, String, i64, Option<String>)> = conn.row(
+        "SELECT tracking_number, return_to, zone, cost_cents, used_at FROM return_labels WHERE customer_id = ?1 AND book_number = ?2",
+        args![customer_id, book_number],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    )?;
     row.map(|(tracking_number, return_to, zone, cost_cents, used_at)| {
         let return_to = serde_json::from_str(&return_to).map_err(|e| {
             Error::internal(format!("the stored return address of shipment {book_number} is unreadable: {e}")).with_source(e)
@@ -90,14 +80,13 @@ pub(crate) struct Owner {
 
 /// The shipment whose return label is `tracking_number`.
 pub(crate) fn owner(conn: &Read<'_>, tracking_number: &str) -> Result<Option<Owner>> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT r.customer_id, r.book_number, s.voided FROM return_labels r
+    conn.row(
+        "SELECT r.customer_id, r.book_number, s.voided FROM return_labels r
              JOIN shipments s ON s.customer_id = r.customer_id AND s.book_number = r.book_number
              WHERE r.tracking_number = ?1",
-        )?
-        .query_row([tracking_number], |r| Ok(Owner { customer_id: r.get(0)?, book_number: r.get(1)?, voided: r.get(2)? }))
-        .optional()?)
+        args![tracking_number],
+        |r| Ok(Owner { customer_id: r.get(0)?, book_number: r.get(1)?, voided: r.get(2)? }),
+    )
 }
 
 /// Refuses the scan (`CONFLICT` on `field`) of the return label of shipment
@@ -121,11 +110,10 @@ pub(crate) fn charge_first_use(tx: &Tx<'_>, customer_id: &str, book_number: &str
     };
     let customer = customers::find(tx, customer_id)?;
     prepay::charge_carried(tx, &customer, label.cost_cents, &reference(&label, book_number), now)?;
-    tx.prepare_cached("UPDATE return_labels SET used_at = ?3 WHERE customer_id = ?1 AND book_number = ?2")?.execute([
-        customer_id,
-        book_number,
-        &crate::dates::timestamp(now),
-    ])?;
+    tx.execute(
+        "UPDATE return_labels SET used_at = ?3 WHERE customer_id = ?1 AND book_number = ?2",
+        args![customer_id, book_number, crate::dates::timestamp(now)],
+    )?;
     Ok(())
 }
 
