@@ -205,20 +205,17 @@ pub(crate) fn seal_stored(tx: &Tx<'_>, sealer: &Sealer) -> Result<usize> {
         sealer.seal(context, stored).map(Some)
     };
     let mut tokens = Vec::new();
-    for row in tx
-        .prepare("SELECT customer_id, token FROM payment_methods")?
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?
-    {
-        let (customer_id, token) = row?;
+    tx.query("SELECT customer_id, token FROM payment_methods")?.each(args![], |r| {
+        let (customer_id, token): (String, String) = (r.get(0)?, r.get(1)?);
         if let Some(new) = check(&payment_token_context(&customer_id), &token)? {
             tokens.push((customer_id, new));
         }
-    }
+        Ok(())
+    })?;
     let mut accounts = Vec::new();
-    let rows = tx
-        .prepare("SELECT customer_id, id, fields FROM provider_accounts")?
-        .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let rows = tx.rows("SELECT customer_id, id, fields FROM provider_accounts", args![], |r| {
+        Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get::<String>(2)?))
+    })?;
     for (customer_id, id, fields) in rows {
         let mut fields: std::collections::BTreeMap<String, String> = serde_json::from_str(&fields)
             .map_err(|e| Error::internal(format!("the stored fields of provider account {id} are unreadable: {e}")))?;

@@ -7,7 +7,7 @@ use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::limits::MAX_FEED_EVENTS;
 use crate::shipments::StoredShipment;
-use crate::store::{Read, Tx};
+use crate::store::{args, Read, Tx};
 use crate::wire;
 
 /// The status of the event a booking records: the carrier knows of the shipment but
@@ -73,13 +73,12 @@ pub(crate) fn booked_event(sender: &Address, now: DateTime<Utc>) -> BookedEvent 
 /// The first events of shipment `book_number` read from its row, one per piece in piece
 /// order (none for a row stored without one, as the benchmark loader's copies are).
 fn booked_events(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
-    let mut stmt = conn.prepare_cached(
+    conn.rows(
         "SELECT p.tracking_number, s.carrier_code, s.booked_event_time, s.booked_event_area, s.booked_event_country
          FROM shipments s JOIN shipment_pieces p ON p.customer_id = s.customer_id AND p.book_number = s.book_number
          WHERE s.customer_id = ?1 AND s.book_number = ?2 AND s.booked_event_time IS NOT NULL ORDER BY p.piece_index",
-    )?;
-    let rows = stmt
-        .query_map([customer_id, book_number], |r| {
+        args![customer_id, book_number],
+        |r| {
             Ok(crate::wire::TrackingEvent {
                 tracking_number: r.get(0)?,
                 carrier: r.get(1)?,
@@ -89,9 +88,8 @@ fn booked_events(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Resul
                 service_area: r.get(3)?,
                 service_area_country: r.get(4)?,
             })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
+        },
+    )
 }
 
 /// Whether two events are the same event: what the duplicate check compares.
@@ -107,23 +105,22 @@ fn same_event(a: &crate::wire::TrackingEvent, b: &crate::wire::TrackingEvent) ->
 /// time are listed latest recorded first; the booking's own first events were recorded
 /// before any other.
 pub(crate) fn events(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<Vec<crate::wire::TrackingEvent>> {
-    let mut stmt = conn.prepare_cached(
+    let mut rows = conn.rows(
         "SELECT tracking_number, carrier, event, event_status, event_time, service_area, service_area_country
          FROM tracking_events WHERE customer_id = ?1 AND book_number = ?2 ORDER BY event_time DESC, id DESC",
-    )?;
-    let mut rows = stmt
-        .query_map([customer_id, book_number], |r| {
+        args![customer_id, book_number],
+        |r| {
             Ok(crate::wire::TrackingEvent {
-                tracking_number: r.get("tracking_number")?,
-                carrier: r.get("carrier")?,
-                event: r.get("event")?,
-                event_status: r.get("event_status")?,
-                event_time: r.get("event_time")?,
-                service_area: r.get("service_area")?,
-                service_area_country: r.get("service_area_country")?,
+                tracking_number: r.get(0)?,
+                carrier: r.get(1)?,
+                event: r.get(2)?,
+                event_status: r.get(3)?,
+                event_time: r.get(4)?,
+                service_area: r.get(5)?,
+                service_area_country: r.get(6)?,
             })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        },
+    )?;
     // Each first event goes after the stored events of a later or the same time (they
     // were recorded after it), and the later pieces' first events before the earlier
     // (the last piece's is placed first, and each earlier one after it).
@@ -187,7 +184,7 @@ pub(crate) fn check_event(p: &mut crate::error::Problems, at: &str, e: &crate::w
 pub(crate) fn store(tx: &Tx<'_>, customer_id: &str, book_number: &str, events: &[crate::wire::TrackingEvent]) -> Result<(usize, usize)> {
     let booked = booked_events(tx, customer_id, book_number)?;
     let first_id = crate::store::next_ids(tx, EVENT_IDS, events.len())?;
-    let mut stmt = tx.prepare_cached(
+    let mut stmt = tx.statement(
         "INSERT OR IGNORE INTO tracking_events (id, book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country, customer_id)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
@@ -196,7 +193,7 @@ pub(crate) fn store(tx: &Tx<'_>, customer_id: &str, book_number: &str, events: &
         if booked.iter().any(|b| same_event(b, e)) {
             continue;
         }
-        recorded += stmt.execute(rusqlite::params![
+        recorded += stmt.execute(args![
             id,
             book_number,
             e.tracking_number,
@@ -304,13 +301,13 @@ pub(crate) fn record_for_carrier(
     }
     // Carriers know a tracking number only: the index on it finds the customer too.
     let shipment: Option<(String, String)> = tx
-        .prepare_cached(
+        .rows(
             "SELECT p.customer_id, p.book_number, s.carrier_code FROM shipment_pieces p
              JOIN shipments s ON s.customer_id = p.customer_id AND s.book_number = p.book_number
              WHERE p.tracking_number = ?1",
+            args![tracking_number],
+            |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get::<String>(2)?)),
         )?
-        .query_map([tracking_number], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
-        .collect::<rusqlite::Result<Vec<_>>>()?
         .into_iter()
         .find(|(_, _, c)| accepted_carriers(c).contains(&carrier))
         .map(|(customer, b, _)| (customer, b));
