@@ -27,12 +27,7 @@ pub(crate) struct Customer {
 /// The customer `id`, or `NOT_FOUND`.
 pub(crate) fn find(conn: &Read<'_>, id: &str) -> Result<Customer> {
     conn.row("SELECT id, profile_code, minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1", args![id], |r| {
-        Ok(Customer {
-            id: r.get(0)?,
-            profile_code: r.get(1)?,
-            minimum_balance_cents: r.get(2)?,
-            recharge_amount_cents: r.get(3)?,
-        })
+        Ok(Customer { id: r.get(0)?, profile_code: r.get(1)?, minimum_balance_cents: r.get(2)?, recharge_amount_cents: r.get(3)? })
     })?
     .ok_or_else(|| Error::not_found("customer", id))
 }
@@ -283,8 +278,7 @@ pub(crate) fn update_payment_method(
 /// # Errors
 /// `INTERNAL` when it is sealed and the service has no key or another one.
 pub(crate) fn payment_token(conn: &Read<'_>, sealer: Option<&Sealer>, customer_id: &str) -> Result<Option<String>> {
-    let stored: Option<String> =
-        conn.row("SELECT token FROM payment_methods WHERE customer_id = ?1", args![customer_id], |r| r.get(0))?;
+    let stored: Option<String> = conn.row("SELECT token FROM payment_methods WHERE customer_id = ?1", args![customer_id], |r| r.get(0))?;
     stored.map(|token| secrets::reveal(sealer, &secrets::payment_token_context(customer_id), &token)).transpose()
 }
 

@@ -63,7 +63,9 @@ fn delay(failures: i64, lock_after: i64) -> i64 {
 /// The failures counted against `subject` at `now` and when the last was, if any are.
 fn failures(conn: &Read<'_>, subject: &str, now: i64) -> Result<Option<(i64, i64)>> {
     let row: Option<(i64, i64)> =
-        conn.row("SELECT failures, last_failure_at FROM login_failures WHERE subject = ?1", args![subject], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        conn.row("SELECT failures, last_failure_at FROM login_failures WHERE subject = ?1", args![subject], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
     Ok(row.filter(|&(_, last)| now < last + QUIET))
 }
 
