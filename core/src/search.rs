@@ -29,8 +29,6 @@
 //!
 //! Every plan gives exactly the substring match; a unit test compares each with a scan.
 
-use rusqlite::OptionalExtension;
-
 use crate::error::{Error, Result};
 use crate::limits::MAX_RESULTS;
 use crate::store::{args, Read, Tx};
@@ -190,8 +188,7 @@ pub(crate) fn body(view: &wire::ShipmentView) -> String {
 
 /// The customer's search key, created on first use.
 fn customer_key(tx: &Tx<'_>, customer_id: &str) -> Result<i64> {
-    let existing: Option<i64> =
-        tx.prepare_cached("SELECT key FROM search_customers WHERE customer_id = ?1")?.query_row([customer_id], |r| r.get(0)).optional()?;
+    let existing: Option<i64> = tx.row("SELECT key FROM search_customers WHERE customer_id = ?1", args![customer_id], |r| r.get(0))?;
     match existing {
         Some(k) => Ok(k),
         None => {
@@ -247,9 +244,11 @@ pub(crate) fn index_now(tx: &Tx<'_>, customer_id: &str, seq: i64, view: &wire::S
 }
 
 fn insert_indexed(tx: &Tx<'_>, rowid: i64, customer_id: &str, book_number: &str, text: &str) -> Result<()> {
-    tx.prepare_cached("INSERT INTO shipment_search (rowid, customer_id, book_number, body) VALUES (?1, ?2, ?3, ?4)")?
-        .execute(rusqlite::params![rowid, customer_id, book_number, text])?;
-    tx.prepare_cached("INSERT INTO shipment_grams (rowid, grams) VALUES (?1, ?2)")?.execute(rusqlite::params![rowid, grams(text)])?;
+    tx.execute(
+        "INSERT INTO shipment_search (rowid, customer_id, book_number, body) VALUES (?1, ?2, ?3, ?4)",
+        args![rowid, customer_id, book_number, text],
+    )?;
+    tx.execute("INSERT INTO shipment_grams (rowid, grams) VALUES (?1, ?2)", args![rowid, grams(text)])?;
     Ok(())
 }
 
@@ -264,22 +263,21 @@ pub(crate) fn flush(tx: &Tx<'_>) -> Result<()> {
 
 /// [`flush`] when the watermark is known to be `watermark`.
 fn flush_after(tx: &Tx<'_>, watermark: i64) -> Result<()> {
-    let waiting: Vec<(i64, String, String, String)> = tx
-        .prepare_cached(
-            "SELECT search_rowid, customer_id, book_number, search_body FROM shipments
+    let waiting: Vec<(i64, String, String, String)> = tx.rows(
+        "SELECT search_rowid, customer_id, book_number, search_body FROM shipments
              WHERE rowid > ?1 AND search_rowid IS NOT NULL ORDER BY search_rowid",
-        )?
-        .query_map([watermark], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
-        .collect::<rusqlite::Result<_>>()?;
+        args![watermark],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    )?;
     for (rowid, customer_id, book_number, text) in &waiting {
         insert_indexed(tx, *rowid, customer_id, book_number, text)?;
     }
     // Every shipment up to the newest is now indexed (those without an entry were
     // indexed when stored).
-    let newest: i64 = tx.prepare_cached("SELECT coalesce(max(rowid), 0) FROM shipments")?.query_row([], |r| r.get(0))?;
+    let newest: i64 = tx.one("SELECT coalesce(max(rowid), 0) FROM shipments", args![], |r| r.get(0))?;
     crate::store::set_last_id(tx, INDEXED, newest.max(watermark))?;
-    tx.prepare_cached("INSERT INTO shipment_search (shipment_search, rank) VALUES ('merge', ?1)")?.execute([MERGE_PAGES])?;
-    tx.prepare_cached("INSERT INTO shipment_grams (shipment_grams, rank) VALUES ('merge', ?1)")?.execute([MERGE_PAGES])?;
+    tx.execute("INSERT INTO shipment_search (shipment_search, rank) VALUES ('merge', ?1)", args![MERGE_PAGES])?;
+    tx.execute("INSERT INTO shipment_grams (shipment_grams, rank) VALUES ('merge', ?1)", args![MERGE_PAGES])?;
     Ok(())
 }
 
@@ -309,22 +307,18 @@ fn quoted(text: &str) -> String {
 /// Book numbers of the customer's shipments matching `keyword` (already checked by
 /// [`keyword`]), newest first, at most [`MAX_RESULTS`].
 pub(crate) fn matching(conn: &Read<'_>, customer_id: &str, keyword: &str) -> Result<Vec<String>> {
-    let key: Option<i64> = conn
-        .prepare_cached("SELECT key FROM search_customers WHERE customer_id = ?1")?
-        .query_row([customer_id], |r| r.get(0))
-        .optional()?;
+    let key: Option<i64> = conn.row("SELECT key FROM search_customers WHERE customer_id = ?1", args![customer_id], |r| r.get(0))?;
     let Some(key) = key else { return Ok(Vec::new()) };
     let (lo, hi) = (key << 32, (key << 32) | i64::from(u32::MAX));
     // Shipments still waiting to be indexed are the customer's newest: they come first,
     // found by a scan of their few rows.
     let watermark = crate::store::last_id(conn, INDEXED)?;
-    let mut found: Vec<String> = conn
-        .prepare_cached(
-            "SELECT book_number FROM shipments WHERE rowid > ?1 AND search_rowid BETWEEN ?2 AND ?3 AND instr(search_body, ?4) > 0
+    let mut found: Vec<String> = conn.rows(
+        "SELECT book_number FROM shipments WHERE rowid > ?1 AND search_rowid BETWEEN ?2 AND ?3 AND instr(search_body, ?4) > 0
              ORDER BY search_rowid LIMIT ?5",
-        )?
-        .query_map(rusqlite::params![watermark, lo, hi, keyword, MAX_RESULTS], |r| r.get(0))?
-        .collect::<rusqlite::Result<_>>()?;
+        args![watermark, lo, hi, keyword, MAX_RESULTS],
+        |r| r.get(0),
+    )?;
     let left = MAX_RESULTS - found.len() as i64;
     found.extend(indexed_matching(conn, keyword, lo, hi, left)?);
     Ok(found)
@@ -336,14 +330,12 @@ fn indexed_matching(conn: &Read<'_>, keyword: &str, lo: i64, hi: i64, limit: i64
     let chars: Vec<char> = keyword.chars().collect();
     if chars.len() <= 2 {
         // A one- or two-character keyword is itself a token of the window index.
-        let rows = conn
-            .prepare_cached(
-                "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
+        return conn.rows(
+            "SELECT s.book_number FROM shipment_grams g JOIN shipment_search s ON s.rowid = g.rowid
                  WHERE shipment_grams MATCH ?1 AND g.rowid BETWEEN ?2 AND ?3 ORDER BY g.rowid LIMIT ?4",
-            )?
-            .query_map(rusqlite::params![gram_token(&chars), lo, hi, limit], |r| r.get(0))?
-            .collect::<rusqlite::Result<Vec<String>>>()?;
-        return Ok(rows);
+            args![gram_token(&chars), lo, hi, limit],
+            |r| r.get(0),
+        );
     }
     let mut windows = keyword_grams(keyword);
     if let Some(rare) = rarest_window(conn, &windows, lo, hi)? {
@@ -373,11 +365,7 @@ fn indexed_matching(conn: &Read<'_>, keyword: &str, lo: i64, hi: i64, limit: i64
     } else {
         windows.join(" AND ")
     };
-    let rows = conn
-        .prepare_cached(sql)?
-        .query_map(rusqlite::params![query, lo, hi, keyword, limit], |r| r.get(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
-    Ok(rows)
+    conn.rows(sql, args![query, lo, hi, keyword, limit], |r| r.get(0))
 }
 
 /// Entries of a window's list that make it common: a window with fewer in the rowid
@@ -394,12 +382,11 @@ fn rarest_window(conn: &Read<'_>, windows: &[String], lo: i64, hi: i64) -> Resul
     if windows.len() < 2 {
         return Ok(None);
     }
-    let mut count = conn.prepare_cached(
-        "SELECT count(*) FROM (SELECT 1 FROM shipment_grams WHERE shipment_grams MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)",
-    )?;
+    let mut count = conn
+        .query("SELECT count(*) FROM (SELECT 1 FROM shipment_grams WHERE shipment_grams MATCH ?1 AND rowid BETWEEN ?2 AND ?3 LIMIT ?4)")?;
     let mut rarest: Option<(i64, &String)> = None;
     for window in windows {
-        let n: i64 = count.query_row(rusqlite::params![window, lo, hi, COMMON], |r| r.get(0))?;
+        let n: i64 = count.row(args![window, lo, hi, COMMON], |r| r.get(0))?.ok_or_else(|| Error::internal("a count answered no row"))?;
         if n < COMMON && rarest.is_none_or(|(fewest, _)| n < fewest) {
             rarest = Some((n, window));
         }
@@ -412,10 +399,10 @@ fn rarest_window(conn: &Read<'_>, windows: &[String], lo: i64, hi: i64) -> Resul
 pub(crate) fn search(conn: &Read<'_>, customer_id: &str, raw_keyword: &str) -> Result<wire::ShipmentsResponse> {
     let keyword = keyword(raw_keyword)?;
     let books = matching(conn, customer_id, &keyword)?;
-    let mut stmt = conn.prepare_cached("SELECT view, voided FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
+    let mut stmt = conn.query("SELECT view, voided FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
     let mut shipments = Vec::with_capacity(books.len());
     for book in books {
-        let row: Option<(String, bool)> = stmt.query_row([&book, customer_id], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+        let row: Option<(String, bool)> = stmt.row(args![book, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
         if let Some((view, voided)) = row {
             shipments.push(typed_view(&book, &view, voided)?);
         }
@@ -431,12 +418,11 @@ pub(crate) fn search_json(conn: &Read<'_>, customer_id: &str, raw_keyword: &str)
     let keyword = keyword(raw_keyword)?;
     let books = matching(conn, customer_id, &keyword)?;
     let shape = crate::shipments::view_shape();
-    let mut stmt = conn.prepare_cached("SELECT view, voided, view_shape FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
+    let mut stmt = conn.query("SELECT view, voided, view_shape FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
     let mut out = String::with_capacity(16 + books.len() * 2048);
     out.push_str(r#"{"shipments":["#);
     for book in books {
-        let row: Option<(String, bool, Option<i64>)> =
-            stmt.query_row([&book, customer_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional()?;
+        let row: Option<(String, bool, Option<i64>)> = stmt.row(args![book, customer_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
         let Some((view, voided, stored_shape)) = row else { continue };
         if !out.ends_with('[') {
             out.push(',');
