@@ -17,9 +17,9 @@ use super::{zones, Currency, DimUnit, Place, RateBook, Scale, WeightUnit, Zone};
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RateBookError {
-    /// Database error.
+    /// Database error, as the store reports it.
     #[error("database error: {0}")]
-    Sql(#[from] rusqlite::Error),
+    Sql(#[from] crate::Error),
     /// The rate data is inconsistent; the message names the card, chart or row.
     #[error("{0}")]
     Invalid(String),

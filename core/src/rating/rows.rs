@@ -13,6 +13,8 @@ use rust_decimal::Decimal;
 
 use super::transit::{Days, Holiday, Holidays};
 use super::{Currency, DimUnit, WeightUnit, Zone};
+use crate::error::{Error, Result};
+use crate::store::Row;
 
 /// The kinds of rate data file (docs/rate-cards.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -451,8 +453,11 @@ pub(crate) trait RateRow: Sized {
     /// The canonical text of each column, in [`CsvKind::columns`] order: what is stored.
     fn values(&self) -> Vec<String>;
 
-    /// The row read from its table, columns by name.
-    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self>;
+    /// The row read from its table, its columns in [`CsvKind::columns`] order.
+    ///
+    /// # Errors
+    /// `INTERNAL` naming the column when a stored value does not read.
+    fn from_row(row: &Row<'_>) -> Result<Self>;
 
     /// The columns that must be unique within a file.
     fn key(&self) -> Vec<String> {
@@ -563,18 +568,18 @@ impl Fields<'_> {
 
 // ------------------------------------------------------------ SQL
 
-/// A column of canonical text parsed with `parse`; a text that does not parse is a
-/// conversion error naming the column.
-fn parsed<T>(row: &rusqlite::Row<'_>, col: &str, parse: impl FnOnce(&str) -> Option<T>) -> rusqlite::Result<T> {
-    let text: String = row.get(col)?;
+/// Column `i` of a row of `kind`'s table (read in [`CsvKind::columns`] order), canonical
+/// text parsed with `parse`; a text that does not parse is `INTERNAL` naming the column.
+fn parsed<T>(row: &Row<'_>, kind: CsvKind, i: usize, parse: impl FnOnce(&str) -> Option<T>) -> Result<T> {
+    let text: String = row.get(i)?;
     parse(&text).ok_or_else(|| {
-        let idx = row.as_ref().column_index(col).unwrap_or(0);
-        rusqlite::Error::FromSqlConversionFailure(idx, rusqlite::types::Type::Text, format!("{col}: unreadable value {text:?}").into())
+        let col = kind.columns().get(i).copied().unwrap_or("?");
+        Error::internal(format!("{}.{col}: unreadable value {text:?}", kind.table()))
     })
 }
 
-fn decimal(row: &rusqlite::Row<'_>, col: &str) -> rusqlite::Result<Decimal> {
-    parsed(row, col, |s| Decimal::from_str(s).ok())
+fn decimal(row: &Row<'_>, kind: CsvKind, i: usize) -> Result<Decimal> {
+    parsed(row, kind, i, |s| Decimal::from_str(s).ok())
 }
 
 // ------------------------------------------------------------ the row types
@@ -629,15 +634,15 @@ impl RateRow for CarrierRow {
         ]
     }
 
-    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
         Ok(CarrierRow {
-            carrier: row.get("carrier")?,
-            currency: parsed(row, "currency", |s| s.parse().ok())?,
-            weight_unit: parsed(row, "weight_unit", |s| s.parse().ok())?,
-            weight_step: decimal(row, "weight_step")?,
-            dim_unit: parsed(row, "dim_unit", |s| s.parse().ok())?,
-            dim_divisor: decimal(row, "dim_divisor")?,
-            dim_min_volume: decimal(row, "dim_min_volume")?,
+            carrier: row.get(0)?,
+            currency: parsed(row, Self::KIND, 1, |s| s.parse().ok())?,
+            weight_unit: parsed(row, Self::KIND, 2, |s| s.parse().ok())?,
+            weight_step: decimal(row, Self::KIND, 3)?,
+            dim_unit: parsed(row, Self::KIND, 4, |s| s.parse().ok())?,
+            dim_divisor: decimal(row, Self::KIND, 5)?,
+            dim_min_volume: decimal(row, Self::KIND, 6)?,
         })
     }
 
@@ -666,8 +671,8 @@ impl RateRow for ExchangeRow {
         vec![self.currency.as_str().to_owned(), self.per_usd.to_string()]
     }
 
-    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        Ok(ExchangeRow { currency: parsed(row, "currency", |s| s.parse().ok())?, per_usd: decimal(row, "per_usd")? })
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        Ok(ExchangeRow { currency: parsed(row, Self::KIND, 0, |s| s.parse().ok())?, per_usd: decimal(row, Self::KIND, 1)? })
     }
 
     fn key(&self) -> Vec<String> {
@@ -703,12 +708,12 @@ impl RateRow for ZoneRow {
         vec![self.chart.clone(), self.basis.as_str().to_owned(), self.country.clone(), self.zone.text()]
     }
 
-    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
         Ok(ZoneRow {
-            chart: row.get("chart")?,
-            basis: parsed(row, "basis", Basis::parse)?,
-            country: row.get("country")?,
-            zone: parsed(row, "zone", ZoneRule::parse)?,
+            chart: row.get(0)?,
+            basis: parsed(row, Self::KIND, 1, Basis::parse)?,
+            country: row.get(2)?,
+            zone: parsed(row, Self::KIND, 3, ZoneRule::parse)?,
         })
     }
 
@@ -780,15 +785,15 @@ impl RateRow for PriceRow {
         ]
     }
 
-    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
         Ok(PriceRow {
-            carrier: row.get("carrier")?,
-            service: row.get("service")?,
-            package_type: row.get("package_type")?,
-            chart: row.get("chart")?,
-            zone: parsed(row, "zone", |s| if s == "*" { Some(None) } else { Zone::new(s).map(Some) })?,
-            weight: parsed(row, "weight", Break::parse)?,
-            price: decimal(row, "price")?,
+            carrier: row.get(0)?,
+            service: row.get(1)?,
+            package_type: row.get(2)?,
+            chart: row.get(3)?,
+            zone: parsed(row, Self::KIND, 4, |s| if s == "*" { Some(None) } else { Zone::new(s).map(Some) })?,
+            weight: parsed(row, Self::KIND, 5, Break::parse)?,
+            price: decimal(row, Self::KIND, 6)?,
         })
     }
 
@@ -859,14 +864,14 @@ impl RateRow for SurchargeRow {
         ]
     }
 
-    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        let kind = parsed(row, "kind", SurchargeType::parse)?;
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        let kind = parsed(row, Self::KIND, 2, SurchargeType::parse)?;
         Ok(SurchargeRow {
-            carrier: row.get("carrier")?,
-            service: parsed(row, "service", |s| Some((s != "*").then(|| s.to_owned())))?,
+            carrier: row.get(0)?,
+            service: parsed(row, Self::KIND, 1, |s| Some((s != "*").then(|| s.to_owned())))?,
             kind,
-            key: parsed(row, "key", |s| surcharge_key(kind, s))?,
-            amount: decimal(row, "amount")?,
+            key: parsed(row, Self::KIND, 3, |s| surcharge_key(kind, s))?,
+            amount: decimal(row, Self::KIND, 4)?,
         })
     }
 
@@ -911,13 +916,13 @@ impl RateRow for TransitRow {
         vec![self.carrier.clone(), self.service.clone(), zone_or_star(self.zone), self.days.to_string(), self.guaranteed.to_string()]
     }
 
-    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
+    fn from_row(row: &Row<'_>) -> Result<Self> {
         Ok(TransitRow {
-            carrier: row.get("carrier")?,
-            service: row.get("service")?,
-            zone: parsed(row, "zone", |s| if s == "*" { Some(None) } else { Zone::new(s).map(Some) })?,
-            days: parsed(row, "days", |s| s.parse::<u8>().ok())?,
-            guaranteed: parsed(row, "guaranteed", |s| match s {
+            carrier: row.get(0)?,
+            service: row.get(1)?,
+            zone: parsed(row, Self::KIND, 2, |s| if s == "*" { Some(None) } else { Zone::new(s).map(Some) })?,
+            days: parsed(row, Self::KIND, 3, |s| s.parse::<u8>().ok())?,
+            guaranteed: parsed(row, Self::KIND, 4, |s| match s {
                 "true" => Some(true),
                 "false" => Some(false),
                 _ => None,
@@ -958,12 +963,12 @@ impl RateRow for CalendarRow {
         vec![self.carrier.clone(), self.service.clone().unwrap_or_else(|| "*".to_owned()), self.entry.key().to_owned(), self.entry.value()]
     }
 
-    fn from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Self> {
-        let key: String = row.get("key")?;
+    fn from_row(row: &Row<'_>) -> Result<Self> {
+        let key: String = row.get(2)?;
         Ok(CalendarRow {
-            carrier: row.get("carrier")?,
-            service: parsed(row, "service", |s| Some((s != "*").then(|| s.to_owned())))?,
-            entry: parsed(row, "value", |v| CalendarEntry::parse(&key, v).ok())?,
+            carrier: row.get(0)?,
+            service: parsed(row, Self::KIND, 1, |s| Some((s != "*").then(|| s.to_owned())))?,
+            entry: parsed(row, Self::KIND, 3, |v| CalendarEntry::parse(&key, v).ok())?,
         })
     }
 

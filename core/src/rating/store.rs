@@ -9,15 +9,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::OnceLock;
 
-use rusqlite::params_from_iter;
-
 use super::book::{self, RateBookError};
 use super::csv::{self, DialectError, Record};
 use super::rows::{self, CalendarRow, CarrierRow, CsvKind, ExchangeRow, PriceRow, RateRow, RateRows, SurchargeRow, TransitRow, ZoneRow};
 use super::RateBook;
 use crate::catalog::Catalog;
 use crate::error::{Error, ErrorCategory, FieldError};
-use crate::store::{Read, Tx};
+use crate::store::sql::Arg;
+use crate::store::{args, Read, Tx};
 
 /// One invalid row of an import.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,9 +54,9 @@ pub enum ImportError {
         #[source]
         source: ::csv::Error,
     },
-    /// Database error.
+    /// Database error, as the store reports it.
     #[error("database error: {0}")]
-    Sql(#[from] rusqlite::Error),
+    Sql(#[from] crate::Error),
 }
 
 fn join(rows: &[RowError]) -> String {
@@ -187,26 +186,31 @@ fn check_records(kind: CsvKind, records: Vec<Record>, check: &mut CheckRow<'_>) 
 // ---------------------------------------------------------------- rows to SQL
 
 /// Replaces the groups the rows name (see [`CsvKind::group_len`]) with the rows.
-fn write_rows<T: RateRow>(conn: &Read<'_>, rows: &[T]) -> rusqlite::Result<ImportSummary> {
-    write_values(conn, T::KIND, &rows.iter().map(RateRow::values).collect::<Vec<_>>())
+fn write_rows<T: RateRow>(tx: &Tx<'_>, rows: &[T]) -> crate::Result<ImportSummary> {
+    write_values(tx, T::KIND, &rows.iter().map(RateRow::values).collect::<Vec<_>>())
 }
 
 /// [`write_rows`] of rows of `kind` as the text of their columns (one body for every
 /// kind, not one per row type).
-fn write_values(conn: &Read<'_>, kind: CsvKind, values: &[Vec<String>]) -> rusqlite::Result<ImportSummary> {
+fn write_values(tx: &Tx<'_>, kind: CsvKind, values: &[Vec<String>]) -> crate::Result<ImportSummary> {
     let (table, cols, group_len) = (kind.table(), kind.columns(), kind.group_len());
     let groups: BTreeSet<&[String]> = values.iter().map(|v| &v[..group_len]).collect();
     let where_: Vec<String> = cols[..group_len].iter().map(|c| format!("{c} = ?")).collect();
-    let mut del = conn.prepare(&format!("DELETE FROM {table} WHERE {}", where_.join(" AND ")))?;
+    let mut del = tx.statement(&format!("DELETE FROM {table} WHERE {}", where_.join(" AND ")))?;
     for g in &groups {
-        del.execute(params_from_iter(g.iter()))?;
+        del.execute(&texts(g))?;
     }
     let marks = vec!["?"; cols.len()].join(", ");
-    let mut ins = conn.prepare(&format!("INSERT INTO {table} ({}) VALUES ({marks})", cols.join(", ")))?;
+    let mut ins = tx.statement(&format!("INSERT INTO {table} ({}) VALUES ({marks})", cols.join(", ")))?;
     for v in values {
-        ins.execute(params_from_iter(v.iter()))?;
+        ins.execute(&texts(v))?;
     }
     Ok(ImportSummary { kind, rows: values.len(), replaced: groups.len() })
+}
+
+/// The texts of a row's columns as the values bound to `?1`, `?2`, ...
+fn texts(values: &[String]) -> Vec<&dyn Arg> {
+    values.iter().map(|v| v as &dyn Arg).collect()
 }
 
 /// Checks a file of `T`'s kind and writes it.
@@ -262,7 +266,7 @@ pub(crate) fn import(tx: &Tx<'_>, catalog: &Catalog, kind: CsvKind, csv: &str) -
             ErrorCategory::InvalidRequest,
             rows.into_iter().map(|r| FieldError { field: format!("line {}", r.line), message: r.message }).collect(),
         ),
-        ImportError::Sql(e) => Error::from(e),
+        ImportError::Sql(e) => e,
         other => Error::new(ErrorCategory::InvalidRequest, other.to_string()).with_source(other),
     })?;
     let not_offered = |carrier: &str, service: &str| catalog.service(service).is_none_or(|s| s.carrier != carrier);
@@ -332,7 +336,7 @@ pub fn seed_defaults(tx: &Tx<'_>) -> Result<(), RateBookError> {
 /// # Errors
 /// [`RateBookError`] on a database error.
 pub(crate) fn seed_arrivals_if_missing(tx: &Tx<'_>) -> Result<(), RateBookError> {
-    let count = |table: &str| tx.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get::<_, i64>(0));
+    let count = |table: &str| tx.one(&format!("SELECT count(*) FROM {table}"), args![], |r| r.get::<i64>(0));
     if count("rate_transit")? > 0 || count("rate_calendar")? > 0 {
         return Ok(());
     }
@@ -351,19 +355,18 @@ pub(crate) fn seed_arrivals_if_missing(tx: &Tx<'_>) -> Result<(), RateBookError>
 /// [`RateBookError::Sql`] on a database error.
 pub fn export_csv(conn: &Read<'_>, kind: CsvKind) -> Result<String, RateBookError> {
     let cols = kind.columns();
-    let mut stmt = conn.prepare(&format!("SELECT {} FROM {} ORDER BY {}", cols.join(", "), kind.table(), kind.order_by()))?;
-    let records = stmt
-        .query_map([], |row| (0..cols.len()).map(|i| row.get::<_, String>(i)).collect::<rusqlite::Result<Vec<String>>>())?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let records = conn.rows(&format!("SELECT {} FROM {} ORDER BY {}", cols.join(", "), kind.table(), kind.order_by()), args![], |row| {
+        (0..cols.len()).map(|i| row.get::<String>(i)).collect::<crate::Result<Vec<String>>>()
+    })?;
     Ok(csv::write(cols, records)?)
 }
 
 /// Every row of `T`'s table, in export order.
-fn load_rows<T: RateRow>(conn: &Read<'_>) -> rusqlite::Result<Vec<T>> {
+fn load_rows<T: RateRow>(conn: &Read<'_>) -> crate::Result<Vec<T>> {
     let kind = T::KIND;
-    let mut stmt = conn.prepare(&format!("SELECT {} FROM {} ORDER BY {}", kind.columns().join(", "), kind.table(), kind.order_by()))?;
-    let rows = stmt.query_map([], |row| T::from_row(row))?.collect();
-    rows
+    conn.rows(&format!("SELECT {} FROM {} ORDER BY {}", kind.columns().join(", "), kind.table(), kind.order_by()), args![], |row| {
+        T::from_row(row)
+    })
 }
 
 impl RateBook {
