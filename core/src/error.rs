@@ -277,21 +277,6 @@ pub(crate) fn join_path(prefix: &str, field: &str) -> String {
     }
 }
 
-/// A storage failure is `INTERNAL`, except a lock another connection held past the
-/// busy timeout: that is `BUSY`, which clients retry.
-impl From<rusqlite::Error> for Error {
-    fn from(e: rusqlite::Error) -> Self {
-        use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
-        match e.sqlite_error_code() {
-            Some(DatabaseBusy | DatabaseLocked) => {
-                Error::new(ErrorCategory::Busy, "The database is locked by another connection; nothing was done. Retry the request.")
-                    .with_source(e)
-            }
-            _ => Error::internal(format!("storage failed: {e}")).with_source(e),
-        }
-    }
-}
-
 /// The result type of consign operations.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -350,24 +335,7 @@ mod tests {
     }
 
     #[test]
-    fn a_storage_failure_keeps_the_sqlite_error_as_its_source() {
-        let sqlite = rusqlite::Error::InvalidQuery;
-        let text = sqlite.to_string();
-        let e = Error::from(sqlite);
-        assert_eq!(e.message(), format!("storage failed: {text}"));
-        assert_eq!(std::error::Error::source(&e).map(ToString::to_string), Some(text));
-        // the source is not part of the body nor of equality
-        assert_eq!(e.to_json(), Error::internal(e.message()).to_json());
-        assert_eq!(e, Error::internal(e.message()));
-    }
-
-    #[test]
-    fn a_lock_held_past_the_timeout_is_busy() {
-        for code in [rusqlite::ffi::SQLITE_BUSY, rusqlite::ffi::SQLITE_LOCKED] {
-            let e = Error::from(rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None));
-            assert_eq!((e.category(), e.status(), e.category().code()), (ErrorCategory::Busy, 503, "BUSY"));
-            assert!(std::error::Error::source(&e).is_some());
-        }
+    fn busy_reads_back_from_its_code_and_is_retried_after_a_second() {
         assert_eq!(category_from_code("BUSY"), ErrorCategory::Busy);
         assert_eq!(Error::new(ErrorCategory::Busy, "locked").retry_after(), Some(1));
     }

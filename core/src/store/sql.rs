@@ -13,7 +13,7 @@
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{CachedStatement, Connection};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCategory, Result};
 
 /// A value bound to a statement's parameter.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -367,5 +367,46 @@ impl<'c> Tx<'c> {
     #[cfg(test)]
     pub(crate) fn last_rowid(&self) -> i64 {
         self.read.conn.last_insert_rowid()
+    }
+}
+
+/// A storage failure is `INTERNAL`, except a lock another connection held past the
+/// busy timeout: that is `BUSY`, which clients retry.
+impl From<rusqlite::Error> for Error {
+    fn from(e: rusqlite::Error) -> Self {
+        use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+        match e.sqlite_error_code() {
+            Some(DatabaseBusy | DatabaseLocked) => {
+                Error::new(ErrorCategory::Busy, "The database is locked by another connection; nothing was done. Retry the request.")
+                    .with_source(e)
+            }
+            _ => Error::internal(format!("storage failed: {e}")).with_source(e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_storage_failure_keeps_the_sqlite_error_as_its_source() {
+        let sqlite = rusqlite::Error::InvalidQuery;
+        let text = sqlite.to_string();
+        let e = Error::from(sqlite);
+        assert_eq!(e.message(), format!("storage failed: {text}"));
+        assert_eq!(std::error::Error::source(&e).map(ToString::to_string), Some(text));
+        // the source is not part of the body nor of equality
+        assert_eq!(e.to_json(), Error::internal(e.message()).to_json());
+        assert_eq!(e, Error::internal(e.message()));
+    }
+
+    #[test]
+    fn a_lock_held_past_the_timeout_is_busy() {
+        for code in [rusqlite::ffi::SQLITE_BUSY, rusqlite::ffi::SQLITE_LOCKED] {
+            let e = Error::from(rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None));
+            assert_eq!((e.category(), e.status(), e.category().code()), (ErrorCategory::Busy, 503, "BUSY"));
+            assert!(std::error::Error::source(&e).is_some());
+        }
     }
 }
