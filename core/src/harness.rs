@@ -155,16 +155,16 @@ pub fn unpack_quotes(packed: &[u8], first_id: i64) -> std::result::Result<Vec<wi
 /// The reason, when the row does not read.
 pub fn read_rate_row(kind: CsvKind, columns: &[&str]) -> std::result::Result<Vec<String>, String> {
     thread_local! {
-        static CONN: Option<rusqlite::Connection> = rusqlite::Connection::open_in_memory().ok();
+        static DB: Option<crate::store::Database> = rusqlite::Connection::open_in_memory().ok().map(crate::store::Database::new);
     }
-    fn values<T: RateRow>(row: &rusqlite::Row<'_>) -> rusqlite::Result<Vec<String>> {
+    fn values<T: RateRow>(row: &crate::store::Row<'_>) -> crate::Result<Vec<String>> {
         T::from_row(row).map(|r| r.values())
     }
     let select: Vec<String> = kind.columns().iter().enumerate().map(|(i, name)| format!("?{} AS \"{name}\"", i + 1)).collect();
-    let texts = (0..kind.columns().len()).map(|i| columns.get(i).copied().unwrap_or(""));
-    CONN.with(|conn| {
-        let conn = conn.as_ref().ok_or("no in-memory database")?;
-        let mut statement = conn.prepare_cached(&format!("SELECT {}", select.join(", "))).map_err(|e| e.to_string())?;
+    let texts: Vec<&str> = (0..kind.columns().len()).map(|i| columns.get(i).copied().unwrap_or("")).collect();
+    let args: Vec<&dyn crate::store::sql::Arg> = texts.iter().map(|t| t as &dyn crate::store::sql::Arg).collect();
+    DB.with(|db| {
+        let db = db.as_ref().ok_or("no in-memory database")?;
         let read = match kind {
             CsvKind::Carriers => values::<CarrierRow>,
             CsvKind::ExchangeRates => values::<ExchangeRow>,
@@ -174,7 +174,7 @@ pub fn read_rate_row(kind: CsvKind, columns: &[&str]) -> std::result::Result<Vec
             CsvKind::Transit => values::<TransitRow>,
             CsvKind::Calendars => values::<CalendarRow>,
         };
-        statement.query_row(rusqlite::params_from_iter(texts), read).map_err(|e| e.to_string())
+        db.read(|conn| conn.one(&format!("SELECT {}", select.join(", ")), &args, read)).map_err(|e| e.to_string())
     })
 }
 
