@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
-use rusqlite::OptionalExtension;
 
 use crate::address::{is_us_zip, normalize_ca_postal};
 use crate::catalog::{Catalog, Profile};
@@ -19,11 +18,11 @@ use crate::wire;
 
 /// List provider accounts (4.11), values masked.
 pub(crate) fn list_provider_accounts(conn: &Read<'_>, customer_id: &str) -> Result<wire::ProviderAccountsResponse> {
-    let mut stmt =
-        conn.prepare_cached("SELECT id, provider_code, fields FROM provider_accounts WHERE customer_id = ?1 ORDER BY created_at, id")?;
-    let rows = stmt
-        .query_map([customer_id], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let rows = conn.rows(
+        "SELECT id, provider_code, fields FROM provider_accounts WHERE customer_id = ?1 ORDER BY created_at, id",
+        args![customer_id],
+        |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get::<String>(2)?)),
+    )?;
     let provider_accounts = rows
         .into_iter()
         .map(|(id, provider_code, fields)| {
@@ -73,12 +72,11 @@ pub(crate) fn put_provider_account(
     let existing = if sent_number == MASK {
         Some(only_account(tx, customer_id, provider_code, key_field)?)
     } else {
-        tx.query_row(
+        tx.row(
             "SELECT id, fields FROM provider_accounts WHERE customer_id = ?1 AND provider_code = ?2 AND account_number = ?3",
-            [customer_id, provider_code, sent_number],
+            args![customer_id, provider_code, sent_number],
             |r| Ok(StoredAccount { id: r.get(0)?, fields: r.get(1)? }),
-        )
-        .optional()?
+        )?
     };
     let stored_fields: BTreeMap<String, String> = match &existing {
         Some(account) => stored_fields(&account.fields)?,
@@ -139,11 +137,11 @@ fn stored_fields(json: &str) -> Result<BTreeMap<String, String>> {
 /// The customer's one account of `provider_code`, which a masked account number
 /// (`key_field`) stands for.
 fn only_account(tx: &Tx<'_>, customer_id: &str, provider_code: &str, key_field: &str) -> Result<StoredAccount> {
-    let mut stmt =
-        tx.prepare_cached("SELECT id, fields FROM provider_accounts WHERE customer_id = ?1 AND provider_code = ?2 ORDER BY id LIMIT 2")?;
-    let mut accounts = stmt
-        .query_map([customer_id, provider_code], |r| Ok(StoredAccount { id: r.get(0)?, fields: r.get(1)? }))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut accounts = tx.rows(
+        "SELECT id, fields FROM provider_accounts WHERE customer_id = ?1 AND provider_code = ?2 ORDER BY id LIMIT 2",
+        args![customer_id, provider_code],
+        |r| Ok(StoredAccount { id: r.get(0)?, fields: r.get(1)? }),
+    )?;
     let field = format!("accountFields.{key_field}");
     match accounts.len() {
         1 => Ok(accounts.remove(0)),
@@ -168,8 +166,7 @@ pub(crate) fn provider_account_fields(
     id: &str,
 ) -> Result<BTreeMap<String, String>> {
     let fields: String = conn
-        .query_row("SELECT fields FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", [id, customer_id], |r| r.get(0))
-        .optional()?
+        .row("SELECT fields FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", args![id, customer_id], |r| r.get(0))?
         .ok_or_else(|| Error::not_found("provider account", id))?;
     stored_fields(&fields)?
         .into_iter()
@@ -191,16 +188,12 @@ pub(crate) fn delete_provider_account(tx: &Tx<'_>, customer_id: &str, id: &str) 
 
 /// The carrier of the customer's provider account `id`, if the customer has it.
 pub(crate) fn provider_account_carrier(conn: &Read<'_>, customer_id: &str, id: &str) -> Result<Option<String>> {
-    Ok(conn
-        .query_row("SELECT provider_code FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", [id, customer_id], |r| r.get(0))
-        .optional()?)
+    conn.row("SELECT provider_code FROM provider_accounts WHERE id = ?1 AND customer_id = ?2", args![id, customer_id], |r| r.get(0))
 }
 
 /// Ids of the customer's provider accounts.
 pub(crate) fn provider_account_ids(conn: &Read<'_>, customer_id: &str) -> Result<Vec<String>> {
-    let mut stmt = conn.prepare_cached("SELECT id FROM provider_accounts WHERE customer_id = ?1")?;
-    let ids = stmt.query_map([customer_id], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
-    Ok(ids)
+    conn.rows("SELECT id FROM provider_accounts WHERE customer_id = ?1", args![customer_id], |r| r.get(0))
 }
 
 /// Create integration: a REST API integration whose id orders are put under.
@@ -227,24 +220,23 @@ pub(crate) fn create_integration(
 
 /// True if the customer owns integration `id`.
 pub(crate) fn owns_integration(conn: &Read<'_>, customer_id: &str, id: &str) -> Result<bool> {
-    Ok(conn.query_row("SELECT EXISTS (SELECT 1 FROM integrations WHERE id = ?1 AND customer_id = ?2)", [id, customer_id], |r| r.get(0))?)
+    conn.one("SELECT EXISTS (SELECT 1 FROM integrations WHERE id = ?1 AND customer_id = ?2)", args![id, customer_id], |r| r.get(0))
 }
 
 /// List integrated quoting options (4.8).
 pub(crate) fn quoting_options(conn: &Read<'_>, customer_id: &str) -> Result<wire::IntegratedQuotingOptions> {
-    let mut stmt = conn.prepare_cached(
+    let integrated_quoting_options = conn.rows(
         "SELECT name, carrier_code, service_code, package_type_code FROM quoting_options WHERE customer_id = ?1 ORDER BY position",
-    )?;
-    let integrated_quoting_options = stmt
-        .query_map([customer_id], |r| {
+        args![customer_id],
+        |r| {
             Ok(wire::IntegratedQuotingOption {
-                name: r.get("name")?,
-                carrier_code: r.get("carrier_code")?,
-                service_code: r.get("service_code")?,
-                package_type_code: r.get("package_type_code")?,
+                name: r.get(0)?,
+                carrier_code: r.get(1)?,
+                service_code: r.get(2)?,
+                package_type_code: r.get(3)?,
             })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        },
+    )?;
     Ok(wire::IntegratedQuotingOptions { integrated_quoting_options })
 }
 
@@ -291,11 +283,11 @@ pub(crate) fn set_quoting_options(
     }
     p.finish()?;
     tx.execute("DELETE FROM quoting_options WHERE customer_id = ?1", args![customer_id])?;
-    let mut insert = tx.prepare_cached(
+    let mut insert = tx.statement(
         "INSERT INTO quoting_options (customer_id, position, name, carrier_code, service_code, package_type_code) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     )?;
     for (i, o) in req.integrated_quoting_options.iter().enumerate() {
-        insert.execute(rusqlite::params![customer_id, i as i64, o.name.trim(), o.carrier_code, o.service_code, o.package_type_code])?;
+        insert.execute(args![customer_id, i as i64, o.name.trim(), o.carrier_code, o.service_code, o.package_type_code])?;
     }
     quoting_options(tx, customer_id)
 }

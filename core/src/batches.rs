@@ -8,7 +8,6 @@
 //! is left.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::OptionalExtension;
 
 use crate::booking;
 use crate::dates::timestamp;
@@ -46,18 +45,19 @@ struct BatchRow {
 }
 
 fn find(conn: &Read<'_>, customer_id: &str, batch_id: &str) -> Result<BatchRow> {
-    conn.prepare_cached("SELECT name, status, created_at FROM batches WHERE id = ?1 AND customer_id = ?2")?
-        .query_row([batch_id, customer_id], |r| Ok(BatchRow { name: r.get(0)?, status: r.get(1)?, created_at: r.get(2)? }))
-        .optional()?
-        .ok_or_else(|| Error::not_found("batch", batch_id))
+    conn.row("SELECT name, status, created_at FROM batches WHERE id = ?1 AND customer_id = ?2", args![batch_id, customer_id], |r| {
+        Ok(BatchRow { name: r.get(0)?, status: r.get(1)?, created_at: r.get(2)? })
+    })?
+    .ok_or_else(|| Error::not_found("batch", batch_id))
 }
 
 /// The batch's quote ids with their book numbers, in the order they were added.
 fn members(conn: &Read<'_>, customer_id: &str, batch_id: &str) -> Result<Vec<(i64, Option<String>)>> {
-    let mut stmt =
-        conn.prepare_cached("SELECT quote_id, book_number FROM batch_quotes WHERE customer_id = ?2 AND batch_id = ?1 ORDER BY position")?;
-    let rows = stmt.query_map([batch_id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
+    conn.rows(
+        "SELECT quote_id, book_number FROM batch_quotes WHERE customer_id = ?2 AND batch_id = ?1 ORDER BY position",
+        args![batch_id, customer_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Get batch.
@@ -76,21 +76,20 @@ pub(crate) fn get(conn: &Read<'_>, customer_id: &str, batch_id: &str) -> Result<
 
 /// List batches, newest first.
 pub(crate) fn list(conn: &Read<'_>, customer_id: &str) -> Result<wire::BatchesResponse> {
-    let mut stmt = conn.prepare_cached(
+    let batches = conn.rows(
         "SELECT b.id, b.name, b.status, b.created_at, (SELECT COUNT(*) FROM batch_quotes q WHERE q.customer_id = b.customer_id AND q.batch_id = b.id)
          FROM batches b WHERE b.customer_id = ?1 ORDER BY b.id DESC",
-    )?;
-    let batches = stmt
-        .query_map([customer_id], |r| {
+        args![customer_id],
+        |r| {
             Ok(wire::BatchSummary {
                 batch_id: r.get(0)?,
                 name: r.get(1)?,
                 status: r.get(2)?,
                 created_at: r.get(3)?,
-                quote_count: r.get::<_, i64>(4).map(|n| usize::try_from(n).unwrap_or(0))?,
+                quote_count: r.get::<i64>(4).map(|n| usize::try_from(n).unwrap_or(0))?,
             })
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
+        },
+    )?;
     Ok(wire::BatchesResponse { batches })
 }
 
@@ -142,9 +141,9 @@ pub(crate) fn add_quotes(
     }
     let mut position = i64::try_from(existing.len()).unwrap_or(i64::MAX);
     let mut insert =
-        tx.prepare_cached("INSERT OR IGNORE INTO batch_quotes (batch_id, position, quote_id, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
+        tx.statement("INSERT OR IGNORE INTO batch_quotes (batch_id, position, quote_id, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
     for id in &req.quote_ids {
-        if insert.execute(rusqlite::params![batch_id, position, id.0, customer_id])? > 0 {
+        if insert.execute(args![batch_id, position, id.0, customer_id])? > 0 {
             position += 1;
         }
     }
@@ -288,8 +287,10 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &booking::Context, req: &wire::BatchBookReq
         match outcome {
             Ok(r) => {
                 tx.batch("RELEASE batch_quote")?;
-                tx.prepare_cached("UPDATE batch_quotes SET book_number = ?3 WHERE customer_id = ?4 AND batch_id = ?1 AND quote_id = ?2")?
-                    .execute(rusqlite::params![req.batch_id, quote_id, r.book_number, customer_id])?;
+                tx.execute(
+                    "UPDATE batch_quotes SET book_number = ?3 WHERE customer_id = ?4 AND batch_id = ?1 AND quote_id = ?2",
+                    args![req.batch_id, quote_id, r.book_number, customer_id],
+                )?;
                 results.push(wire::BatchBookResult {
                     quote_id,
                     status: "success".into(),

@@ -7,7 +7,6 @@
 //! frees it for another; a cancelled pickup stays readable.
 
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
-use rusqlite::OptionalExtension;
 
 use crate::address::{self, AddressUse};
 use crate::catalog::Catalog;
@@ -47,14 +46,13 @@ pub(crate) fn listed(
             }],
         ));
     }
-    let mut stmt = conn.prepare_cached(
-        "SELECT carrier_code, service_code, family, voided, view FROM shipments WHERE book_number = ?1 AND customer_id = ?2",
-    )?;
+    let mut stmt =
+        conn.query("SELECT carrier_code, service_code, family, voided, view FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
     let mut missing = Vec::new();
     let mut found = Vec::new();
     for (i, bn) in book_numbers.iter().enumerate() {
         let row: Option<(String, String, String, bool, String)> =
-            stmt.query_row([bn.as_str(), customer_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))).optional()?;
+            stmt.row(args![bn.as_str(), customer_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?;
         match row {
             None => missing.push(FieldError { field: format!("bookNumbers[{i}]"), message: format!("no shipment {bn:?} was found") }),
             Some((carrier_code, service_code, family, voided, view)) => {
@@ -165,13 +163,13 @@ pub(crate) fn schedule(
     }
     p.finish()?;
 
-    let mut busy = tx.prepare_cached(
+    let mut busy = tx.query(
         "SELECT p.id FROM pickup_shipments ps JOIN pickups p ON p.customer_id = ps.customer_id AND p.id = ps.pickup_id
          WHERE ps.customer_id = ?2 AND ps.book_number = ?1 AND p.cancelled = 0",
     )?;
     let mut conflicts = Vec::new();
     for (i, s) in shipments.iter().enumerate() {
-        if let Some(id) = busy.query_row([s.book_number.as_str(), customer_id], |r| r.get::<_, String>(0)).optional()? {
+        if let Some(id) = busy.row(args![s.book_number.as_str(), customer_id], |r| r.get::<String>(0))? {
             conflicts.push(FieldError {
                 field: format!("bookNumbers[{i}]"),
                 message: format!("shipment {} is already on pickup {id}; cancel that pickup first", s.book_number),
@@ -183,28 +181,27 @@ pub(crate) fn schedule(
     }
 
     let id = format!("P{:07}", crate::store::next_id(tx, "pickup")?);
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO pickups (id, customer_id, carrier_code, pickup_date, ready_time, close_time, address, residential,
             special_instructions, package_location, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-    )?
-    .execute(rusqlite::params![
-        id,
-        customer_id,
-        carrier,
-        req.pickup_date.trim(),
-        req.ready_time.trim(),
-        req.close_time.trim(),
-        wire::to_json(&address)?,
-        req.residential.unwrap_or(false),
-        req.special_instructions,
-        req.package_location,
-        crate::dates::timestamp(now),
-    ])?;
-    let mut stmt =
-        tx.prepare_cached("INSERT INTO pickup_shipments (pickup_id, position, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
+        args![
+            id,
+            customer_id,
+            carrier,
+            req.pickup_date.trim(),
+            req.ready_time.trim(),
+            req.close_time.trim(),
+            wire::to_json(&address)?,
+            req.residential.unwrap_or(false),
+            req.special_instructions,
+            req.package_location,
+            crate::dates::timestamp(now),
+        ],
+    )?;
+    let mut stmt = tx.statement("INSERT INTO pickup_shipments (pickup_id, position, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
     for (i, s) in shipments.iter().enumerate() {
-        stmt.execute(rusqlite::params![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number, customer_id])?;
+        stmt.execute(args![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number, customer_id])?;
     }
     Ok(wire::PickupIdResponse { pickup_id: id })
 }
@@ -212,23 +209,21 @@ pub(crate) fn schedule(
 /// The customer's pickup `id`, or `NOT_FOUND`.
 pub(crate) fn get(conn: &Read<'_>, customer_id: &str, id: &str) -> Result<wire::Pickup> {
     type Row = (String, String, String, String, String, bool, Option<String>, Option<String>, bool);
-    let row: Option<Row> = conn
-        .prepare_cached(
-            "SELECT carrier_code, pickup_date, ready_time, close_time, address, residential, special_instructions,
+    let row: Option<Row> = conn.row(
+        "SELECT carrier_code, pickup_date, ready_time, close_time, address, residential, special_instructions,
                     package_location, cancelled
              FROM pickups WHERE id = ?1 AND customer_id = ?2",
-        )?
-        .query_row([id, customer_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
-        })
-        .optional()?;
+        args![id, customer_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?)),
+    )?;
     let (carrier_code, pickup_date, ready_time, close_time, address, residential, special_instructions, package_location, cancelled) =
         row.ok_or_else(|| Error::not_found("pickup", id))?;
     let address = serde_json::from_str(&address).map_err(|e| Error::internal(format!("pickup {id} is unreadable: {e}")).with_source(e))?;
-    let book_numbers = conn
-        .prepare_cached("SELECT book_number FROM pickup_shipments WHERE customer_id = ?2 AND pickup_id = ?1 ORDER BY position")?
-        .query_map([id, customer_id], |r| r.get(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
+    let book_numbers = conn.rows(
+        "SELECT book_number FROM pickup_shipments WHERE customer_id = ?2 AND pickup_id = ?1 ORDER BY position",
+        args![id, customer_id],
+        |r| r.get(0),
+    )?;
     Ok(wire::Pickup {
         pickup_id: id.to_string(),
         carrier_code,

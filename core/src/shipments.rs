@@ -4,12 +4,10 @@
 
 use std::sync::OnceLock;
 
-use rusqlite::OptionalExtension;
-
 use crate::documents::LabelAddress;
 use crate::error::{Error, Result};
 use crate::refdata::US_POSTAL_TERRITORIES;
-use crate::store::Read;
+use crate::store::{args, Read, Row};
 use crate::wire;
 
 /// True if the shipment stays in one country (for the postal carrier, the US and its
@@ -41,13 +39,13 @@ pub(crate) fn customs_currency(view: &wire::ShipmentView) -> String {
 
 /// The customer's shipment `book_number` as stored, or `NOT_FOUND`.
 pub(crate) fn find(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<StoredShipment> {
-    conn.prepare_cached(
+    conn.row(
         "SELECT book_number, carrier_code, service_code, package_type_code, family, tracking_number, zone, currency, total_amount,
                 charged_cents, label_format, voided, view
          FROM shipments WHERE book_number = ?1 AND customer_id = ?2",
+        args![book_number, customer_id],
+        StoredShipment::from_row,
     )?
-    .query_row([book_number, customer_id], StoredShipment::from_row)
-    .optional()?
     .ok_or_else(|| Error::not_found("shipment", book_number))
 }
 
@@ -108,18 +106,23 @@ pub(crate) fn parse_view(text: &str) -> serde_json::Result<wire::ShipmentView> {
 }
 
 impl StoredShipment {
-    fn from_row(r: &rusqlite::Row) -> rusqlite::Result<StoredShipment> {
-        let view: String = r.get("view")?;
-        let voided: bool = r.get("voided")?;
-        let mut view =
-            parse_view(&view).map_err(|e| rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e)))?;
+    /// The shipment of a row `SELECT book_number, carrier_code, service_code,
+    /// package_type_code, family, tracking_number, zone, currency, total_amount,
+    /// charged_cents, label_format, voided, view`.
+    fn from_row(r: &Row<'_>) -> Result<StoredShipment> {
+        let view: String = r.get(12)?;
+        let voided: bool = r.get(11)?;
+        let mut view = parse_view(&view).map_err(|e| {
+            let book_number = r.get::<String>(0).unwrap_or_default();
+            Error::internal(format!("the stored view (column view) of shipment {book_number} is unreadable: {e}")).with_source(e)
+        })?;
         view.voided = voided;
         Ok(StoredShipment {
-            carrier_code: r.get("carrier_code")?,
-            service_code: r.get("service_code")?,
-            zone: r.get("zone")?,
-            label_format: r.get("label_format")?,
-            charged_cents: r.get("charged_cents")?,
+            carrier_code: r.get(1)?,
+            service_code: r.get(2)?,
+            zone: r.get(6)?,
+            label_format: r.get(10)?,
+            charged_cents: r.get(9)?,
             voided,
             view,
         })
@@ -143,15 +146,13 @@ pub(crate) fn list_bound(text: &str) -> Result<Option<String>> {
 
 /// List shipments: the customer's shipments by book number from `min`, at most `limit`.
 pub(crate) fn list(conn: &Read<'_>, customer_id: &str, min: &str, limit: i64) -> Result<wire::ShipmentsResponse> {
-    let mut stmt = conn.prepare_cached(
+    let shipments = conn.rows(
         "SELECT book_number, carrier_code, service_code, package_type_code, family, tracking_number, zone, currency, total_amount,
                 charged_cents, label_format, voided, view
          FROM shipments WHERE customer_id = ?1 AND book_number >= ?2 ORDER BY book_number LIMIT ?3",
+        args![customer_id, min, limit],
+        |r| StoredShipment::from_row(r).map(|s| s.view),
     )?;
-    let shipments = stmt
-        .query_map(rusqlite::params![customer_id, min, limit], StoredShipment::from_row)?
-        .map(|r| r.map(|s| s.view))
-        .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(wire::ShipmentsResponse { shipments })
 }
 
