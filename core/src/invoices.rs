@@ -2,13 +2,12 @@
 //! with the booking, rendered at booking (or on retrieval with lazy labels, as labels
 //! are), and retrieved as `{"type": "application/pdf", "data": "<base64>"}`.
 
-use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::documents::{self, CarrierTaxId, InvoiceData, InvoiceLine, Paper};
 use crate::error::{Error, Result};
 use crate::money::{format2, round_cents};
-use crate::store::{Read, Tx};
+use crate::store::{args, Read, Tx};
 use crate::wire;
 
 /// What the invoice of a booking prints: the booked shipment (`view`), the invoice the
@@ -95,10 +94,10 @@ fn line_value(quantity: i64, unit_value: Decimal) -> Decimal {
 /// Keeps the invoice of the shipment `book_number`, rendered now when `render_now`.
 pub(crate) fn record(tx: &Tx<'_>, customer_id: &str, data: &InvoiceData, send_electronically: bool, render_now: bool) -> Result<()> {
     let pdf = render_now.then(|| render(data)).transpose()?;
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO commercial_invoices (customer_id, book_number, send_electronically, data, pdf) VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute(rusqlite::params![customer_id, data.book_number, send_electronically, wire::to_json(data)?, pdf])?;
+        args![customer_id, data.book_number, send_electronically, wire::to_json(data)?, pdf],
+    )?;
     Ok(())
 }
 
@@ -108,10 +107,11 @@ fn render(data: &InvoiceData) -> Result<Vec<u8>> {
 
 /// What the invoice of the customer's shipment `book_number` prints, if it has one.
 pub(crate) fn stored_data(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Result<Option<InvoiceData>> {
-    let data: Option<String> = conn
-        .prepare_cached("SELECT data FROM commercial_invoices WHERE customer_id = ?1 AND book_number = ?2")?
-        .query_row([customer_id, book_number], |r| r.get(0))
-        .optional()?;
+    let data: Option<String> = conn.row(
+        "SELECT data FROM commercial_invoices WHERE customer_id = ?1 AND book_number = ?2",
+        args![customer_id, book_number],
+        |r| r.get(0),
+    )?;
     data.map(|d| parse(book_number, &d)).transpose()
 }
 
@@ -139,10 +139,11 @@ pub(crate) fn pdf(conn: &Read<'_>, customer_id: &str, book_number: &str) -> Resu
     if crate::shipments::find(conn, customer_id, book_number)?.voided {
         return Err(Error::conflict(format!("Shipment {book_number} is voided; its commercial invoice must not be printed.")));
     }
-    let row: Option<(String, Option<Vec<u8>>)> = conn
-        .prepare_cached("SELECT data, pdf FROM commercial_invoices WHERE customer_id = ?1 AND book_number = ?2")?
-        .query_row([customer_id, book_number], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
+    let row: Option<(String, Option<Vec<u8>>)> = conn.row(
+        "SELECT data, pdf FROM commercial_invoices WHERE customer_id = ?1 AND book_number = ?2",
+        args![customer_id, book_number],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     let Some((data, pdf)) = row else {
         return Err(Error::new(crate::ErrorCategory::NotFound, format!("Shipment {book_number} was booked without a commercial invoice.")));
     };

@@ -11,7 +11,7 @@ use crate::limits::MAX_LABEL_PAGES;
 use crate::money::format2;
 use crate::rating::{Currency, RateBook};
 use crate::shipments::{customs_currency, find, is_domestic, label_address, StoredShipment};
-use crate::store::Read;
+use crate::store::{args, Read};
 use crate::wire;
 
 /// The postal customs declaration printed after each label of a carrier B shipment
@@ -176,13 +176,11 @@ pub(crate) fn label(
             .map_err(|e| Error::internal(format!("could not render the labels: {e}")).with_source(e))?;
         return Ok(LabelImages { format, images: vec![pdf] });
     }
-    let stored: Vec<Vec<u8>> = {
-        let mut stmt = conn
-            .prepare_cached("SELECT data FROM labels WHERE customer_id = ?3 AND book_number = ?1 AND format = ?2 ORDER BY piece_index")?;
-        let rows =
-            stmt.query_map([book_number, format.code(), customer_id], |r| r.get::<_, Vec<u8>>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
-        rows
-    };
+    let stored: Vec<Vec<u8>> = conn.rows(
+        "SELECT data FROM labels WHERE customer_id = ?3 AND book_number = ?1 AND format = ?2 ORDER BY piece_index",
+        args![book_number, format.code(), customer_id],
+        |r| r.get::<Vec<u8>>(0),
+    )?;
     let images = if !stored.is_empty() {
         stored
     } else {

@@ -5,7 +5,6 @@
 //! so `GET .../manifest/:manifestId` returns the same bytes.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
@@ -13,7 +12,7 @@ use crate::catalog::Catalog;
 use crate::documents::{self, LabelAddress, ManifestData, ManifestLine};
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::pickups::{flat_address, listed, Listed};
-use crate::store::{Read, Tx};
+use crate::store::{args, Read, Tx};
 use crate::wire;
 
 /// The data type of a manifest's `data`.
@@ -78,10 +77,10 @@ pub(crate) fn create(
     }
     p.finish()?;
 
-    let mut on = tx.prepare_cached("SELECT manifest_id FROM manifest_shipments WHERE customer_id = ?2 AND book_number = ?1")?;
+    let mut on = tx.query("SELECT manifest_id FROM manifest_shipments WHERE customer_id = ?2 AND book_number = ?1")?;
     let mut conflicts = Vec::new();
     for (i, s) in shipments.iter().enumerate() {
-        if let Some(id) = on.query_row([s.book_number.as_str(), customer_id], |r| r.get::<_, String>(0)).optional()? {
+        if let Some(id) = on.row(args![s.book_number.as_str(), customer_id], |r| r.get::<String>(0))? {
             conflicts.push(FieldError {
                 field: format!("bookNumbers[{i}]"),
                 message: format!("shipment {} is already on manifest {id}", s.book_number),
@@ -116,23 +115,15 @@ pub(crate) fn create(
     };
     let pdf =
         documents::render_manifest_pdf(&data).map_err(|e| Error::internal(format!("could not render the manifest: {e}")).with_source(e))?;
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO manifests (id, customer_id, carrier_code, shipper, document_type, document, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(rusqlite::params![
-        id,
-        customer_id,
-        carrier,
-        wire::to_json(&shipper)?,
-        MANIFEST_TYPE,
-        pdf,
-        crate::dates::timestamp(now)
-    ])?;
+        args![id, customer_id, carrier, wire::to_json(&shipper)?, MANIFEST_TYPE, pdf, crate::dates::timestamp(now)],
+    )?;
     let mut stmt =
-        tx.prepare_cached("INSERT INTO manifest_shipments (manifest_id, position, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
+        tx.statement("INSERT INTO manifest_shipments (manifest_id, position, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
     for (i, s) in shipments.iter().enumerate() {
-        stmt.execute(rusqlite::params![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number, customer_id])?;
+        stmt.execute(args![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number, customer_id])?;
     }
     Ok(wire::ManifestResponse {
         manifest_id: id,
@@ -144,14 +135,15 @@ pub(crate) fn create(
 
 /// The customer's manifest `id`, or `NOT_FOUND`.
 pub(crate) fn get(conn: &Read<'_>, customer_id: &str, id: &str) -> Result<wire::ManifestResponse> {
-    let row: Option<(String, Vec<u8>)> = conn
-        .prepare_cached("SELECT document_type, document FROM manifests WHERE id = ?1 AND customer_id = ?2")?
-        .query_row([id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
+    let row: Option<(String, Vec<u8>)> =
+        conn.row("SELECT document_type, document FROM manifests WHERE id = ?1 AND customer_id = ?2", args![id, customer_id], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
     let (kind, pdf) = row.ok_or_else(|| Error::not_found("manifest", id))?;
-    let book_numbers = conn
-        .prepare_cached("SELECT book_number FROM manifest_shipments WHERE customer_id = ?2 AND manifest_id = ?1 ORDER BY position")?
-        .query_map([id, customer_id], |r| r.get(0))?
-        .collect::<rusqlite::Result<Vec<String>>>()?;
+    let book_numbers = conn.rows(
+        "SELECT book_number FROM manifest_shipments WHERE customer_id = ?2 AND manifest_id = ?1 ORDER BY position",
+        args![id, customer_id],
+        |r| r.get(0),
+    )?;
     Ok(wire::ManifestResponse { manifest_id: id.to_string(), kind, data: crate::documents::base64(&pdf), book_numbers })
 }

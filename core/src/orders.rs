@@ -12,7 +12,6 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
@@ -184,21 +183,22 @@ pub(crate) fn put(
     integration(tx, customer_id, integration_id)?;
     let order = validate(order_id, req)?;
     let at = crate::dates::timestamp(now);
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO orders (integration_id, order_id, customer_id, fulfillment_status, document, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
          ON CONFLICT (customer_id, integration_id, order_id) DO UPDATE
          SET fulfillment_status = excluded.fulfillment_status, document = excluded.document, updated_at = excluded.updated_at",
-    )?
-    .execute(rusqlite::params![integration_id, order_id, customer_id, order.fulfillment_status, wire::to_json(&order)?, at])?;
+        args![integration_id, order_id, customer_id, order.fulfillment_status, wire::to_json(&order)?, at],
+    )?;
     Ok(wire::OkResponse::OK)
 }
 
 fn load(conn: &Read<'_>, customer_id: &str, integration_id: &str, order_id: &str) -> Result<Option<wire::Order>> {
-    let row: Option<(String, String)> = conn
-        .prepare_cached("SELECT fulfillment_status, document FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3")?
-        .query_row([integration_id, order_id, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?;
+    let row: Option<(String, String)> = conn.row(
+        "SELECT fulfillment_status, document FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3",
+        args![integration_id, order_id, customer_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     row.map(|(status, doc)| {
         let mut order: wire::Order =
             serde_json::from_str(&doc).map_err(|e| Error::internal(format!("order {order_id} is unreadable: {e}")).with_source(e))?;
@@ -280,12 +280,12 @@ fn ordered(line: &wire::OrderItem) -> i64 {
 
 /// The non-voided shipments' fulfilments of an order.
 fn shipped(conn: &Read<'_>, customer_id: &str, integration_id: &str, order_id: &str) -> Result<Vec<wire::Fulfillment>> {
-    let mut stmt = conn.prepare_cached(
+    let views = conn.rows(
         "SELECT s.view FROM order_shipments o JOIN shipments s ON s.customer_id = o.customer_id AND s.book_number = o.book_number
          WHERE o.customer_id = ?3 AND o.integration_id = ?1 AND o.order_id = ?2 AND s.voided = 0",
+        args![integration_id, order_id, customer_id],
+        |r| r.get::<String>(0),
     )?;
-    let views =
-        stmt.query_map([integration_id, order_id, customer_id], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
     views
         .into_iter()
         .map(|v| {
@@ -370,21 +370,20 @@ pub(crate) fn fulfil(tx: &Tx<'_>, customer_id: &str, book_number: &str, f: &wire
         }
     }
     p.finish()?;
-    tx.prepare_cached(
+    tx.execute(
         "INSERT OR IGNORE INTO order_shipments (integration_id, order_id, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)",
-    )?
-    .execute([&f.integration_id, &f.order_id, book_number, customer_id])?;
+        args![f.integration_id, f.order_id, book_number, customer_id],
+    )?;
     recompute(tx, customer_id, &f.integration_id, &f.order_id)
 }
 
 /// After shipment `book_number` was voided: recomputes the status of the order it fulfilled.
 pub(crate) fn on_void(tx: &Tx<'_>, customer_id: &str, book_number: &str) -> Result<()> {
-    let links: Vec<(String, String)> = {
-        let mut stmt =
-            tx.prepare_cached("SELECT integration_id, order_id FROM order_shipments WHERE customer_id = ?1 AND book_number = ?2")?;
-        let rows = stmt.query_map([customer_id, book_number], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
-        rows
-    };
+    let links: Vec<(String, String)> = tx.rows(
+        "SELECT integration_id, order_id FROM order_shipments WHERE customer_id = ?1 AND book_number = ?2",
+        args![customer_id, book_number],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     for (integration_id, order_id) in links {
         recompute(tx, customer_id, &integration_id, &order_id)?;
     }
