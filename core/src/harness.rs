@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::rating::rows::{CalendarRow, CarrierRow, ExchangeRow, PriceRow, RateRow, SurchargeRow, TransitRow, ZoneRow};
 use crate::rating::CsvKind;
 use crate::shipping::Shipping;
+use crate::store::args;
 use crate::{router, search, shipments, wire};
 
 /// The packed form in which the service stores a shipment's quotes.
@@ -69,11 +70,11 @@ pub fn insert_shipment_copies(
         }
         let base = shipments::find(tx, customer_id, template)?;
         type Row = (String, String, String, String, String, String, String, String, String, String, i64, String);
-        let row: Row = tx.query_row(
+        let row: Row = tx.one(
             "SELECT carrier_code, service_code, package_type_code, family, shipment_date, shipment_date, zone, currency,
                     total_amount, label_format, charged_cents, created_at
              FROM shipments WHERE book_number = ?1",
-            [template],
+            args![template],
             |r| {
                 Ok((
                     r.get(0)?,
@@ -91,12 +92,12 @@ pub fn insert_shipment_copies(
                 ))
             },
         )?;
-        let mut insert = tx.prepare_cached(
+        let mut insert = tx.statement(
             "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
                 shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, view_shape, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, NULL, ?14, ?15, ?16)",
         )?;
-        let mut piece = tx.prepare_cached(
+        let mut piece = tx.statement(
             "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost, customer_id) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
         let kind = crate::tracking_number::kind_for(&row.0, row.3 == "ground")
@@ -109,7 +110,7 @@ pub fn insert_shipment_copies(
             view.tracking_number = tn.clone();
             view.tracking_numbers = vec![tn.clone()];
             vary(i, &mut view);
-            insert.execute(rusqlite::params![
+            insert.execute(args![
                 view.book_number,
                 customer_id,
                 row.0,
@@ -127,7 +128,7 @@ pub fn insert_shipment_copies(
                 shipments::view_shape(),
                 row.11,
             ])?;
-            piece.execute(rusqlite::params![view.book_number, 0, view.tracking_number, row.8, customer_id])?;
+            piece.execute(args![view.book_number, 0, view.tracking_number, row.8, customer_id])?;
             search::index_now(tx, customer_id, seq, &view)?;
         }
         // The copies are indexed already: a search must not scan them as waiting.

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
 
 use crate::booking;
 use crate::catalog::{Catalog, Profile};
@@ -344,8 +344,7 @@ impl Shipping {
         self.not_in_group("a catalog")?;
         let catalog = Catalog::from_json(json)?;
         self.write(|tx| {
-            let mut used = tx.prepare("SELECT DISTINCT profile_code FROM customers ORDER BY profile_code")?;
-            let used = used.query_map([], |r| r.get::<_, String>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+            let used = tx.rows("SELECT DISTINCT profile_code FROM customers ORDER BY profile_code", args![], |r| r.get::<String>(0))?;
             let missing: Vec<&str> = used.iter().map(String::as_str).filter(|code| catalog.profile(code).is_none()).collect();
             if !missing.is_empty() {
                 return Err(Error::invalid("profiles", format!("customers use profiles the catalog lacks: {}", missing.join(", "))));
@@ -368,7 +367,7 @@ impl Shipping {
     /// # Errors
     /// Only on a storage failure.
     pub fn export_catalog(&self) -> Result<String> {
-        self.read(|conn| Ok(conn.query_row("SELECT document FROM catalog WHERE id = 1", [], |r| r.get(0))?))
+        self.read(|conn| conn.one("SELECT document FROM catalog WHERE id = 1", args![], |r| r.get(0)))
     }
 
     /// Runs `f` on the connection, for reads, once `customer_id` is known to be a customer.
@@ -448,8 +447,7 @@ fn seed_arrivals(tx: &Tx<'_>) -> Result<()> {
 /// while nothing was imported; else loaded from its tables.
 fn load_rate_book(conn: &Read<'_>) -> Result<Arc<RateBook>> {
     static DEFAULT: OnceLock<std::result::Result<Arc<RateBook>, String>> = OnceLock::new();
-    let imported: Option<i64> =
-        conn.prepare_cached("SELECT last FROM id_sequences WHERE name = ?1")?.query_row([RATE_REVISION], |r| r.get(0)).optional()?;
+    let imported: Option<i64> = conn.row("SELECT last FROM id_sequences WHERE name = ?1", args![RATE_REVISION], |r| r.get(0))?;
     if imported.is_none() {
         return DEFAULT
             .get_or_init(|| RateBook::default_book().map(Arc::new).map_err(|e| e.to_string()))
@@ -482,7 +480,7 @@ mod tests {
     fn file_databases_sync_fully_unless_told_otherwise_and_reads_are_one_transaction() {
         let dir = std::env::temp_dir().join(format!("consign-synchronous-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
-        let synchronous = |s: &Shipping| s.read(|c| Ok(c.pragma_query_value(None, "synchronous", |r| r.get::<_, i64>(0))?)).unwrap();
+        let synchronous = |s: &Shipping| s.read(|c| c.one("PRAGMA synchronous", args![], |r| r.get::<i64>(0))).unwrap();
         // SQLite's numbers: 1 NORMAL, 2 FULL.
         let full = Shipping::open(dir.join("full.db")).unwrap();
         assert_eq!(synchronous(&full), 2);

@@ -116,14 +116,12 @@ mod tests {
     }
 
     fn customers(shipping: &Shipping) -> i64 {
-        shipping.read(|c| Ok(c.query_row("SELECT count(*) FROM customers", [], |r| r.get(0))?)).unwrap()
+        shipping.read(|c| c.one("SELECT count(*) FROM customers", crate::store::args![], |r| r.get(0))).unwrap()
     }
 
     fn sequence(shipping: &Shipping, name: &str) -> Option<i64> {
-        shipping.read(|c| Ok(c.query_row("SELECT last FROM id_sequences WHERE name = ?1", [name], |r| r.get(0)).optional()?)).unwrap()
+        shipping.read(|c| c.row("SELECT last FROM id_sequences WHERE name = ?1", crate::store::args![name], |r| r.get(0))).unwrap()
     }
-
-    use rusqlite::OptionalExtension;
 
     #[test]
     fn a_group_is_invisible_to_other_connections_until_it_commits() {

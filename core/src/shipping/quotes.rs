@@ -368,9 +368,9 @@ mod tests {
         assert_eq!((results[4]["status"].as_str(), results[150]["status"].as_str()), (Some("error"), Some("error")));
         let stored = |s: &Shipping| -> Vec<(i64, String)> {
             s.read(|conn| {
-                let mut q = conn.prepare("SELECT first_quote_id, shipment FROM quoted_shipments ORDER BY first_quote_id")?;
-                let rows = q.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<Vec<_>>>()?;
-                Ok(rows)
+                conn.rows("SELECT first_quote_id, shipment FROM quoted_shipments ORDER BY first_quote_id", crate::store::args![], |r| {
+                    Ok((r.get(0)?, r.get(1)?))
+                })
             })
             .unwrap()
         };
@@ -397,9 +397,9 @@ mod tests {
         let (s, id) = service_at(clock.clone());
         let rows = |s: &Shipping| {
             s.read(|c| {
-                Ok(c.query_row("SELECT count(*), sum(quote_count) FROM quoted_shipments", [], |r| {
-                    Ok((r.get::<_, i64>(0)?, r.get::<_, Option<i64>>(1)?))
-                })?)
+                c.one("SELECT count(*), sum(quote_count) FROM quoted_shipments", crate::store::args![], |r| {
+                    Ok((r.get::<i64>(0)?, r.get::<Option<i64>>(1)?))
+                })
             })
             .unwrap()
         };
@@ -416,7 +416,9 @@ mod tests {
         let (all_rows, all_quotes) = rows(&s);
         let batched_quotes = s
             .read(|c| {
-                Ok(c.query_row("SELECT quote_count FROM quoted_shipments WHERE first_quote_id = ?1", [old[1]], |r| r.get::<_, i64>(0))?)
+                c.one("SELECT quote_count FROM quoted_shipments WHERE first_quote_id = ?1", crate::store::args![old[1]], |r| {
+                    r.get::<i64>(0)
+                })
             })
             .unwrap();
 
@@ -451,12 +453,7 @@ mod tests {
 
     /// The shipment column of the customer's rows, in the order they were stored.
     fn stored_shipments(s: &Shipping) -> Vec<String> {
-        s.read(|c| {
-            let mut q = c.prepare("SELECT shipment FROM quoted_shipments ORDER BY first_quote_id")?;
-            let rows = q.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<Vec<String>>>()?;
-            Ok(rows)
-        })
-        .unwrap()
+        s.read(|c| c.rows("SELECT shipment FROM quoted_shipments ORDER BY first_quote_id", crate::store::args![], |r| r.get(0))).unwrap()
     }
 
     /// A quoted shipment is stored as it was read (serde's JSON of the typed shipment):

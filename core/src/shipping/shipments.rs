@@ -294,9 +294,8 @@ mod tests {
     #[test]
     fn search_sends_views_of_todays_shape_as_stored_and_exactly_as_serde_writes_them() {
         let (shipping, id, books) = booked(4);
-        let shapes: Vec<Option<i64>> = shipping
-            .read(|c| Ok(c.prepare("SELECT view_shape FROM shipments")?.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?))
-            .unwrap();
+        let shapes: Vec<Option<i64>> =
+            shipping.read(|c| c.rows("SELECT view_shape FROM shipments", crate::store::args![], |r| r.get(0))).unwrap();
         assert_eq!(shapes, vec![Some(shipments::view_shape()); 4], "bookings record today's shape");
         let r = shipping.handle("POST", &format!("/restapi/v1/customers/{id}/shipments/{}", books[1]), r#"{"voided": true}"#);
         assert_eq!(r.status, 200, "{}", r.body);
@@ -316,7 +315,8 @@ mod tests {
         // no shape recorded; and one whose shape differs from today's.
         shipping
             .write(|tx| {
-                let view: String = tx.query_row("SELECT view FROM shipments WHERE book_number = ?1", [&books[0]], |r| r.get(0))?;
+                let view: String =
+                    tx.one("SELECT view FROM shipments WHERE book_number = ?1", crate::store::args![books[0]], |r| r.get(0))?;
                 let mut old: serde_json::Map<String, Value> = serde_json::from_str(&view).unwrap();
                 old.remove("orderId");
                 old.insert("fulfillment".into(), json!({"orderId": "ORD-7", "integrationId": "shop", "items": []}));
