@@ -156,7 +156,7 @@ pub fn unpack_quotes(packed: &[u8], first_id: i64) -> std::result::Result<Vec<wi
 /// The reason, when the row does not read.
 pub fn read_rate_row(kind: CsvKind, columns: &[&str]) -> std::result::Result<Vec<String>, String> {
     thread_local! {
-        static DB: Option<crate::store::Database> = rusqlite::Connection::open_in_memory().ok().map(crate::store::Database::new);
+        static DB: Option<crate::store::Database> = crate::store::Database::open(None, None, crate::store::Settings::default()).ok();
     }
     fn values<T: RateRow>(row: &crate::store::Row<'_>) -> crate::Result<Vec<String>> {
         T::from_row(row).map(|r| r.values())

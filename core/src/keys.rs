@@ -254,7 +254,7 @@ mod tests {
         assert!(new.key.starts_with("csk_K0000001_"), "{}", new.key);
         assert_eq!(new.key.len(), "csk_K0000001_".len() + 43, "32 bytes in base64url");
         assert_eq!(new.info.name, "shop");
-        let stored: Vec<u8> = s.read(|c| Ok(c.query_row("SELECT digest FROM api_keys", [], |r| r.get(0))?)).unwrap();
+        let stored: Vec<u8> = s.read(|c| c.one("SELECT digest FROM api_keys", &[], |r| r.get(0))).unwrap();
         assert_eq!(stored, super::digest(&new.key).to_vec());
         let caller = s.authenticate(&new.key).unwrap();
         assert_eq!((caller.key_id(), caller.customer_id()), ("K0000001", None));

@@ -626,7 +626,7 @@ mod tests {
     #[test]
     fn the_indexes_merge_when_flushes_ask() {
         let automerge = |conn: &Read<'_>, table: &str| -> i64 {
-            conn.query_row(&format!("SELECT v FROM {table}_config WHERE k = 'automerge'"), [], |r| r.get(0)).unwrap()
+            conn.one(&format!("SELECT v FROM {table}_config WHERE k = 'automerge'"), &[], |r| r.get(0)).unwrap()
         };
         let mut upgraded = store_at(3);
         crate::store::migrate(&mut upgraded).unwrap();

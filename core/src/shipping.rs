@@ -6,8 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock, RwLock};
 
-use rusqlite::Connection;
-
 use crate::booking;
 use crate::catalog::{Catalog, Profile};
 use crate::clock::{Clock, SystemClock};
@@ -161,56 +159,13 @@ impl ShippingBuilder {
     /// that does not load; `INVALID_REQUEST` on `bytes` when the image is refused;
     /// `BUSY` when another connection holds the file locked past the busy timeout.
     pub fn open(self) -> Result<Shipping> {
-        let unopened = |e: rusqlite::Error| Error::internal(format!("could not open the database: {e}"));
-        // An image is checked whole before it replaces anything; in memory, the checked
-        // copy is the database.
-        let image = self.bytes.as_deref().map(store::check_image).transpose()?;
-        let conn = match (&self.path, image) {
-            (None, Some(image)) => image,
-            (None, None) => Connection::open_in_memory().map_err(unopened)?,
-            (Some(path), image) => {
-                create_private(path)?;
-                let mut conn = Connection::open(path).map_err(unopened)?;
-                if let Some(image) = image {
-                    store::restore(&mut conn, &image)?;
-                }
-                conn
-            }
-        };
+        let db = store::Database::open(self.path.as_deref(), self.bytes.as_deref(), self.settings)?;
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let sealer = self.secret_key.as_ref().map(Sealer::new);
-        let mut shipping = Shipping::from_connection(conn, clock, !self.lazy_labels, self.settings, sealer)?;
+        let mut shipping = Shipping::from_database(db, clock, !self.lazy_labels, sealer)?;
         shipping.quotes_per_day = self.quotes_per_day.unwrap_or(DEFAULT_QUOTED_SHIPMENTS_PER_DAY);
         Ok(shipping)
     }
-}
-
-/// Creates the database file at `path`, empty and readable by its owner alone (mode
-/// 0600), unless it exists: SQLite would create it with the process's umask (often
-/// readable by every local user), and it gives the `-wal` and `-shm` files the mode of
-/// the database file. A file that exists keeps its mode. `:memory:` and `file:` URIs are
-/// SQLite's own names, left to it.
-#[cfg(unix)]
-fn create_private(path: &Path) -> Result<()> {
-    let name = path.to_string_lossy();
-    if name == ":memory:" || name.starts_with("file:") {
-        return Ok(());
-    }
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-    match options.open(path) {
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(Error::internal(format!("could not create the database {}: {e}", path.display()))),
-    }
-}
-
-/// Without Unix modes (Windows; wasm32, where the path names a file of the browser's
-/// private file system that only SQLite's VFS reaches), SQLite creates the file.
-#[cfg(not(unix))]
-fn create_private(_path: &Path) -> Result<()> {
-    Ok(())
 }
 
 impl Shipping {
@@ -235,16 +190,7 @@ impl Shipping {
         Self::builder().open()
     }
 
-    fn from_connection(
-        mut conn: Connection,
-        clock: Arc<dyn Clock>,
-        labels_at_booking: bool,
-        settings: Settings,
-        sealer: Option<Sealer>,
-    ) -> Result<Shipping> {
-        store::configure_with(&conn, settings)?;
-        store::migrate(&mut conn)?;
-        let db = store::Database::new(conn);
+    fn from_database(db: store::Database, clock: Arc<dyn Clock>, labels_at_booking: bool, sealer: Option<Sealer>) -> Result<Shipping> {
         let catalog = db.write(|tx| {
             let stored: Option<String> = tx.row("SELECT document FROM catalog WHERE id = 1", args![], |r| r.get(0))?;
             Ok(match stored {
@@ -288,7 +234,7 @@ impl Shipping {
     /// Only on a storage failure.
     pub fn export_database(&self) -> Result<Vec<u8>> {
         self.not_in_group("an export")?;
-        store::serialize(&mut self.db.lock())
+        self.db.serialize()
     }
 
     /// The clock this service reads.
@@ -486,7 +432,7 @@ mod tests {
         assert_eq!(synchronous(&full), 2);
         let normal = Shipping::builder().path(dir.join("normal.db")).synchronous(Synchronous::Normal).open().unwrap();
         assert_eq!(synchronous(&normal), 1);
-        assert!(!full.read(|c| Ok(c.is_autocommit())).unwrap(), "a read runs inside a transaction");
+        assert!(full.read(|c| Ok(c.in_transaction())).unwrap(), "a read runs inside a transaction");
         assert!(full.db.lock().is_autocommit(), "and ends it");
         drop((full, normal));
         std::fs::remove_dir_all(&dir).unwrap();

@@ -18,8 +18,10 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&[&str]] = &[
     // Foundations: errors, money, dates, limits, reference data, pure renderers.
     &["error", "money", "dates", "clock", "limits", "refdata", "embedded", "tracking_number", "documents"],
-    // Storage, secrets and the login throttle.
-    &["store", "secrets", "logins"],
+    // Storage: the connection, its transactions, and the seam every module speaks SQL through.
+    &["store"],
+    // Secrets and the login throttle.
+    &["secrets", "logins"],
     // The serde types of every request and answer.
     &["wire"],
     // Values and records every operation reads: addresses, the catalog, the ledger, the stored shipment.
@@ -246,4 +248,27 @@ fn the_reader_finds_imports_in_groups_paths_and_reexports() {
     let names = reexports("pub use address::Address;\npub use error::{\n    Error, ErrorCategory,\n};\n");
     assert_eq!(names.get("Address").map(String::as_str), Some("address"));
     assert_eq!(names.get("ErrorCategory").map(String::as_str), Some("error"));
+}
+
+/// Only the store speaks to the database driver: every other module reads and writes
+/// through `store::Read` and `store::Tx` (its unit tests may set up a raw connection).
+#[test]
+fn only_the_store_names_the_database_driver() {
+    let mut found = Vec::new();
+    for (module, files) in modules(&src()) {
+        if module == "store" {
+            continue;
+        }
+        for file in files {
+            let text = fs::read_to_string(&file).expect("a module reads");
+            for (n, line) in code_lines(&text) {
+                if line.contains("rusqlite") {
+                    found.push(format!("{}:{n}: {}", file.display(), line.trim()));
+                }
+            }
+        }
+    }
+    let lib = fs::read_to_string(src().join("lib.rs")).expect("lib.rs reads");
+    found.extend(code_lines(&lib).into_iter().filter(|(_, l)| l.contains("rusqlite")).map(|(n, l)| format!("lib.rs:{n}: {}", l.trim())));
+    assert!(found.is_empty(), "the driver named outside core/src/store/:\n{}", found.join("\n"));
 }

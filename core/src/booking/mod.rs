@@ -13,7 +13,6 @@ mod view;
 mod void;
 
 use chrono::{DateTime, NaiveDate, Utc};
-use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::address::Address;
@@ -31,7 +30,7 @@ use crate::shipments::view_shape;
 use crate::tracking_number;
 use crate::{store, wire};
 
-use crate::store::Tx;
+use crate::store::{args, Tx};
 use quote_lock::{bookable_quote, differs_from_quote, quoted_shipment};
 use validation::validate;
 use view::{view_address, view_of};
@@ -150,10 +149,11 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
         if key.chars().count() > 200 {
             return Err(Error::invalid("idempotencyKey", "must be at most 200 characters"));
         }
-        let seen: Option<(String, String)> = tx
-            .prepare_cached("SELECT request, response FROM idempotency_keys WHERE customer_id = ?1 AND key = ?2")?
-            .query_row([&ctx.customer.id, key], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
+        let seen: Option<(String, String)> = tx.row(
+            "SELECT request, response FROM idempotency_keys WHERE customer_id = ?1 AND key = ?2",
+            args![ctx.customer.id, key],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
         if let Some((request, response)) = seen {
             if &request != canonical {
                 return Err(Error::fields(
@@ -207,37 +207,37 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
     let search = crate::search::entry(tx, &ctx.customer.id, seq, &view)?;
     // The first tracking event is kept on the shipment row: it commits with the booking.
     let booked = crate::tracking::booked_event(&v.shipment.sender, ctx.now);
-    tx.prepare_cached(
+    tx.execute(
         "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
             shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, view_shape, created_at, search_rowid,
             search_body, booked_event_time, booked_event_area, booked_event_country)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22)",
-    )?
-    .execute(rusqlite::params![
-        book_number,
-        ctx.customer.id,
-        v.carrier.code,
-        v.service.code,
-        v.package.code,
-        v.service.family,
-        first_tracking,
-        v.shipment.date.to_string(),
-        priced.zone,
-        v.shipment.currency.as_str(),
-        priced.total.to_string(),
-        if v.billed_to_prepay { cost_cents } else { 0 },
-        v.label_format.code(),
-        priced.quote_id,
-        wire::to_json(&view)?,
-        view_shape(),
-        crate::dates::timestamp(ctx.now),
-        search.rowid,
-        search.body,
-        booked.time,
-        booked.area,
-        booked.country,
-    ])?;
-    let shipment_rowid = tx.last_insert_rowid();
+        args![
+            book_number,
+            ctx.customer.id,
+            v.carrier.code,
+            v.service.code,
+            v.package.code,
+            v.service.family,
+            first_tracking,
+            v.shipment.date.to_string(),
+            priced.zone,
+            v.shipment.currency.as_str(),
+            priced.total.to_string(),
+            if v.billed_to_prepay { cost_cents } else { 0 },
+            v.label_format.code(),
+            priced.quote_id,
+            wire::to_json(&view)?,
+            view_shape(),
+            crate::dates::timestamp(ctx.now),
+            search.rowid,
+            search.body,
+            booked.time,
+            booked.area,
+            booked.country,
+        ],
+    )?;
+    let shipment_rowid = tx.last_rowid();
     let invoice = req.commercial_invoice.as_ref().map(|invoice| {
         let weight = v.shipment.pieces.iter().fold(Decimal::ZERO, |sum, p| sum.saturating_add(p.weight));
         let data =
@@ -251,16 +251,16 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
         Vec::new()
     };
     {
-        let mut piece_stmt = tx.prepare_cached(
+        let mut piece_stmt = tx.statement(
             "INSERT INTO shipment_pieces (customer_id, book_number, piece_index, tracking_number, shipping_cost) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
         let mut label_stmt =
-            tx.prepare_cached("INSERT INTO labels (customer_id, book_number, piece_index, format, data) VALUES (?1, ?2, ?3, ?4, ?5)")?;
+            tx.statement("INSERT INTO labels (customer_id, book_number, piece_index, format, data) VALUES (?1, ?2, ?3, ?4, ?5)")?;
         for (i, tn) in tracking_numbers.iter().enumerate() {
             let cost = piece_costs.get(i).copied().unwrap_or_default();
-            piece_stmt.execute(rusqlite::params![ctx.customer.id, book_number, i as i64, tn, cost.to_string()])?;
+            piece_stmt.execute(args![ctx.customer.id, book_number, i as i64, tn, cost.to_string()])?;
             if let Some(label) = labels.get(i) {
-                label_stmt.execute(rusqlite::params![ctx.customer.id, book_number, i as i64, v.label_format.code(), label])?;
+                label_stmt.execute(args![ctx.customer.id, book_number, i as i64, v.label_format.code(), label])?;
             }
         }
     }
@@ -295,8 +295,10 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
         estimated_delivery_date: arrives,
     };
     if let Some(key) = &req.idempotency_key {
-        tx.prepare_cached("INSERT INTO idempotency_keys (customer_id, key, request, response, created_at) VALUES (?1, ?2, ?3, ?4, ?5)")?
-            .execute(rusqlite::params![ctx.customer.id, key, canonical, wire::to_json(&response)?, crate::dates::timestamp(ctx.now)])?;
+        tx.execute(
+            "INSERT INTO idempotency_keys (customer_id, key, request, response, created_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            args![ctx.customer.id, key, canonical, wire::to_json(&response)?, crate::dates::timestamp(ctx.now)],
+        )?;
     }
     Ok(response)
 }

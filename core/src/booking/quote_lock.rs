@@ -2,7 +2,6 @@
 //! shipment its quote priced, exactly as it was quoted, at the quoted price, once.
 
 use chrono::NaiveDate;
-use rusqlite::OptionalExtension;
 use rust_decimal::Decimal;
 
 use crate::catalog::{Carrier, PackageType};
@@ -12,7 +11,7 @@ use crate::rating;
 use crate::wire;
 
 use super::Context;
-use crate::store::Read;
+use crate::store::{args, Read};
 
 /// The customer's quote `id`, if it is still bookable: unknown or another customer's is
 /// `NOT_FOUND`, older than 30 days `QUOTE_EXPIRED`. Checked before anything else about
@@ -27,10 +26,11 @@ pub(super) fn bookable_quote(conn: &Read<'_>, ctx: &Context, id: i64) -> Result<
     }
     // A quote prices one shipment: a second booking of it is a double submit (a retry
     // that should answer the same carries an idempotencyKey).
-    let booked: Option<String> = conn
-        .prepare_cached("SELECT book_number FROM shipments WHERE quote_id = ?1 AND customer_id = ?2 AND voided = 0")?
-        .query_row(rusqlite::params![id, ctx.customer.id], |r| r.get(0))
-        .optional()?;
+    let booked: Option<String> = conn.row(
+        "SELECT book_number FROM shipments WHERE quote_id = ?1 AND customer_id = ?2 AND voided = 0",
+        args![id, ctx.customer.id],
+        |r| r.get(0),
+    )?;
     if let Some(book_number) = booked {
         return Err(Error::fields(
             ErrorCategory::Conflict,

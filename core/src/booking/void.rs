@@ -2,7 +2,6 @@
 //! shipment voided and refunds what its booking (and its return label) charged.
 
 use chrono::{DateTime, Utc};
-use rusqlite::OptionalExtension;
 
 use crate::error::{Error, Result};
 use crate::ledger::{self, EntryKind};
@@ -29,23 +28,23 @@ pub(crate) fn void(
     }
     // Once the carrier has the shipment (it is on a manifest, or the carrier scanned it),
     // a void would refund a shipment that is being carried.
-    let manifest: Option<String> = tx
-        .prepare_cached("SELECT manifest_id FROM manifest_shipments WHERE customer_id = ?1 AND book_number = ?2")?
-        .query_row([customer_id, book_number], |r| r.get(0))
-        .optional()?;
+    let manifest: Option<String> = tx.row(
+        "SELECT manifest_id FROM manifest_shipments WHERE customer_id = ?1 AND book_number = ?2",
+        args![customer_id, book_number],
+        |r| r.get(0),
+    )?;
     if let Some(manifest) = manifest {
         return Err(Error::conflict(format!(
             "Shipment {book_number} is on manifest {manifest}: the carrier has it in hand, so it can no longer be voided."
         )));
     }
     // The events of the shipment's pieces and of its return label, stored alike.
-    let scanned: Option<(String, String, String)> = tx
-        .prepare_cached(
-            "SELECT tracking_number, event_status, event_time FROM tracking_events
-             WHERE customer_id = ?1 AND book_number = ?2 AND event_status <> ?3 ORDER BY event_time LIMIT 1",
-        )?
-        .query_row([customer_id, book_number, crate::tracking::INFO_RECEIVED], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()?;
+    let scanned: Option<(String, String, String)> = tx.row(
+        "SELECT tracking_number, event_status, event_time FROM tracking_events
+         WHERE customer_id = ?1 AND book_number = ?2 AND event_status <> ?3 ORDER BY event_time LIMIT 1",
+        args![customer_id, book_number, crate::tracking::INFO_RECEIVED],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
     if let Some((tracking_number, status, time)) = scanned {
         let label = if s.view.return_tracking_number.as_deref() == Some(tracking_number.as_str()) { "return label" } else { "label" };
         return Err(Error::conflict(format!(

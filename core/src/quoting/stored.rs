@@ -17,12 +17,12 @@ pub const QUOTE_LIFETIME_SECS: i64 = 30 * 24 * 3600;
 /// shipments' JSON and their quotes packed.
 pub(crate) fn store(tx: &Tx<'_>, customer_id: &str, now: DateTime<Utc>, first: i64, rows: &[Row]) -> Result<()> {
     let created = now.timestamp();
-    let mut insert = tx.prepare_cached(
+    let mut insert = tx.statement(
         "INSERT INTO quoted_shipments (customer_id, first_quote_id, quote_count, shipment, quotes, created_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
     for row in rows {
-        insert.execute(rusqlite::params![
+        insert.execute(args![
             customer_id,
             first + row.first,
             row.count,
@@ -37,22 +37,23 @@ pub(crate) fn store(tx: &Tx<'_>, customer_id: &str, now: DateTime<Utc>, first: i
 
 /// How many quoted shipments of the customer were stored on `day` (UTC).
 pub(crate) fn stored_on(conn: &Read<'_>, customer_id: &str, day: NaiveDate) -> Result<u64> {
-    let mut count = conn.prepare_cached("SELECT shipments FROM quote_days WHERE customer_id = ?1 AND day = ?2")?;
     let n: Option<i64> =
-        rusqlite::OptionalExtension::optional(count.query_row(rusqlite::params![customer_id, day.to_string()], |r| r.get(0)))?;
+        conn.row("SELECT shipments FROM quote_days WHERE customer_id = ?1 AND day = ?2", args![customer_id, day.to_string()], |r| {
+            r.get(0)
+        })?;
     Ok(n.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
 }
 
 /// Adds `n` quoted shipments of the customer to the count of `day` (UTC); the count of
 /// an earlier day is replaced.
 pub(crate) fn count_stored(tx: &Tx<'_>, customer_id: &str, day: NaiveDate, n: u64) -> Result<()> {
-    let mut upsert = tx.prepare_cached(
+    tx.execute(
         "INSERT INTO quote_days (customer_id, day, shipments) VALUES (?1, ?2, ?3)
          ON CONFLICT (customer_id) DO UPDATE SET
              shipments = CASE WHEN day = excluded.day THEN shipments + excluded.shipments ELSE excluded.shipments END,
              day = excluded.day",
+        args![customer_id, day.to_string(), i64::try_from(n).unwrap_or(i64::MAX)],
     )?;
-    upsert.execute(rusqlite::params![customer_id, day.to_string(), i64::try_from(n).unwrap_or(i64::MAX)])?;
     Ok(())
 }
 
@@ -87,9 +88,9 @@ pub(crate) fn check_daily_cap(stored: u64, n: u64, cap: u64, now: DateTime<Utc>)
 /// go once the batch is deleted). One pass over the table: the purge is a maintenance
 /// task, and an index on `expires_at` would cost every quote stored.
 pub(crate) fn purge_expired(tx: &Tx<'_>, cutoff: i64) -> Result<u64> {
-    let mut delete =
-        tx.prepare(&format!("DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND rowid NOT IN ({HELD}) RETURNING quote_count"))?;
-    let counts = delete.query_map([cutoff], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    let counts: Vec<i64> = tx
+        .statement(&format!("DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND rowid NOT IN ({HELD}) RETURNING quote_count"))?
+        .rows(args![cutoff], |r| r.get(0))?;
     Ok(counts.into_iter().map(|n| u64::try_from(n).unwrap_or(0)).sum())
 }
 
@@ -104,20 +105,19 @@ const HELD: &str = "SELECT kept FROM (
 /// The rows of `quoted_shipments` expired at or before `cutoff`, oldest first: what
 /// [`purge_expired`] would remove and the batches' rows, found without writing.
 pub(crate) fn expired_rows(conn: &Read<'_>, cutoff: i64) -> Result<Vec<i64>> {
-    let mut select = conn.prepare("SELECT rowid FROM quoted_shipments WHERE expires_at <= ?1 ORDER BY rowid")?;
-    let rows = select.query_map([cutoff], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
+    conn.rows("SELECT rowid FROM quoted_shipments WHERE expires_at <= ?1 ORDER BY rowid", args![cutoff], |r| r.get(0))
 }
 
 /// Removes the rows `rows` (from [`expired_rows`]) that are still expired at `cutoff`
 /// and hold no quote of a batch, and returns how many quotes they held.
 pub(crate) fn purge_rows(tx: &Tx<'_>, cutoff: i64, rows: &[i64]) -> Result<u64> {
     let list = serde_json::to_string(rows).map_err(|e| Error::internal(format!("rows to purge: {e}")))?;
-    let mut delete = tx.prepare_cached(&format!(
-        "DELETE FROM quoted_shipments WHERE rowid IN (SELECT value FROM json_each(?2)) AND expires_at <= ?1
-         AND rowid NOT IN ({HELD}) RETURNING quote_count"
-    ))?;
-    let counts = delete.query_map(rusqlite::params![cutoff, list], |r| r.get::<_, i64>(0))?.collect::<rusqlite::Result<Vec<_>>>()?;
+    let counts: Vec<i64> = tx
+        .statement(&format!(
+            "DELETE FROM quoted_shipments WHERE rowid IN (SELECT value FROM json_each(?2)) AND expires_at <= ?1
+             AND rowid NOT IN ({HELD}) RETURNING quote_count"
+        ))?
+        .rows(args![cutoff, list], |r| r.get(0))?;
     Ok(counts.into_iter().map(|n| u64::try_from(n).unwrap_or(0)).sum())
 }
 

@@ -7,12 +7,14 @@
 //! panics, and reads run in it directly. The group commits once, so that a server
 //! answering many clients waits for the disk once per group instead of once per write.
 
+use std::path::Path;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread::ThreadId;
 
 use rusqlite::Connection;
 
 use super::sql::{Read, Tx};
+use super::Settings;
 use crate::error::{Error, ErrorCategory, Result};
 
 /// The connection, and the thread running a group on it, if any.
@@ -51,9 +53,47 @@ impl std::ops::DerefMut for Locked<'_> {
 }
 
 impl Database {
-    /// The database of `conn`, set up and migrated.
+    /// The database of `conn`, which the caller has set up and migrated.
     pub(crate) fn new(conn: Connection) -> Database {
         Database { db: Mutex::new(Db { conn, group: None }), group_ended: Condvar::new() }
+    }
+
+    /// Opens the database at `path` (in memory without one), replaced by the image
+    /// `bytes` when given, set up with `settings` and brought to the current schema.
+    ///
+    /// # Errors
+    /// `INTERNAL` when the file cannot be opened, is another application's SQLite
+    /// database (it is left as it was) or was written by a newer schema;
+    /// `INVALID_REQUEST` on `bytes` when the image is refused; `BUSY` when another
+    /// connection holds the file locked past the busy timeout.
+    pub(crate) fn open(path: Option<&Path>, bytes: Option<&[u8]>, settings: Settings) -> Result<Database> {
+        let unopened = |e: rusqlite::Error| Error::internal(format!("could not open the database: {e}"));
+        // An image is checked whole before it replaces anything; in memory, the checked
+        // copy is the database.
+        let image = bytes.map(super::check_image).transpose()?;
+        let mut conn = match (path, image) {
+            (None, Some(image)) => image,
+            (None, None) => Connection::open_in_memory().map_err(unopened)?,
+            (Some(path), image) => {
+                create_private(path)?;
+                let mut conn = Connection::open(path).map_err(unopened)?;
+                if let Some(image) = image {
+                    super::restore(&mut conn, &image)?;
+                }
+                conn
+            }
+        };
+        super::configure_with(&conn, settings)?;
+        super::migrate(&mut conn)?;
+        Ok(Database::new(conn))
+    }
+
+    /// The whole database as bytes (an SQLite file image).
+    ///
+    /// # Errors
+    /// Only on a storage failure.
+    pub(crate) fn serialize(&self) -> Result<Vec<u8>> {
+        super::serialize(&mut self.lock())
     }
 
     /// The connection, once no other thread runs a group on it.
@@ -206,4 +246,32 @@ impl Drop for GroupEnd<'_> {
         drop(db);
         self.0.group_ended.notify_all();
     }
+}
+
+/// Creates the database file at `path`, empty and readable by its owner alone (mode
+/// 0600), unless it exists: SQLite would create it with the process's umask (often
+/// readable by every local user), and it gives the `-wal` and `-shm` files the mode of
+/// the database file. A file that exists keeps its mode. `:memory:` and `file:` URIs are
+/// SQLite's own names, left to it.
+#[cfg(unix)]
+fn create_private(path: &Path) -> Result<()> {
+    let name = path.to_string_lossy();
+    if name == ":memory:" || name.starts_with("file:") {
+        return Ok(());
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(Error::internal(format!("could not create the database {}: {e}", path.display()))),
+    }
+}
+
+/// Without Unix modes (Windows; wasm32, where the path names a file of the browser's
+/// private file system that only SQLite's VFS reaches), SQLite creates the file.
+#[cfg(not(unix))]
+fn create_private(_path: &Path) -> Result<()> {
+    Ok(())
 }

@@ -259,14 +259,6 @@ pub(crate) struct Read<'c> {
     conn: &'c Connection,
 }
 
-/// The driver's connection, for code that still speaks to it directly.
-impl std::ops::Deref for Read<'_> {
-    type Target = Connection;
-    fn deref(&self) -> &Connection {
-        self.conn
-    }
-}
-
 impl<'c> Read<'c> {
     /// The read handle of `conn`, which the caller has put inside a transaction.
     pub(super) fn new(conn: &'c Connection) -> Read<'c> {
@@ -277,6 +269,12 @@ impl<'c> Read<'c> {
     #[cfg(test)]
     pub(crate) fn of(conn: &'c Connection) -> Read<'c> {
         Read::new(conn)
+    }
+
+    /// Whether the connection is inside a transaction (for tests of the transactions).
+    #[cfg(test)]
+    pub(crate) fn in_transaction(&self) -> bool {
+        !self.conn.is_autocommit()
     }
 
     /// `sql` prepared (or found in the connection's cache).
@@ -364,7 +362,6 @@ impl<'c> Tx<'c> {
     }
 
     /// The rowid of the last row this connection inserted.
-    #[cfg(test)]
     pub(crate) fn last_rowid(&self) -> i64 {
         self.read.conn.last_insert_rowid()
     }
