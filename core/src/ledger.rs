@@ -138,7 +138,6 @@ pub(crate) fn prepay(conn: &Read<'_>, customer_id: &str) -> Result<wire::PrepayR
 #[cfg(test)]
 mod tests {
     use chrono::TimeZone;
-    use rusqlite::Connection;
 
     use super::*;
 
@@ -147,13 +146,9 @@ mod tests {
     /// charge as a debt while still refusing any other charge past zero.
     #[test]
     fn the_upgrade_keeps_the_entries_and_lets_a_carrier_charge_owe() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::store::configure(&conn).unwrap();
-        crate::store::create_at(&conn, 1).unwrap();
+        let mut conn = crate::store::testing::with_customer(Some(1));
         conn.execute_batch(
             "INSERT INTO id_sequences (name, last) VALUES ('ledger_entry', 1);
-             INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
-                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');
              INSERT INTO ledger_entries (customer_id, id, kind, amount_cents, balance_after_cents, reference, created_at)
              VALUES ('C1', 1, 'recharge', 20000, 20000, 'account opened', '2026-01-01T00:00:00Z');",
         )

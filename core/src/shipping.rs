@@ -403,6 +403,20 @@ fn load_rate_book(conn: &Read<'_>) -> Result<Arc<RateBook>> {
     RateBook::load(conn).map(Arc::new).map_err(|e| Error::internal(format!("the stored rate book does not load: {e}")))
 }
 
+/// Requests for the unit tests of the facade.
+#[cfg(test)]
+pub(crate) mod testing {
+    /// The body of a create customer request for `email`, every field valid.
+    pub(crate) fn customer_body(email: &str) -> String {
+        let address = r#"{"name": "Ann Lee", "company": "", "address1": "1 Main St", "address2": "", "city": "Springfield",
+            "state": "IL", "zip": "62701", "country": "US", "phone": "217-555-0100"}"#;
+        format!(
+            r#"{{"profileCode": "Default", "email": "{email}", "password": "correct horse", "mailingAddress": {address},
+                "billingAddress": {address}, "prepaySettings": {{"minimumBalance": 0, "rechargeAmount": 100}}}}"#
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -343,7 +343,6 @@ pub(crate) fn record_for_carrier(
 
 #[cfg(test)]
 mod tests {
-    use rusqlite::Connection;
 
     use super::*;
     use crate::wire::TrackingEvent;
@@ -374,13 +373,9 @@ mod tests {
     /// of one is still a duplicate.
     #[test]
     fn the_upgrade_keeps_events_and_their_duplicate_check() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::store::configure(&conn).unwrap();
-        crate::store::create_at(&conn, 1).unwrap();
+        let mut conn = crate::store::testing::with_customer(Some(1));
         conn.execute_batch(
-            "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
-                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');
-             INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
+            "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
                 tracking_number, shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at)
              VALUES ('1000000001', 'C1', 'postal', 's', 'p', 'ground', 'T1', '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '');",
         )
@@ -419,13 +414,9 @@ mod tests {
     /// is a duplicate.
     #[test]
     fn first_events_are_read_from_the_shipment() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::store::configure(&conn).unwrap();
-        crate::store::migrate(&mut conn).unwrap();
+        let mut conn = crate::store::testing::with_customer(None);
         conn.execute_batch(
-            "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
-                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');
-             INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
+            "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family,
                 tracking_number, shipment_date, zone, currency, total_amount, charged_cents, label_format, view, created_at,
                 booked_event_time, booked_event_area, booked_event_country)
              VALUES ('1000000001', 'C1', 'postal', 's', 'p', 'ground', 'T1', '2026-11-21', '8', 'USD', '1', 100, 'PDF', '{}', '',

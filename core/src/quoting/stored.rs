@@ -196,7 +196,6 @@ pub(crate) fn find(conn: &Read<'_>, customer_id: &str, quote_id: i64) -> Result<
 #[cfg(test)]
 mod tests {
 
-    use rusqlite::Connection;
     use rust_decimal::Decimal;
 
     use super::super::{number, pack, rows, Outcome, PricedQuote, Quoted};
@@ -209,14 +208,7 @@ mod tests {
     /// (the row keeps the text it is given), and each quote is found again with it.
     #[test]
     fn quotes_are_stored_packed_and_found_again() {
-        let mut conn = Connection::open_in_memory().unwrap();
-        crate::store::configure(&conn).unwrap();
-        crate::store::migrate(&mut conn).unwrap();
-        conn.execute_batch(
-            "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
-                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');",
-        )
-        .unwrap();
+        let mut conn = crate::store::testing::with_customer(None);
         let catalog = Catalog::default_catalog().unwrap();
         let amount = |text: &str| text.parse::<Decimal>().unwrap();
         let quote = |service: usize, lines: Vec<(SurchargeKind, &str)>| PricedQuote {

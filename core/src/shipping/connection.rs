@@ -106,14 +106,7 @@ mod tests {
         }
     }
 
-    fn customer(email: &str) -> String {
-        let address = r#"{"name": "Ann Lee", "company": "", "address1": "1 Main St", "address2": "", "city": "Springfield",
-            "state": "IL", "zip": "62701", "country": "US", "phone": "217-555-0100"}"#;
-        format!(
-            r#"{{"profileCode": "Default", "email": "{email}", "password": "correct horse", "mailingAddress": {address},
-                "billingAddress": {address}, "prepaySettings": {{"minimumBalance": 0, "rechargeAmount": 100}}}}"#
-        )
-    }
+    use crate::shipping::testing::customer_body as customer;
 
     fn customers(shipping: &Shipping) -> i64 {
         shipping.read(|c| c.one("SELECT count(*) FROM customers", crate::store::args![], |r| r.get(0))).unwrap()

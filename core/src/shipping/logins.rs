@@ -201,14 +201,7 @@ mod tests {
 
     use crate::{Response, Shipping};
 
-    fn customer_body(email: &str) -> String {
-        let address = r#"{"name": "Ann Lee", "company": "", "address1": "1 Main St", "address2": "", "city": "Springfield",
-            "state": "IL", "zip": "62701", "country": "US", "phone": "217-555-0100"}"#;
-        format!(
-            r#"{{"profileCode": "Default", "email": "{email}", "password": "correct horse", "mailingAddress": {address},
-                "billingAddress": {address}, "prepaySettings": {{"minimumBalance": 0, "rechargeAmount": 100}}}}"#
-        )
-    }
+    use crate::shipping::testing::customer_body;
 
     /// What a front end answers through `password_work`, `run` and `answer_password`.
     fn in_steps(s: &Shipping, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Option<Response> {

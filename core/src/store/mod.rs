@@ -437,6 +437,29 @@ pub(crate) fn last_id(conn: &Read<'_>, name: &str) -> Result<i64> {
     Ok(last.unwrap_or(0))
 }
 
+/// Databases for the unit tests of other modules.
+#[cfg(test)]
+pub(crate) mod testing {
+    use rusqlite::Connection;
+
+    /// An in-memory database of schema `version` (the current schema when `None`) that
+    /// holds one customer, `C1`, with no ledger entry.
+    pub(crate) fn with_customer(version: Option<i64>) -> Connection {
+        let mut conn = Connection::open_in_memory().unwrap();
+        super::configure(&conn).unwrap();
+        match version {
+            Some(version) => super::create_at(&conn, version).unwrap(),
+            None => super::migrate(&mut conn).unwrap(),
+        }
+        conn.execute_batch(
+            "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');",
+        )
+        .unwrap();
+        conn
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
