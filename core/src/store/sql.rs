@@ -144,9 +144,12 @@ pub(crate) trait Column: Sized {
     fn column(row: &Row<'_>, i: usize) -> Result<Self>;
 }
 
+// Not inlined: a query's closure reads several columns, and the driver's typed read
+// with its errors, inlined into each, took kilobytes of the WASM package.
 macro_rules! driver_columns {
     ($($t:ty),*) => {$(
         impl Column for $t {
+            #[inline(never)]
             fn column(row: &Row<'_>, i: usize) -> Result<Self> {
                 Ok(row.0.get(i)?)
             }
@@ -197,8 +200,14 @@ impl Query<'_> {
     /// # Errors
     /// What `f` or the database returns.
     pub(crate) fn row<T>(&mut self, args: Args<'_>, f: impl FnOnce(&Row<'_>) -> Result<T>) -> Result<Option<T>> {
-        let mut rows = self.0.query(rusqlite::params_from_iter(bound(args)))?;
-        rows.next()?.map(|r| f(&Row(r))).transpose()
+        let (mut f, mut out) = (Some(f), None);
+        step(&mut self.0, args, true, &mut |r| {
+            if let Some(f) = f.take() {
+                out = Some(f(r)?);
+            }
+            Ok(())
+        })?;
+        Ok(out)
     }
 
     /// Every row of the query, each through `f`.
@@ -207,7 +216,7 @@ impl Query<'_> {
     /// What `f` or the database returns.
     pub(crate) fn rows<T>(&mut self, args: Args<'_>, mut f: impl FnMut(&Row<'_>) -> Result<T>) -> Result<Vec<T>> {
         let mut out = Vec::new();
-        self.each(args, |r| {
+        step(&mut self.0, args, false, &mut |r| {
             out.push(f(r)?);
             Ok(())
         })?;
@@ -219,12 +228,23 @@ impl Query<'_> {
     /// # Errors
     /// What `f` or the database returns; the first error stops the query.
     pub(crate) fn each(&mut self, args: Args<'_>, mut f: impl FnMut(&Row<'_>) -> Result<()>) -> Result<()> {
-        let mut rows = self.0.query(rusqlite::params_from_iter(bound(args)))?;
-        while let Some(r) = rows.next()? {
-            f(&Row(r))?;
-        }
-        Ok(())
+        step(&mut self.0, args, false, &mut f)
     }
+}
+
+/// Runs `statement` with `args` and gives `f` each row it answers (only the first with
+/// `first`). The one loop every query runs, not generic, so that a query adds no more
+/// than its closure to the build (the WASM package has a size limit).
+#[inline(never)]
+fn step(statement: &mut CachedStatement<'_>, args: Args<'_>, first: bool, f: &mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<()> {
+    let mut rows = statement.query(rusqlite::params_from_iter(bound(args)))?;
+    while let Some(r) = rows.next()? {
+        f(&Row(r))?;
+        if first {
+            break;
+        }
+    }
+    Ok(())
 }
 
 /// A statement prepared on a [`Tx`]: a query, or a change it executes.
