@@ -490,7 +490,7 @@ fn keys(command: KeysCommand) -> Result<ExitCode, String> {
             println!("revoked API key {} at {}", key.id, key.revoked_at.unwrap_or_default());
         }
         KeysCommand::Disconnect { key, customer, db } => {
-            open(db)?.disconnect_partner(&customer, &key).map_err(|e| describe(&e))?;
+            open(db)?.disconnect_partner(consign::CustomerId(&customer), &key).map_err(|e| describe(&e))?;
             println!("disconnected API key {key} from customer {customer}");
         }
     }

@@ -109,7 +109,7 @@ fn serve_keeps_no_password_or_token_in_clear_in_the_file_and_creates_it_and_its_
     let key = consign::read_secret_key_file(&key_file).unwrap();
     let shipping = consign::Shipping::builder().path(&db).secret_key(key).open().unwrap();
     assert_eq!(shipping.payment_token(&customer).unwrap().as_deref(), Some(after));
-    assert_eq!(shipping.provider_account_fields(&customer, "PA0000001").unwrap()["password"], password);
+    assert_eq!(shipping.provider_account_fields(consign::CustomerId(&customer), "PA0000001").unwrap()["password"], password);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

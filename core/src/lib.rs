@@ -92,7 +92,7 @@ pub use rating::{
 };
 pub use router::{operation, operations, route, routes, Access, AnswerKind, Document, Operation, Prepared, Response, Unrouted};
 pub use secrets::{create_secret_key_file, read_secret_key_file, Secret, MASK, SECRET_KEY_LEN};
-pub use shipping::{PasswordOutcome, PasswordWork, Shipping, ShippingBuilder, DEFAULT_QUOTED_SHIPMENTS_PER_DAY};
+pub use shipping::{BookNumber, CustomerId, PasswordOutcome, PasswordWork, Shipping, ShippingBuilder, DEFAULT_QUOTED_SHIPMENTS_PER_DAY};
 pub use store::{Synchronous, APPLICATION_ID, SCHEMA_VERSION};
 pub use tracking::EVENT_STATUSES;
 pub use tracking_number::TrackingKind;

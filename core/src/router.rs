@@ -34,7 +34,7 @@ use serde::Serialize;
 
 use crate::error::{Error, ErrorCategory, Result};
 use crate::limits::{MAX_BODY, MAX_SHIPMENT_BODY, MAX_SMALL_BODY};
-use crate::shipping::{PasswordOutcome, PasswordWork, Shipping};
+use crate::shipping::{BookNumber, CustomerId, PasswordOutcome, PasswordWork, Shipping};
 use crate::wire::{self, parse_body};
 
 /// A body of more than [`MAX_BODY`] bytes.
@@ -1006,12 +1006,12 @@ fn provider_accounts(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Resp
 
 /// Put provider account (DECISIONS 9).
 fn put_provider_account(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    json(201, &s.put_provider_account(p.get("customerId")?, p.get("providerCode")?, &parse_body(body)?)?)
+    json(201, &s.put_provider_account(CustomerId(p.get("customerId")?), p.get("providerCode")?, &parse_body(body)?)?)
 }
 
 /// Delete provider account (DECISIONS 9).
 fn delete_provider_account(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.delete_provider_account(p.get("customerId")?, p.get("id")?)?)
+    json(200, &s.delete_provider_account(CustomerId(p.get("customerId")?), p.get("id")?)?)
 }
 
 /// Update payment method (4.12).
@@ -1021,7 +1021,7 @@ fn update_payment_method(s: &Shipping, p: &Params, _: Query, body: &str) -> Resu
 
 /// Regional shipment types (4.13).
 fn regional_shipment_types(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.regional_shipment_types(p.get("customerId")?, p.get("postalCode")?)?)
+    json(200, &s.regional_shipment_types(CustomerId(p.get("customerId")?), p.get("postalCode")?)?)
 }
 
 /// Create integration (DECISIONS 9).
@@ -1041,7 +1041,7 @@ fn partners(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
 
 /// Disconnect a partner key from a customer (an extension; DECISIONS, "Logins").
 fn disconnect_partner(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.disconnect_partner(p.get("customerId")?, p.get("keyId")?)?)
+    json(200, &s.disconnect_partner(CustomerId(p.get("customerId")?), p.get("keyId")?)?)
 }
 
 /// [`partners`] as the caller sees them: its own key sees every partner, a partner key
@@ -1095,22 +1095,25 @@ fn shipments(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
         None => 100,
         Some(l) => l.parse().map_err(|_| Error::invalid("limit", format!("expected a whole number from 1 to 100, found {l:?}")))?,
     };
-    json(200, &s.shipments(p.get("customerId")?, &min, limit)?)
+    json(200, &s.shipments(CustomerId(p.get("customerId")?), BookNumber(&min), limit)?)
 }
 
 /// Retrieve shipment (DECISIONS 9).
 fn shipment(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.shipment(p.get("customerId")?, p.get("bookNumber")?)?)
+    json(200, &s.shipment(CustomerId(p.get("customerId")?), BookNumber(p.get("bookNumber")?))?)
 }
 
 /// Void shipment (DECISIONS 9).
 fn void_shipment(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    json(200, &s.void_shipment(p.get("customerId")?, p.get("bookNumber")?, &parse_body(body)?)?)
+    json(200, &s.void_shipment(CustomerId(p.get("customerId")?), BookNumber(p.get("bookNumber")?), &parse_body(body)?)?)
 }
 
 /// Retrieve label (DECISIONS 9).
 fn label(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
-    json(200, &s.label_on(p.get("customerId")?, p.get("bookNumber")?, Some(p.get("labelImageFormat")?), layout(q)?)?)
+    json(
+        200,
+        &s.label_on(CustomerId(p.get("customerId")?), BookNumber(p.get("bookNumber")?), Some(p.get("labelImageFormat")?), layout(q)?)?,
+    )
 }
 
 /// The `layout` query of the label routes: `4x6` (the default), `letter` or `a4`.
@@ -1124,23 +1127,26 @@ fn layout(q: Query) -> Result<crate::LabelLayout> {
 
 /// Retrieve return label (4.5 `scanBasedReturnLabel`, an extension).
 fn return_label(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
-    json(200, &s.return_label(p.get("customerId")?, p.get("bookNumber")?, Some(p.get("labelImageFormat")?), layout(q)?)?)
+    json(
+        200,
+        &s.return_label(CustomerId(p.get("customerId")?), BookNumber(p.get("bookNumber")?), Some(p.get("labelImageFormat")?), layout(q)?)?,
+    )
 }
 
 /// Retrieve label in the format chosen at booking (DECISIONS 9, as clients call it).
 fn booked_label(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
-    json(200, &s.label_on(p.get("customerId")?, p.get("bookNumber")?, None, layout(q)?)?)
+    json(200, &s.label_on(CustomerId(p.get("customerId")?), BookNumber(p.get("bookNumber")?), None, layout(q)?)?)
 }
 
 /// Retrieve the labels of several shipments (an extension, as the public documentation
 /// of the interface has it).
 fn labels(s: &Shipping, p: &Params, q: Query, body: &str) -> Result<Response> {
-    json(200, &s.labels(p.get("customerId")?, p.get("labelImageFormat")?, layout(q)?, &parse_body(body)?)?)
+    json(200, &s.labels(CustomerId(p.get("customerId")?), p.get("labelImageFormat")?, layout(q)?, &parse_body(body)?)?)
 }
 
 /// Retrieve commercial invoice (an extension; the shape of the manifest answer).
 fn commercial_invoice(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.commercial_invoice(p.get("customerId")?, p.get("bookNumber")?)?)
+    json(200, &s.commercial_invoice(CustomerId(p.get("customerId")?), BookNumber(p.get("bookNumber")?))?)
 }
 
 // The routes answered as one document (`Shipping::handle_documents_as`).
@@ -1176,7 +1182,8 @@ fn labels_document(s: &Shipping, p: &Params, q: Query, body: &str) -> Result<Res
 /// [`return_label`] as one document: the label answer's one image, decoded.
 fn return_label_document(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
     use base64::Engine as _;
-    let answer = s.return_label(p.get("customerId")?, p.get("bookNumber")?, Some(p.get("labelImageFormat")?), layout(q)?)?;
+    let answer =
+        s.return_label(CustomerId(p.get("customerId")?), BookNumber(p.get("bookNumber")?), Some(p.get("labelImageFormat")?), layout(q)?)?;
     let format = crate::documents::LabelFormat::from_code(&answer.label_image_format)
         .ok_or_else(|| Error::internal(format!("a return label in an unknown format {:?}", answer.label_image_format)))?;
     let images = answer
@@ -1195,12 +1202,12 @@ fn commercial_invoice_document(s: &Shipping, p: &Params, _: Query, _: &str) -> R
 
 /// Track shipment (4.6).
 fn tracking_information(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.tracking_information(p.get("customerId")?, p.get("bookNumber")?)?)
+    json(200, &s.tracking_information(CustomerId(p.get("customerId")?), BookNumber(p.get("bookNumber")?))?)
 }
 
 /// Record tracking events, the carrier feed (DECISIONS 9).
 fn record_tracking_events(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    json(200, &s.record_tracking_events(p.get("customerId")?, p.get("bookNumber")?, &parse_body(body)?)?)
+    json(200, &s.record_tracking_events(CustomerId(p.get("customerId")?), BookNumber(p.get("bookNumber")?), &parse_body(body)?)?)
 }
 
 /// Search shipments (4.3).
@@ -1226,17 +1233,17 @@ fn batches(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
 
 /// Get batch (DECISIONS 9).
 fn batch(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.batch(p.get("customerId")?, p.get("batchId")?)?)
+    json(200, &s.batch(CustomerId(p.get("customerId")?), p.get("batchId")?)?)
 }
 
 /// Delete batch (DECISIONS 9).
 fn delete_batch(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.delete_batch(p.get("customerId")?, p.get("batchId")?)?)
+    json(200, &s.delete_batch(CustomerId(p.get("customerId")?), p.get("batchId")?)?)
 }
 
 /// Add quotes to batch (DECISIONS 9).
 fn add_quotes_to_batch(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    json(200, &s.add_quotes_to_batch(p.get("customerId")?, p.get("batchId")?, &parse_body(body)?)?)
+    json(200, &s.add_quotes_to_batch(CustomerId(p.get("customerId")?), p.get("batchId")?, &parse_body(body)?)?)
 }
 
 /// Book a batch (DECISIONS 9).
@@ -1251,12 +1258,12 @@ fn schedule_pickup(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Res
 
 /// Get pickup (DECISIONS 9).
 fn pickup(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.pickup(p.get("customerId")?, p.get("pickupId")?)?)
+    json(200, &s.pickup(CustomerId(p.get("customerId")?), p.get("pickupId")?)?)
 }
 
 /// Cancel pickup (DECISIONS 9).
 fn cancel_pickup(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    json(200, &s.cancel_pickup(p.get("customerId")?, p.get("pickupId")?, &parse_body(body)?)?)
+    json(200, &s.cancel_pickup(CustomerId(p.get("customerId")?), p.get("pickupId")?, &parse_body(body)?)?)
 }
 
 /// Create manifest (4.10).
@@ -1266,22 +1273,22 @@ fn create_manifest(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Res
 
 /// Get manifest (DECISIONS 9).
 fn manifest(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.manifest(p.get("customerId")?, p.get("manifestId")?)?)
+    json(200, &s.manifest(CustomerId(p.get("customerId")?), p.get("manifestId")?)?)
 }
 
 /// Put order (4.2).
 fn put_order(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
-    json(201, &s.put_order(p.get("customerId")?, p.get("integrationId")?, p.get("orderId")?, &parse_body(body)?)?)
+    json(201, &s.put_order(CustomerId(p.get("customerId")?), p.get("integrationId")?, p.get("orderId")?, &parse_body(body)?)?)
 }
 
 /// Get order (DECISIONS 9).
 fn order(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.order(p.get("customerId")?, p.get("integrationId")?, p.get("orderId")?)?)
+    json(200, &s.order(CustomerId(p.get("customerId")?), p.get("integrationId")?, p.get("orderId")?)?)
 }
 
 /// Delete order (DECISIONS 9).
 fn delete_order(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
-    json(200, &s.delete_order(p.get("customerId")?, p.get("integrationId")?, p.get("orderId")?)?)
+    json(200, &s.delete_order(CustomerId(p.get("customerId")?), p.get("integrationId")?, p.get("orderId")?)?)
 }
 
 #[cfg(test)]

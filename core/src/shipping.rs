@@ -19,6 +19,9 @@ mod accounts;
 mod batches;
 mod connection;
 mod fulfilment;
+mod ids;
+
+pub use ids::{BookNumber, CustomerId};
 mod keys;
 mod logins;
 mod quotes;

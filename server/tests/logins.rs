@@ -145,6 +145,6 @@ fn a_partner_disconnected_by_the_cli_gets_404_at_once() {
     let prepay = format!("/restapi/v1/customers/{ann}/prepay");
     assert_eq!(s.call_as(&s.partner, "GET", &prepay, &Value::Null).status, 200);
     // As `consign keys disconnect` does, on its own connection to the file.
-    Shipping::open(&s.db).unwrap().disconnect_partner(&ann, "K0000001").unwrap();
+    Shipping::open(&s.db).unwrap().disconnect_partner(consign::CustomerId(&ann), "K0000001").unwrap();
     assert_eq!(s.call_as(&s.partner, "GET", &prepay, &Value::Null).status, 404);
 }

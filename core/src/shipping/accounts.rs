@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 
+use super::ids::CustomerId;
 use super::Shipping;
 use crate::error::Result;
 use crate::{accounts, customers, ledger, wire};
@@ -72,7 +73,7 @@ impl Shipping {
     /// provider does not have or lacks, or a mask with no stored value behind it.
     pub fn put_provider_account(
         &self,
-        customer_id: &str,
+        CustomerId(customer_id): CustomerId<'_>,
         provider_code: &str,
         req: &wire::PutProviderAccountRequest,
     ) -> Result<wire::ProviderAccount> {
@@ -90,7 +91,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or account, or another customer's account;
     /// `INTERNAL` when a value is sealed and the service has no key or another one.
-    pub fn provider_account_fields(&self, customer_id: &str, id: &str) -> Result<BTreeMap<String, String>> {
+    pub fn provider_account_fields(&self, CustomerId(customer_id): CustomerId<'_>, id: &str) -> Result<BTreeMap<String, String>> {
         self.read_for(customer_id, |conn| accounts::provider_account_fields(conn, self.sealer.as_ref(), customer_id, id))
     }
 
@@ -131,7 +132,7 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or account, or another customer's account.
-    pub fn delete_provider_account(&self, customer_id: &str, id: &str) -> Result<wire::OkResponse> {
+    pub fn delete_provider_account(&self, CustomerId(customer_id): CustomerId<'_>, id: &str) -> Result<wire::OkResponse> {
         self.write_for(customer_id, |tx| accounts::delete_provider_account(tx, customer_id, id))
     }
 
@@ -140,7 +141,11 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a postal code that is
     /// neither a US ZIP in use nor a Canadian postal code.
-    pub fn regional_shipment_types(&self, customer_id: &str, postal_code: &str) -> Result<wire::RegionalShipmentTypesResponse> {
+    pub fn regional_shipment_types(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        postal_code: &str,
+    ) -> Result<wire::RegionalShipmentTypesResponse> {
         self.read(|conn| {
             let (customer, catalog) = self.customer(conn, customer_id)?;
             accounts::regional_shipment_types(&catalog, Self::profile(&catalog, &customer)?, postal_code)

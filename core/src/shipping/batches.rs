@@ -1,6 +1,7 @@
 //! The facade's batch operations (DECISIONS 9): create, add quotes, get, list, delete
 //! and book a batch.
 
+use super::ids::CustomerId;
 use super::Shipping;
 use crate::error::Result;
 use crate::{batches, wire};
@@ -20,7 +21,12 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer, batch or quote (or another customer's);
     /// `QUOTE_EXPIRED` for a quote older than 30 days; `CONFLICT` for a booked batch.
-    pub fn add_quotes_to_batch(&self, customer_id: &str, batch_id: &str, req: &wire::AddQuotesRequest) -> Result<wire::Batch> {
+    pub fn add_quotes_to_batch(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        batch_id: &str,
+        req: &wire::AddQuotesRequest,
+    ) -> Result<wire::Batch> {
         let now = self.clock.now();
         self.write_for(customer_id, |tx| batches::add_quotes(tx, customer_id, batch_id, req, now))
     }
@@ -29,7 +35,7 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or batch.
-    pub fn batch(&self, customer_id: &str, batch_id: &str) -> Result<wire::Batch> {
+    pub fn batch(&self, CustomerId(customer_id): CustomerId<'_>, batch_id: &str) -> Result<wire::Batch> {
         self.read_for(customer_id, |conn| batches::get(conn, customer_id, batch_id))
     }
 
@@ -45,7 +51,7 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or batch; `CONFLICT` for a booked batch.
-    pub fn delete_batch(&self, customer_id: &str, batch_id: &str) -> Result<wire::OkResponse> {
+    pub fn delete_batch(&self, CustomerId(customer_id): CustomerId<'_>, batch_id: &str) -> Result<wire::OkResponse> {
         self.write_for(customer_id, |tx| batches::delete(tx, customer_id, batch_id))
     }
 

@@ -2,6 +2,7 @@
 //! orders: pickups (4.7), manifests (4.10) and orders (4.2, with get and delete of
 //! DECISIONS 9).
 
+use super::ids::CustomerId;
 use super::Shipping;
 use crate::error::Result;
 use crate::{manifests, orders, pickups, wire};
@@ -25,7 +26,7 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or pickup (or another customer's).
-    pub fn pickup(&self, customer_id: &str, pickup_id: &str) -> Result<wire::Pickup> {
+    pub fn pickup(&self, CustomerId(customer_id): CustomerId<'_>, pickup_id: &str) -> Result<wire::Pickup> {
         self.read_for(customer_id, |conn| pickups::get(conn, customer_id, pickup_id))
     }
 
@@ -34,7 +35,12 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or pickup (or another customer's);
     /// `INVALID_REQUEST` for `cancelled` false; `CONFLICT` when already cancelled.
-    pub fn cancel_pickup(&self, customer_id: &str, pickup_id: &str, req: &wire::CancelPickupRequest) -> Result<wire::Pickup> {
+    pub fn cancel_pickup(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        pickup_id: &str,
+        req: &wire::CancelPickupRequest,
+    ) -> Result<wire::Pickup> {
         let now = self.clock().now();
         self.write_for(customer_id, |tx| pickups::cancel(tx, customer_id, pickup_id, req, now))
     }
@@ -56,7 +62,7 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or manifest (or another customer's).
-    pub fn manifest(&self, customer_id: &str, manifest_id: &str) -> Result<wire::ManifestResponse> {
+    pub fn manifest(&self, CustomerId(customer_id): CustomerId<'_>, manifest_id: &str) -> Result<wire::ManifestResponse> {
         self.read_for(customer_id, |conn| manifests::get(conn, customer_id, manifest_id))
     }
 
@@ -66,7 +72,13 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or integration (or another customer's);
     /// `INVALID_REQUEST` naming each field at fault.
-    pub fn put_order(&self, customer_id: &str, integration_id: &str, order_id: &str, req: &wire::Order) -> Result<wire::OkResponse> {
+    pub fn put_order(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        integration_id: &str,
+        order_id: &str,
+        req: &wire::Order,
+    ) -> Result<wire::OkResponse> {
         let now = self.clock().now();
         self.write_for(customer_id, |tx| orders::put(tx, customer_id, integration_id, order_id, req, now))
     }
@@ -75,7 +87,7 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer, integration or order (or another customer's).
-    pub fn order(&self, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::Order> {
+    pub fn order(&self, CustomerId(customer_id): CustomerId<'_>, integration_id: &str, order_id: &str) -> Result<wire::Order> {
         self.read_for(customer_id, |conn| orders::get(conn, customer_id, integration_id, order_id))
     }
 
@@ -83,7 +95,7 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer, integration or order (or another customer's).
-    pub fn delete_order(&self, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::OkResponse> {
+    pub fn delete_order(&self, CustomerId(customer_id): CustomerId<'_>, integration_id: &str, order_id: &str) -> Result<wire::OkResponse> {
         self.write_for(customer_id, |tx| orders::delete(tx, customer_id, integration_id, order_id))
     }
 }

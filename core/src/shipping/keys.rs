@@ -2,6 +2,7 @@
 //! (the CLI's `consign keys`), telling who a caller is, and the partners connected to a
 //! customer: listed and disconnected.
 
+use super::ids::CustomerId;
 use super::Shipping;
 use crate::error::Result;
 use crate::keys::{self, ApiKey, Caller, NewApiKey};
@@ -69,7 +70,7 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer, or a key not connected to it.
-    pub fn disconnect_partner(&self, customer_id: &str, key_id: &str) -> Result<wire::OkResponse> {
+    pub fn disconnect_partner(&self, CustomerId(customer_id): CustomerId<'_>, key_id: &str) -> Result<wire::OkResponse> {
         self.write_for(customer_id, |tx| keys::disconnect(tx, key_id, customer_id))
     }
 
@@ -97,6 +98,6 @@ impl Shipping {
         if caller.customer_id().is_none() && caller.key_id() != key_id {
             return Err(keys::not_connected(key_id, customer_id));
         }
-        self.disconnect_partner(customer_id, key_id)
+        self.disconnect_partner(crate::CustomerId(customer_id), key_id)
     }
 }

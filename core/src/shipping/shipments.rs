@@ -1,6 +1,7 @@
 //! The facade's operations on booked shipments: book (4.5), void, retrieve, list,
 //! labels, search (4.3) and tracking (4.6) with its carrier feed.
 
+use super::ids::{BookNumber, CustomerId};
 use super::Shipping;
 use crate::error::{Error, Result};
 use crate::store::Read;
@@ -30,7 +31,12 @@ impl Shipping {
     /// `CONFLICT` when it is already voided, or the carrier has it in hand (it is on a
     /// manifest, or the carrier feed reported an event after `Info Received` for it or
     /// its scan-based return label).
-    pub fn void_shipment(&self, customer_id: &str, book_number: &str, req: &wire::VoidRequest) -> Result<wire::VoidResponse> {
+    pub fn void_shipment(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        BookNumber(book_number): BookNumber<'_>,
+        req: &wire::VoidRequest,
+    ) -> Result<wire::VoidResponse> {
         let now = self.clock.now();
         self.write_for(customer_id, |tx| booking::void(tx, customer_id, book_number, req, now))
     }
@@ -39,7 +45,7 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment (or another customer's).
-    pub fn shipment(&self, customer_id: &str, book_number: &str) -> Result<wire::ShipmentView> {
+    pub fn shipment(&self, CustomerId(customer_id): CustomerId<'_>, BookNumber(book_number): BookNumber<'_>) -> Result<wire::ShipmentView> {
         self.read_for(customer_id, |conn| Ok(shipments::find(conn, customer_id, book_number)?.view))
     }
 
@@ -51,7 +57,12 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer; `INVALID_REQUEST` for a limit below 1 or a
     /// `minBookNumber` that is not digits.
-    pub fn shipments(&self, customer_id: &str, min_book_number: &str, limit: i64) -> Result<wire::ShipmentsResponse> {
+    pub fn shipments(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        BookNumber(min_book_number): BookNumber<'_>,
+        limit: i64,
+    ) -> Result<wire::ShipmentsResponse> {
         if limit < 1 {
             return Err(Error::invalid("limit", format!("expected a whole number from 1 to 100, found {limit}")));
         }
@@ -68,8 +79,13 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment; `INVALID_REQUEST` for a format
     /// the carrier does not print; `CONFLICT` for a voided shipment.
-    pub fn label(&self, customer_id: &str, book_number: &str, format: &str) -> Result<wire::LabelResponse> {
-        self.label_on(customer_id, book_number, Some(format), LabelLayout::Label)
+    pub fn label(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        BookNumber(book_number): BookNumber<'_>,
+        format: &str,
+    ) -> Result<wire::LabelResponse> {
+        self.label_on(CustomerId(customer_id), BookNumber(book_number), Some(format), LabelLayout::Label)
     }
 
     /// Retrieve label on `layout`'s paper: 4x6 pages as [`Shipping::label`], or (letter,
@@ -78,7 +94,13 @@ impl Shipping {
     ///
     /// # Errors
     /// As [`Shipping::label`]; `INVALID_REQUEST` on `layout` for sheets in ZPL or EPL2.
-    pub fn label_on(&self, customer_id: &str, book_number: &str, format: Option<&str>, layout: LabelLayout) -> Result<wire::LabelResponse> {
+    pub fn label_on(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        BookNumber(book_number): BookNumber<'_>,
+        format: Option<&str>,
+        layout: LabelLayout,
+    ) -> Result<wire::LabelResponse> {
         self.read_with_books(customer_id, |conn, books| labels::label(conn, books, customer_id, book_number, format, layout, false))
             .map(labels::LabelImages::into_response)
     }
@@ -109,7 +131,13 @@ impl Shipping {
     /// or sheets in ZPL or EPL2; `NOT_FOUND` for an
     /// unknown customer, or a shipment that is unknown or another customer's; `CONFLICT`
     /// for a voided one.
-    pub fn labels(&self, customer_id: &str, format: &str, layout: LabelLayout, req: &wire::LabelsRequest) -> Result<wire::LabelResponse> {
+    pub fn labels(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        format: &str,
+        layout: LabelLayout,
+        req: &wire::LabelsRequest,
+    ) -> Result<wire::LabelResponse> {
         self.labels_document(customer_id, format, layout, req).map(labels::LabelImages::into_response)
     }
 
@@ -132,7 +160,11 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment, another customer's, or one booked
     /// without an invoice; `CONFLICT` for a voided shipment.
-    pub fn commercial_invoice(&self, customer_id: &str, book_number: &str) -> Result<wire::InvoiceResponse> {
+    pub fn commercial_invoice(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        BookNumber(book_number): BookNumber<'_>,
+    ) -> Result<wire::InvoiceResponse> {
         self.read_for(customer_id, |conn| crate::invoices::document(conn, customer_id, book_number))
     }
 
@@ -152,8 +184,8 @@ impl Shipping {
     /// does not print, or sheets in ZPL or EPL2.
     pub fn return_label(
         &self,
-        customer_id: &str,
-        book_number: &str,
+        CustomerId(customer_id): CustomerId<'_>,
+        BookNumber(book_number): BookNumber<'_>,
         format: Option<&str>,
         layout: LabelLayout,
     ) -> Result<wire::LabelResponse> {
@@ -164,8 +196,12 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment; `CONFLICT` for a voided shipment.
-    pub fn booked_label(&self, customer_id: &str, book_number: &str) -> Result<wire::LabelResponse> {
-        self.label_on(customer_id, book_number, None, LabelLayout::Label)
+    pub fn booked_label(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        BookNumber(book_number): BookNumber<'_>,
+    ) -> Result<wire::LabelResponse> {
+        self.label_on(CustomerId(customer_id), BookNumber(book_number), None, LabelLayout::Label)
     }
 
     /// Search shipments (4.3), `POST .../searchShipments`: the customer's shipments whose
@@ -190,7 +226,11 @@ impl Shipping {
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer or shipment (or another customer's).
-    pub fn tracking_information(&self, customer_id: &str, book_number: &str) -> Result<Vec<wire::TrackingEvent>> {
+    pub fn tracking_information(
+        &self,
+        CustomerId(customer_id): CustomerId<'_>,
+        BookNumber(book_number): BookNumber<'_>,
+    ) -> Result<Vec<wire::TrackingEvent>> {
         self.read_for(customer_id, |conn| {
             shipments::find(conn, customer_id, book_number)?;
             tracking::events(conn, customer_id, book_number)
@@ -212,8 +252,8 @@ impl Shipping {
     /// money.
     pub fn record_tracking_events(
         &self,
-        customer_id: &str,
-        book_number: &str,
+        CustomerId(customer_id): CustomerId<'_>,
+        BookNumber(book_number): BookNumber<'_>,
         req: &wire::RecordTrackingEventsRequest,
     ) -> Result<wire::RecordTrackingEventsResponse> {
         let (catalog, now) = (self.catalog(), self.clock.now());

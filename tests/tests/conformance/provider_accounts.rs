@@ -242,7 +242,7 @@ fn putting_an_account_for_an_unknown_customer_is_not_found() {
 
 /// The stored fields of the customer's only account, in clear.
 fn stored(h: &Harness, id: &str, account: &str) -> serde_json::Map<String, Value> {
-    let fields = h.shipping.provider_account_fields(id, account).unwrap();
+    let fields = h.shipping.provider_account_fields(consign::CustomerId(id), account).unwrap();
     fields.into_iter().map(|(k, v)| (k, json!(v))).collect()
 }
 

@@ -106,7 +106,7 @@ fn with_a_key_secrets_are_sealed_in_the_database_and_open_with_that_key() {
         assert!(!contains(&image, secret), "{secret} is in the database image");
     }
     assert_eq!(s.payment_token(&id).unwrap().as_deref(), Some("tok_sealed_visa"));
-    let fields = s.provider_account_fields(&id, &account).unwrap();
+    let fields = s.provider_account_fields(consign::CustomerId(&id), &account).unwrap();
     assert_eq!(fields.get("password").map(String::as_str), Some("s3cret-pass"));
 
     // The same image opened with the same key opens them; another key, or none, does not.
@@ -118,7 +118,7 @@ fn with_a_key_secrets_are_sealed_in_the_database_and_open_with_that_key() {
         let e = other.payment_token(&id).unwrap_err();
         assert_eq!(e.category(), ErrorCategory::Internal);
         assert!(!e.to_string().contains("tok_sealed_visa"), "{e}");
-        assert!(other.provider_account_fields(&id, &account).is_err());
+        assert!(other.provider_account_fields(consign::CustomerId(&id), &account).is_err());
     }
 }
 
@@ -128,7 +128,7 @@ fn a_masked_field_keeps_its_sealed_value() {
     let edited = with(parcel_account("1X2Y3Z"), "/accountFields/password", json!(consign::MASK));
     let r = s.handle("PUT", &Harness::path(&id, "/provider-accounts/parcel"), &edited.to_string());
     assert_eq!(r.status, 201, "{}", r.body);
-    let fields: BTreeMap<String, String> = s.provider_account_fields(&id, &account).unwrap();
+    let fields: BTreeMap<String, String> = s.provider_account_fields(consign::CustomerId(&id), &account).unwrap();
     assert_eq!(fields["password"], "s3cret-pass");
 }
 
@@ -154,7 +154,7 @@ fn secrets_stored_before_a_key_stay_readable_and_seal_stored_secrets_seals_them(
         assert!(!contains(&image, secret), "{secret} is still in the database image");
     }
     assert_eq!(keyed.payment_token(&id).unwrap().as_deref(), Some("tok_sealed_visa"));
-    assert_eq!(keyed.provider_account_fields(&id, &account).unwrap()["password"], "s3cret-pass");
+    assert_eq!(keyed.provider_account_fields(consign::CustomerId(&id), &account).unwrap()["password"], "s3cret-pass");
     assert_eq!(keyed.seal_stored_secrets().unwrap(), 0, "sealed once");
 
     // Another key is refused before anything is written, naming no value.
@@ -175,5 +175,5 @@ fn a_masked_field_stored_in_clear_is_sealed_when_its_account_is_put_again() {
     assert_eq!(r.status, 201, "{}", r.body);
     let image = keyed.export_database().unwrap();
     assert!(!contains(&image, "s3cret-pass"), "the kept password is sealed");
-    assert_eq!(keyed.provider_account_fields(&id, &account).unwrap()["password"], "s3cret-pass");
+    assert_eq!(keyed.provider_account_fields(consign::CustomerId(&id), &account).unwrap()["password"], "s3cret-pass");
 }

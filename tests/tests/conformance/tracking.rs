@@ -262,7 +262,7 @@ fn the_rust_feed_is_keyed_by_carrier_and_tracking_number() {
     assert_eq!(e.details()[0].field, "eventStatus");
     let e = h.shipping.record_tracking_event("postal", &tn, &carrier_event("Delivered", "2026-11-22")).unwrap_err();
     assert_eq!(e.details()[0].field, "eventTime");
-    let events = h.shipping.tracking_information(&id, &book).unwrap();
+    let events = h.shipping.tracking_information(consign::CustomerId(&id), consign::BookNumber(&book)).unwrap();
     assert_eq!(events.len(), 2);
     assert_eq!(events[0].event_status, "In Transit");
     assert_eq!(events[0].carrier, "postal");
