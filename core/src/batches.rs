@@ -10,6 +10,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::booking;
+use crate::catalog::Catalog;
 use crate::dates::timestamp;
 use crate::error::{Error, ErrorCategory, Result};
 use crate::ledger;
@@ -217,7 +218,7 @@ fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest, 
 /// shipment (of the shipment, for a quote booked already and not voided), two where a
 /// customs declaration is printed. A quote that cannot be read counts nothing: the
 /// booking reports it.
-fn check_label_pages(conn: &Read<'_>, customer_id: &str, batch_id: &str, quotes: &[(i64, Option<String>)]) -> Result<()> {
+fn check_label_pages(conn: &Read<'_>, catalog: &Catalog, customer_id: &str, batch_id: &str, quotes: &[(i64, Option<String>)]) -> Result<()> {
     let country = |c: &Option<compact_str::CompactString>| c.as_deref().unwrap_or_default().trim().to_ascii_uppercase();
     let mut pages = 0usize;
     for (quote_id, booked) in quotes {
@@ -227,13 +228,14 @@ fn check_label_pages(conn: &Read<'_>, customer_id: &str, batch_id: &str, quotes:
                 if s.voided {
                     0
                 } else {
-                    labels::view_label_pages(&s.view)
+                    labels::view_label_pages(catalog, &s.view)
                 }
             }
             None => quoting::find(conn, customer_id, *quote_id)?
                 .and_then(|stored| {
                     let s = stored.shipment().ok()?;
                     Some(labels::label_pages(
+                        catalog,
                         &stored.quote.carrier_code,
                         &country(&s.sender.country),
                         &country(&s.receiver.country),
@@ -261,7 +263,7 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &booking::Context, req: &wire::BatchBookReq
     if quotes.is_empty() {
         return Err(Error::invalid("batchId", format!("batch {} holds no quotes; add quotes first", req.batch_id)));
     }
-    check_label_pages(tx, customer_id, &req.batch_id, &quotes)?;
+    check_label_pages(tx, ctx.catalog, customer_id, &req.batch_id, &quotes)?;
     let mut results = Vec::with_capacity(quotes.len());
     let mut all_booked = true;
     for (quote_id, booked) in quotes {

@@ -63,6 +63,7 @@ pub fn insert_shipment_copies(
     count: u32,
     mut vary: impl FnMut(u32, &mut wire::ShipmentView),
 ) -> Result<()> {
+    let catalog = shipping.catalog();
     shipping.write(|tx| {
         // Bigger in-memory term lists while loading: fewer, larger segments to merge.
         for table in ["shipment_search", "shipment_grams"] {
@@ -100,7 +101,9 @@ pub fn insert_shipment_copies(
         let mut piece = tx.statement(
             "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost, customer_id) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
-        let kind = crate::tracking_number::kind_for(&row.0, row.3 == "ground")
+        let kind = catalog
+            .carrier(&row.0)
+            .and_then(|c| c.tracking_kind(&row.3))
             .ok_or_else(|| Error::internal("the template's carrier has no tracking numbers"))?;
         for i in 0..count {
             let seq = crate::store::next_id(tx, "book_number")?;

@@ -4,7 +4,7 @@
 
 use rust_decimal::Decimal;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Carrier, Catalog};
 use crate::documents::{self, base64, LabelData, LabelFormat, LabelLayout};
 use crate::error::{Error, ErrorCategory, FieldError, Result};
 use crate::limits::MAX_LABEL_PAGES;
@@ -14,17 +14,19 @@ use crate::shipments::{customs_currency, find, is_domestic, label_address, Store
 use crate::store::{args, Read};
 use crate::wire;
 
-/// The postal customs declaration printed after each label of a carrier B shipment
-/// abroad, or `None` for any other shipment. The contents are the commercial invoice's
+/// The postal customs declaration printed after each label of a shipment abroad by a
+/// carrier that prints one (`customsDeclarationsAbroad`), or `None` for any other
+/// shipment. The contents are the commercial invoice's
 /// items when the booking carried one, else its content description valued at the
 /// pieces' declared values; the short form up to 400 USD of contents (converted with
 /// `rates`), the long form above.
 pub(crate) fn customs_declaration(
+    catalog: &Catalog,
     view: &wire::ShipmentView,
     invoice: Option<&documents::InvoiceData>,
     rates: &RateBook,
 ) -> Option<documents::CustomsDeclaration> {
-    if !needs_customs(view) {
+    if !needs_customs(catalog, view) {
         return None;
     }
     let currency_code = customs_currency(view);
@@ -74,9 +76,16 @@ pub(crate) fn customs_declaration(
     })
 }
 
-/// Whether the shipment prints a postal customs declaration: carrier B, abroad.
-pub(crate) fn needs_customs(view: &wire::ShipmentView) -> bool {
-    view.carrier_code == "postal" && !is_domestic("postal", &view.sender.country, &view.receiver.country)
+/// Whether the shipment prints a postal customs declaration: its carrier prints them
+/// (`customsDeclarationsAbroad`) and it goes abroad.
+pub(crate) fn needs_customs(catalog: &Catalog, view: &wire::ShipmentView) -> bool {
+    prints_customs(catalog.carrier(&view.carrier_code), &view.sender.country, &view.receiver.country)
+}
+
+/// Whether `carrier` prints a postal customs declaration for a shipment from `sender` to
+/// `receiver` (country codes).
+fn prints_customs(carrier: Option<&Carrier>, sender: &str, receiver: &str) -> bool {
+    carrier.is_some_and(|c| c.customs_declarations_abroad && !is_domestic(c.us_territories_domestic, sender, receiver))
 }
 
 /// The label data of each piece of a booked shipment, each with the shipment's customs
@@ -120,14 +129,14 @@ pub(crate) fn render(format: LabelFormat, labels: &[LabelData]) -> Result<Vec<Ve
 /// The 4x6 pages the labels of a shipment of `pieces` pieces by `carrier` from `sender`
 /// to `receiver` (country codes) take: a page per piece, two where a customs
 /// declaration is printed.
-pub(crate) fn label_pages(carrier: &str, sender: &str, receiver: &str, pieces: usize) -> usize {
-    let customs = carrier == "postal" && !is_domestic(carrier, sender, receiver);
+pub(crate) fn label_pages(catalog: &Catalog, carrier: &str, sender: &str, receiver: &str, pieces: usize) -> usize {
+    let customs = prints_customs(catalog.carrier(carrier), sender, receiver);
     pieces.saturating_mul(if customs { 2 } else { 1 })
 }
 
 /// The pages of a booked shipment's labels, as [`label_pages`] counts them.
-pub(crate) fn view_label_pages(view: &wire::ShipmentView) -> usize {
-    label_pages(&view.carrier_code, &view.sender.country, &view.receiver.country, view.tracking_numbers.len())
+pub(crate) fn view_label_pages(catalog: &Catalog, view: &wire::ShipmentView) -> usize {
+    label_pages(catalog, &view.carrier_code, &view.sender.country, &view.receiver.country, view.tracking_numbers.len())
 }
 
 /// Labels as bytes: the format and one document per entry (a PDF, or ZPL or EPL2 text).
@@ -195,7 +204,7 @@ pub(crate) fn label(
 pub(crate) fn carrier_prints<'b>(books: &'b Books, s: &StoredShipment, format: LabelFormat) -> Result<&'b crate::catalog::Carrier> {
     let carrier =
         books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
-    if !carrier.label_formats.iter().any(|f| f == format.code()) {
+    if !carrier.prints(format) {
         return Err(Error::invalid(
             "labelImageFormat",
             format!("{} labels are not available for carrier {}", format.code(), s.carrier_code),
@@ -256,11 +265,11 @@ pub(crate) fn labels_of(
             .catalog
             .carrier(&s.carrier_code)
             .ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
-        if !carrier.label_formats.iter().any(|f| f == format.code()) {
+        if !carrier.prints(format) {
             let message = format!("{} labels are not available for carrier {}", format.code(), s.carrier_code);
             return Err(field(ErrorCategory::InvalidRequest, message));
         }
-        pages = pages.saturating_add(view_label_pages(&s.view));
+        pages = pages.saturating_add(view_label_pages(books.catalog, &s.view));
         if pages > MAX_LABEL_PAGES {
             return Err(too_many_pages("bookNumbers", format!("the labels up to {at} take {pages} pages")));
         }
@@ -317,9 +326,9 @@ fn labels_of_shipment(conn: &Read<'_>, books: &Books, customer_id: &str, s: &Sto
         books.catalog.carrier(&s.carrier_code).ok_or_else(|| Error::internal(format!("carrier {} left the catalog", s.carrier_code)))?;
     let service_label = books.catalog.service(&s.service_code).map_or(s.service_code.clone(), |sv| sv.label.clone());
     // Only a customs declaration reads the invoice: most labels need no query more.
-    let customs = if needs_customs(&s.view) {
+    let customs = if needs_customs(books.catalog, &s.view) {
         let invoice = crate::invoices::stored_data(conn, customer_id, &s.view.book_number)?;
-        customs_declaration(&s.view, invoice.as_ref(), books.rates)
+        customs_declaration(books.catalog, &s.view, invoice.as_ref(), books.rates)
     } else {
         None
     };

@@ -9,7 +9,7 @@
 use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 
 use crate::address::{self, AddressUse};
-use crate::catalog::Catalog;
+use crate::catalog::{Carrier, Catalog};
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::limits::MAX_SHIPMENTS;
 use crate::store::{args, Read, Tx};
@@ -146,15 +146,20 @@ pub(crate) fn schedule(
     let wire_address = flat_address([&r.name, &r.company, &r.address1, &r.address2, &r.city, &r.state, &r.zip, &r.country, &r.phone]);
     let address = address::validate(&mut p, "", &wire_address, AddressUse::Pickup);
     let carrier = req.carrier_code.trim();
-    if carrier == "expressground" {
+    let offers = |capability: fn(&Carrier) -> bool| catalog.carrier(carrier).is_some_and(capability);
+    if offers(|c| c.pickups_by_family) {
         let ground = shipments.iter().any(|s| s.family == "ground");
         let express = shipments.iter().any(|s| s.family != "ground");
         if ground && express {
-            p.push("bookNumbers", "carrier expressground picks up Ground and Express shipments separately: schedule one pickup for each");
+            p.push(
+                "bookNumbers",
+                format!("carrier {carrier} picks up Ground and Express shipments separately: schedule one pickup for each"),
+            );
         }
     }
-    if req.package_location.is_some() && carrier != "intlexpress" {
-        p.push("packageLocation", format!("applies only to intlexpress pickups, not {carrier}"));
+    if req.package_location.is_some() && !offers(|c| c.pickup_package_location) {
+        let by = catalog.offered_by(|c| c.pickup_package_location);
+        p.push("packageLocation", format!("applies only to pickups of {by}, not {carrier}"));
     }
     for (field, value, max) in [("specialInstructions", &req.special_instructions, 250), ("packageLocation", &req.package_location, 100)] {
         if value.as_ref().is_some_and(|v| v.chars().count() > max) {

@@ -10,11 +10,12 @@ use crate::refdata::US_POSTAL_TERRITORIES;
 use crate::store::{args, Read, Row};
 use crate::wire;
 
-/// True if the shipment stays in one country (for the postal carrier, the US and its
-/// territories count as one).
-pub(crate) fn is_domestic(carrier: &str, sender: &str, receiver: &str) -> bool {
+/// True if the shipment stays in one country; for a carrier whose catalog entry says
+/// `usTerritoriesDomestic` (`us_territories_domestic`), the US and its territories count
+/// as one.
+pub(crate) fn is_domestic(us_territories_domestic: bool, sender: &str, receiver: &str) -> bool {
     let us = |c: &str| c == "US" || US_POSTAL_TERRITORIES.contains(&c);
-    sender == receiver || (carrier == "postal" && us(sender) && us(receiver))
+    sender == receiver || (us_territories_domestic && us(sender) && us(receiver))
 }
 
 pub(crate) fn label_address(a: &wire::ViewAddress) -> LabelAddress {

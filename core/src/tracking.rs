@@ -132,14 +132,14 @@ pub(crate) fn events(conn: &Read<'_>, customer_id: &str, book_number: &str) -> R
 }
 
 /// The carriers whose feed may report events for a shipment of `shipment_carrier`: its
-/// own, and for the e-commerce carrier also the postal carrier, which delivers its
-/// packages on the final mile under the same IMpb numbers.
-pub(crate) fn accepted_carriers(shipment_carrier: &str) -> Vec<&str> {
-    if shipment_carrier == "ecommerce" {
-        vec!["ecommerce", "postal"]
-    } else {
-        vec![shipment_carrier]
+/// own, and those its catalog entry names in `acceptsEventsOf` (the e-commerce carrier's
+/// final-mile postal carrier, which delivers its packages under the same IMpb numbers).
+pub(crate) fn accepted_carriers<'a>(catalog: &'a Catalog, shipment_carrier: &'a str) -> Vec<&'a str> {
+    let mut accepted = vec![shipment_carrier];
+    if let Some(carrier) = catalog.carrier(shipment_carrier) {
+        accepted.extend(carrier.accepts_events_of.iter().map(String::as_str));
     }
+    accepted
 }
 
 /// Checks one event's own fields (everything but which shipment it belongs to),
@@ -245,7 +245,7 @@ pub(crate) fn record(
     if !catalog.carrier(&shipment.carrier_code).is_some_and(|c| c.trackable) {
         return Err(Error::invalid("events", format!("shipments of carrier {} cannot be tracked", shipment.carrier_code)));
     }
-    let accepted = accepted_carriers(&shipment.carrier_code);
+    let accepted = accepted_carriers(catalog, &shipment.carrier_code);
     // The view names the return label's number: no query for shipments without one.
     let is_return = |tn: &str| shipment.view.return_tracking_number.as_deref() == Some(tn);
     let mut p = Problems::new();
@@ -279,9 +279,10 @@ pub(crate) fn record(
 }
 
 /// Records one event that `carrier` reports for its `tracking_number`, found across all
-/// customers as carriers key their data (e-commerce shipments are also found under
-/// `postal`, their final-mile carrier, and carrier B's return labels by their own
-/// number). The first event of a return label charges it (`now` dates the entry).
+/// customers as carriers key their data (a shipment is also found under the carriers
+/// its carrier accepts events of, and the return labels of a carrier that prints them by
+/// their own number). The first event of a return label charges it (`now` dates the
+/// entry).
 ///
 /// # Errors
 /// `INVALID_REQUEST` for a carrier that cannot be tracked or an invalid event;
@@ -296,9 +297,9 @@ pub(crate) fn record_for_carrier(
     event: &wire::CarrierEvent,
     now: DateTime<Utc>,
 ) -> Result<wire::RecordTrackingEventsResponse> {
-    if !catalog.carrier(carrier).is_some_and(|c| c.trackable) {
+    let Some(feed) = catalog.carrier(carrier).filter(|c| c.trackable) else {
         return Err(Error::invalid("carrier", format!("expected a carrier whose shipments can be tracked, found {carrier:?}")));
-    }
+    };
     // Carriers know a tracking number only: the index on it finds the customer too.
     let shipment: Option<(String, String)> = tx
         .rows(
@@ -309,11 +310,11 @@ pub(crate) fn record_for_carrier(
             |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get::<String>(2)?)),
         )?
         .into_iter()
-        .find(|(_, _, c)| accepted_carriers(c).contains(&carrier))
+        .find(|(_, _, c)| accepted_carriers(catalog, c).contains(&carrier))
         .map(|(customer, b, _)| (customer, b));
-    // Only carrier B prints return labels.
+    // Return labels are scanned by the carriers that print them.
     let returned = match shipment {
-        None if carrier == "postal" => crate::returns::owner(tx, tracking_number)?,
+        None if feed.scan_based_return_labels => crate::returns::owner(tx, tracking_number)?,
         _ => None,
     };
     let (customer_id, book_number) = shipment

@@ -64,11 +64,23 @@ impl TrackingKind {
 }
 
 impl TrackingKind {
-    /// The kind of the numbers carrier `carrier_code` of the catalog gives (`None` for a
-    /// carrier without tracking numbers). `family_is_ground` matters only for
-    /// `expressground`, whose express and ground services number packages differently.
-    pub fn of_carrier(carrier_code: &str, family_is_ground: bool) -> Option<TrackingKind> {
-        kind_for(carrier_code, family_is_ground)
+    /// The kind's code, as a carrier of the catalog names it (`trackingNumbers`).
+    pub fn code(self) -> &'static str {
+        match self {
+            TrackingKind::Parcel => "parcel",
+            TrackingKind::Postal => "postal",
+            TrackingKind::IntlExpress => "intlexpress",
+            TrackingKind::ExpressGroundExpress => "expressground_express",
+            TrackingKind::ExpressGroundGround => "expressground_ground",
+            TrackingKind::Ecommerce => "ecommerce",
+            TrackingKind::Consolidator => "consolidator",
+            TrackingKind::WorldExpress => "worldexpress",
+        }
+    }
+
+    /// The kind with [`TrackingKind::code`] `code` (exactly; `None` for any other text).
+    pub fn from_code(code: &str) -> Option<TrackingKind> {
+        TrackingKind::ALL.into_iter().find(|k| k.code() == code)
     }
 
     /// Whether `number` is a valid tracking number of this kind: its format and check
@@ -76,24 +88,6 @@ impl TrackingKind {
     pub fn is_valid(self, number: &str) -> bool {
         validate(self, number)
     }
-}
-
-/// The tracking number kind for a catalog carrier code.
-///
-/// `family_is_ground` only matters for `expressground`, whose express and ground
-/// services number their packages differently. Unknown carrier codes give `None`.
-pub fn kind_for(carrier_code: &str, family_is_ground: bool) -> Option<TrackingKind> {
-    Some(match carrier_code {
-        "parcel" => TrackingKind::Parcel,
-        "postal" => TrackingKind::Postal,
-        "intlexpress" => TrackingKind::IntlExpress,
-        "expressground" if family_is_ground => TrackingKind::ExpressGroundGround,
-        "expressground" => TrackingKind::ExpressGroundExpress,
-        "ecommerce" => TrackingKind::Ecommerce,
-        "consolidator" => TrackingKind::Consolidator,
-        "worldexpress" => TrackingKind::WorldExpress,
-        _ => return None,
-    })
 }
 
 /// Generates the tracking number of sequence number `seq` for `account` (a shipper or
@@ -508,17 +502,11 @@ mod tests {
     }
 
     #[test]
-    fn kind_for_catalog_codes() {
-        assert_eq!(kind_for("parcel", false), Some(TrackingKind::Parcel));
-        assert_eq!(kind_for("parcel", true), Some(TrackingKind::Parcel));
-        assert_eq!(kind_for("postal", false), Some(TrackingKind::Postal));
-        assert_eq!(kind_for("intlexpress", false), Some(TrackingKind::IntlExpress));
-        assert_eq!(kind_for("expressground", false), Some(TrackingKind::ExpressGroundExpress));
-        assert_eq!(kind_for("expressground", true), Some(TrackingKind::ExpressGroundGround));
-        assert_eq!(kind_for("ecommerce", false), Some(TrackingKind::Ecommerce));
-        assert_eq!(kind_for("consolidator", false), Some(TrackingKind::Consolidator));
-        assert_eq!(kind_for("worldexpress", true), Some(TrackingKind::WorldExpress));
-        assert_eq!(kind_for("Parcel", false), None);
-        assert_eq!(kind_for("", false), None);
+    fn each_kind_is_named_by_its_code_only() {
+        for kind in TrackingKind::ALL {
+            assert_eq!(TrackingKind::from_code(kind.code()), Some(kind));
+        }
+        assert_eq!(TrackingKind::from_code("Parcel"), None);
+        assert_eq!(TrackingKind::from_code(""), None);
     }
 }

@@ -182,7 +182,9 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
         refuse_in_debt(tx, ctx.customer, approve, &reference, ctx.now)?
     };
 
-    let kind = tracking_number::kind_for(&v.carrier.code, v.service.family == "ground")
+    let kind = v
+        .carrier
+        .tracking_kind(&v.service.family)
         .ok_or_else(|| Error::internal(format!("carrier {} has no tracking number format", v.carrier.code)))?;
     // One reservation for the pieces' numbers and the return label's, which comes last.
     let pieces = v.shipment.pieces.len();
@@ -245,7 +247,7 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
         (data, invoice.send_electronically.unwrap_or(false))
     });
     let labels = if ctx.labels_at_booking {
-        let customs = customs_declaration(&view, invoice.as_ref().map(|(data, _)| data), ctx.rates);
+        let customs = customs_declaration(ctx.catalog, &view, invoice.as_ref().map(|(data, _)| data), ctx.rates);
         render(v.label_format, &label_data(&view, &v.carrier.label, &v.service.label, &priced.zone, customs.as_ref()))?
     } else {
         Vec::new()
@@ -275,7 +277,7 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
         crate::orders::fulfil(tx, &ctx.customer.id, &book_number, f)?;
     }
 
-    let pieces = (v.carrier.code == "postal" && tracking_numbers.len() > 1).then(|| {
+    let pieces = (v.carrier.pieces_in_answer && tracking_numbers.len() > 1).then(|| {
         tracking_numbers
             .iter()
             .zip(&piece_costs)

@@ -4,6 +4,7 @@
 use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
+use crate::catalog::Carrier;
 use crate::documents::LabelFormat;
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::quoting::{self, ValidShipment};
@@ -85,7 +86,7 @@ pub(super) fn validate<'a>(conn: &Read<'_>, ctx: &Context<'a>, req: &wire::BookS
     }
 
     // Pieces: all six keys present; then the shared rules.
-    let domestic = is_domestic(carrier_code, &sender.country, &receiver.country);
+    let domestic = is_domestic(carrier.is_some_and(|c| c.us_territories_domestic), &sender.country, &receiver.country);
     let mut wire_pieces = Vec::with_capacity(req.pieces.len());
     for (i, piece) in req.pieces.iter().enumerate() {
         for (name, value) in [
@@ -121,36 +122,36 @@ pub(super) fn validate<'a>(conn: &Read<'_>, ctx: &Context<'a>, req: &wire::BookS
                     None
                 }
                 Some(f) => {
-                    let allowed = match f {
-                        LabelFormat::Pdf => true,
-                        LabelFormat::Epl2 => carrier_code == "expressground",
-                        LabelFormat::Zpl => matches!(carrier_code, "expressground" | "parcel" | "postal"),
-                    };
-                    if !allowed || carrier.is_some_and(|c| !c.label_formats.iter().any(|l| l == code)) {
-                        p.push("labelImageFormat", format!("{code} labels are not available for carrier {carrier_code}: EPL2 is carrier D only, ZPL carriers A, B and D"));
+                    // A carrier the catalog lacks (refused above) prints PDF only.
+                    let printable = if carrier.is_some() { catalog.printable(carrier_code, f) } else { f == LabelFormat::Pdf };
+                    if !printable {
+                        let by = catalog.offered_by(|c| c.prints(f));
+                        p.push("labelImageFormat", format!("{code} labels are not available for carrier {carrier_code}; they are printed by {by}"));
                     }
                     Some(f)
                 }
             }
         }
     };
-    if wants_return && carrier_code != "postal" {
-        p.push("scanBasedReturnLabel", format!("is available for the postal carrier only, not {carrier_code}"));
+    let offers = |capability: fn(&Carrier) -> bool| carrier.is_some_and(capability);
+    let only = |capability: fn(&Carrier) -> bool| format!("is available for {} only, not {carrier_code}", catalog.offered_by(capability));
+    if wants_return && !offers(|c| c.scan_based_return_labels) {
+        p.push("scanBasedReturnLabel", only(|c| c.scan_based_return_labels));
     } else if wants_return && req.pieces.len() > 1 {
         p.push(
             "scanBasedReturnLabel",
             format!("a return label carries one package; book the {} pieces as shipments of their own", req.pieces.len()),
         );
     }
-    if req.postal_express_am_delivery == Some(true) && carrier_code != "postal" {
-        p.push("postalExpressAmDelivery", format!("is available for the postal carrier only, not {carrier_code}"));
+    if req.postal_express_am_delivery == Some(true) && !offers(|c| c.am_delivery) {
+        p.push("postalExpressAmDelivery", only(|c| c.am_delivery));
     }
-    if req.dangerous_goods_code.is_some() && carrier_code != "ecommerce" {
-        p.push("dangerousGoodsCode", format!("is available for the e-commerce carrier only, not {carrier_code}"));
+    if req.dangerous_goods_code.is_some() && !offers(|c| c.dangerous_goods) {
+        p.push("dangerousGoodsCode", only(|c| c.dangerous_goods));
     }
     if let Some(e) = &req.postal_endorsement {
-        if carrier_code != "ecommerce" {
-            p.push("postalEndorsement", format!("is available for the e-commerce carrier only, not {carrier_code}"));
+        if !offers(|c| c.postal_endorsements) {
+            p.push("postalEndorsement", only(|c| c.postal_endorsements));
         } else if !POSTAL_ENDORSEMENTS.contains(&e.as_str()) {
             p.push("postalEndorsement", format!("expected one of {}, found {e:?}", POSTAL_ENDORSEMENTS.join(", ")));
         }

@@ -9,8 +9,10 @@ use std::collections::HashMap;
 use rust_decimal::Decimal;
 use serde::{Deserialize, Serialize};
 
+use crate::documents::LabelFormat;
 use crate::error::{Error, ErrorCategory, Result};
 use crate::refdata;
+use crate::tracking_number::TrackingKind;
 use crate::wire;
 
 /// The embedded default catalog (`core/data/catalog.json`): its text natively; on wasm32
@@ -64,7 +66,9 @@ pub struct Carrier {
     /// True if the sender name must hold a first and a last name.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub requires_sender_full_name: bool,
-    /// Label formats it prints: `PDF`, `ZPL`, `EPL2`.
+    /// Label formats it prints: `PDF`, `ZPL`, `EPL2`. The one list every format check
+    /// asks ([`Carrier::prints`]): booking's `labelImageFormat`, label and return label
+    /// retrieval.
     pub label_formats: Vec<String>,
     /// Field names of its provider accounts.
     pub account_fields: Vec<String>,
@@ -74,7 +78,85 @@ pub struct Carrier {
     pub signature_options: Vec<SignatureOption>,
     /// Its package types.
     pub package_types: Vec<PackageType>,
+    /// True if a booking may ask for a scan-based return label (`scanBasedReturnLabel`),
+    /// and its tracking feed reports the scans of those labels.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub scan_based_return_labels: bool,
+    /// True if a booking may ask for AM delivery (`postalExpressAmDelivery`); the
+    /// service must offer it too (its `amDelivery`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub am_delivery: bool,
+    /// True if a booking may name a dangerous goods code (`dangerousGoodsCode`); the
+    /// service must accept the code too (its `dangerousGoodsCodes`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub dangerous_goods: bool,
+    /// True if a booking may ask for a postal endorsement (`postalEndorsement`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub postal_endorsements: bool,
+    /// True if its labels for a shipment abroad print a postal customs declaration (a
+    /// second page per piece).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub customs_declarations_abroad: bool,
+    /// True if a shipment between the US and its territories (or between two of them)
+    /// is domestic for it: no declared values, no customs declaration.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub us_territories_domestic: bool,
+    /// True if the answer to a booking of several pieces lists each piece (`pieces`:
+    /// tracking number and shipping cost).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pieces_in_answer: bool,
+    /// The kind of tracking numbers it gives, by service family; none if it gives none.
+    #[serde(default, skip_serializing_if = "TrackingNumbers::is_empty")]
+    pub tracking_numbers: TrackingNumbers,
+    /// True if it picks up ground and express shipments separately: a pickup holds
+    /// shipments of one family only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pickups_by_family: bool,
+    /// True if a pickup may say where the packages wait (`packageLocation`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pickup_package_location: bool,
+    /// Carriers whose tracking feed may report events for its shipments, besides its
+    /// own (e.g. the carrier that delivers its packages on the final mile).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub accepts_events_of: Vec<String>,
 }
+
+/// The tracking number kinds of a carrier, by service family: codes of
+/// [`TrackingKind::code`], e.g. `parcel`, `expressground_ground`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrackingNumbers {
+    /// The kind of the numbers of its `ground` services.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ground: Option<String>,
+    /// The kind of the numbers of its other (`express`) services.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub express: Option<String>,
+}
+
+impl TrackingNumbers {
+    /// True if neither family has a kind.
+    pub fn is_empty(&self) -> bool {
+        self.ground.is_none() && self.express.is_none()
+    }
+}
+
+/// The capability fields of a carrier in the catalog document: a stored document with
+/// none of them was written before carriers stated their capabilities
+/// ([`Catalog::stored`]).
+const CAPABILITY_FIELDS: [&str; 11] = [
+    "scanBasedReturnLabels",
+    "amDelivery",
+    "dangerousGoods",
+    "postalEndorsements",
+    "customsDeclarationsAbroad",
+    "usTerritoriesDomestic",
+    "piecesInAnswer",
+    "trackingNumbers",
+    "pickupsByFamily",
+    "pickupPackageLocation",
+    "acceptsEventsOf",
+];
 
 /// A signature option of a carrier.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -117,6 +199,18 @@ impl Carrier {
     /// The carrier's signature option that `code` names (see [`SignatureOption::is_named`]).
     pub fn signature_option(&self, code: &str) -> Option<&SignatureOption> {
         self.signature_options.iter().find(|o| o.is_named(code))
+    }
+
+    /// True if it prints labels in `format` (its `labelFormats`).
+    pub fn prints(&self, format: LabelFormat) -> bool {
+        self.label_formats.iter().any(|f| f == format.code())
+    }
+
+    /// The kind of the tracking numbers of its services of `family` (`ground` or
+    /// another); `None` if it gives none.
+    pub fn tracking_kind(&self, family: &str) -> Option<TrackingKind> {
+        let code = if family == "ground" { &self.tracking_numbers.ground } else { &self.tracking_numbers.express };
+        TrackingKind::from_code(code.as_deref()?)
     }
 }
 
@@ -242,6 +336,28 @@ pub struct Catalog {
     service_packages: Vec<Vec<Option<usize>>>,
 }
 
+/// Gives each carrier of a catalog document (as JSON) that states no capability at all the
+/// capabilities of `defaults`' carrier of the same code ([`Catalog::stored`]).
+fn with_default_capabilities(doc: &mut serde_json::Value, defaults: &Catalog) {
+    let Some(carriers) = doc.get_mut("carriers").and_then(serde_json::Value::as_array_mut) else { return };
+    let states_any = |c: &serde_json::Value| CAPABILITY_FIELDS.iter().any(|f| c.get(f).is_some());
+    if carriers.iter().any(states_any) {
+        return;
+    }
+    for carrier in carriers {
+        let Some(default) = carrier.get("code").and_then(serde_json::Value::as_str).and_then(|code| defaults.carrier(code)) else {
+            continue;
+        };
+        let Ok(serde_json::Value::Object(default)) = serde_json::to_value(default) else { continue };
+        let Some(carrier) = carrier.as_object_mut() else { continue };
+        for field in CAPABILITY_FIELDS {
+            if let Some(value) = default.get(field) {
+                carrier.insert(field.to_string(), value.clone());
+            }
+        }
+    }
+}
+
 /// A set of two-letter country (or state) codes `AA` to `ZZ`, one bit each.
 #[derive(Debug, Clone, Default)]
 struct CountrySet([u64; 11]);
@@ -291,18 +407,26 @@ impl Catalog {
         Self::from_document(doc)
     }
 
-    /// A catalog stored by a build that knew no generic signature codes, read as if it
-    /// had them: an option without a generic code takes that of the default catalog's
-    /// option of the same carrier and code, unless another option of the carrier has it.
-    /// An option the default catalog lacks keeps none, and so does every option when the
-    /// codes taken would name two options of a carrier.
+    /// A catalog stored by a build that knew no generic signature codes or carrier
+    /// capabilities, read as if it had them.
+    ///
+    /// An option without a generic code takes that of the default catalog's option of
+    /// the same carrier and code, unless another option of the carrier has it. An option
+    /// the default catalog lacks keeps none, and so does every option when the codes
+    /// taken would name two options of a carrier.
+    ///
+    /// A document none of whose carriers states a capability (the fields of
+    /// [`CAPABILITY_FIELDS`]) gives each carrier those of the default catalog's carrier
+    /// of the same code; a carrier the default catalog lacks offers none of them.
     ///
     /// # Errors
     /// As [`Catalog::from_json`].
     pub(crate) fn stored(json: &str) -> Result<Catalog> {
-        let mut doc: CatalogDocument = serde_json::from_str(json)
-            .map_err(|e| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {e}.")).with_source(e))?;
+        let invalid = |e: serde_json::Error| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {e}.")).with_source(e);
         let Ok(defaults) = Self::default_catalog() else { return Self::from_json(json) };
+        let mut value: serde_json::Value = serde_json::from_str(json).map_err(invalid)?;
+        with_default_capabilities(&mut value, &defaults);
+        let mut doc: CatalogDocument = serde_json::from_value(value).map_err(invalid)?;
         for carrier in &mut doc.carriers {
             let Some(default) = defaults.carrier(&carrier.code) else { continue };
             for i in 0..carrier.signature_options.len() {
@@ -358,6 +482,17 @@ impl Catalog {
                         format!("carriers[{i}].signatureOptions[{j}]"),
                         "its code or generic code names an earlier option of the carrier too",
                     );
+                }
+            }
+            for (family, kind) in [("ground", &c.tracking_numbers.ground), ("express", &c.tracking_numbers.express)] {
+                if let Some(kind) = kind.as_deref().filter(|k| TrackingKind::from_code(k).is_none()) {
+                    let known: Vec<&str> = TrackingKind::ALL.iter().map(|k| k.code()).collect();
+                    p.push(format!("carriers[{i}].trackingNumbers.{family}"), format!("expected one of {}, found {kind:?}", known.join(", ")));
+                }
+            }
+            for (j, other) in c.accepts_events_of.iter().enumerate() {
+                if !doc.carriers.iter().any(|o| &o.code == other) {
+                    p.push(format!("carriers[{i}].acceptsEventsOf[{j}]"), format!("unknown carrier {other:?}"));
                 }
             }
             for (j, pt) in c.package_types.iter().enumerate() {
@@ -456,6 +591,23 @@ impl Catalog {
     /// The carrier with `code`.
     pub fn carrier(&self, code: &str) -> Option<&Carrier> {
         self.carriers.get(code).map(|&i| &self.doc.carriers[i])
+    }
+
+    /// True if carrier `carrier` prints labels in `format` ([`Carrier::prints`]); a
+    /// carrier the catalog lacks prints none.
+    pub fn printable(&self, carrier: &str, format: LabelFormat) -> bool {
+        self.carrier(carrier).is_some_and(|c| c.prints(format))
+    }
+
+    /// The carriers that offer what `offers` asks, for a message: `the postal carrier`,
+    /// `the carriers postal, courier` or `no carrier`.
+    pub fn offered_by(&self, offers: impl Fn(&Carrier) -> bool) -> String {
+        let codes: Vec<&str> = self.doc.carriers.iter().filter(|c| offers(c)).map(|c| c.code.as_str()).collect();
+        match codes.as_slice() {
+            [] => "no carrier".to_string(),
+            [one] => format!("the {one} carrier"),
+            many => format!("the carriers {}", many.join(", ")),
+        }
     }
 
     /// The service with `code`.
@@ -630,6 +782,84 @@ pub(crate) mod tests {
         let stored = Catalog::stored(&doc.to_string()).unwrap();
         let generics: Vec<Option<&str>> = stored.doc.carriers[0].signature_options.iter().map(|o| o.generic.as_deref()).collect();
         assert_eq!(generics, [Some("direct"), None]);
+    }
+
+    /// The default catalog's document without the carrier capability fields: a catalog
+    /// stored before carriers stated them.
+    fn without_capabilities() -> serde_json::Value {
+        let mut doc: serde_json::Value = serde_json::from_str(default_catalog_json()).unwrap();
+        for carrier in doc["carriers"].as_array_mut().unwrap() {
+            for field in CAPABILITY_FIELDS {
+                carrier.as_object_mut().unwrap().remove(field);
+            }
+        }
+        doc
+    }
+
+    #[test]
+    fn a_stored_catalog_without_capabilities_takes_the_default_ones() {
+        let old = without_capabilities();
+        let read = Catalog::from_json(&old.to_string()).unwrap();
+        assert!(!read.carrier("postal").unwrap().scan_based_return_labels, "a document without them offers none");
+        assert_eq!(read.carrier("postal").unwrap().tracking_kind("ground"), None);
+        let stored = Catalog::stored(&old.to_string()).unwrap();
+        let defaults = Catalog::default_catalog().unwrap();
+        for carrier in &defaults.doc.carriers {
+            assert_eq!(stored.carrier(&carrier.code).unwrap(), carrier, "{}", carrier.code);
+        }
+    }
+
+    #[test]
+    fn a_stored_catalog_with_any_capability_is_read_as_stored() {
+        let mut doc = without_capabilities();
+        doc["carriers"][0]["amDelivery"] = serde_json::json!(true);
+        let stored = Catalog::stored(&doc.to_string()).unwrap();
+        assert!(stored.doc.carriers[0].am_delivery);
+        assert!(stored.doc.carriers.iter().skip(1).all(|c| c.tracking_numbers.is_empty() && !c.scan_based_return_labels));
+    }
+
+    #[test]
+    fn a_stored_carrier_the_default_catalog_lacks_offers_nothing() {
+        let mut doc = without_capabilities();
+        let mut courier = doc["carriers"][1].clone();
+        courier["code"] = serde_json::json!("courier");
+        doc["carriers"].as_array_mut().unwrap().push(courier);
+        let stored = Catalog::stored(&doc.to_string()).unwrap();
+        let courier = stored.carrier("courier").unwrap();
+        let plain = Catalog::from_json(&without_capabilities().to_string()).unwrap();
+        let postal_without = plain.carrier("postal").unwrap();
+        assert_eq!(Carrier { code: "postal".into(), ..courier.clone() }, *postal_without);
+        assert!(stored.carrier("postal").unwrap().scan_based_return_labels);
+    }
+
+    /// The default carriers' tracking number kinds, by family.
+    #[test]
+    fn default_tracking_kinds() {
+        let c = Catalog::default_catalog().unwrap();
+        let kind = |carrier: &str, family: &str| c.carrier(carrier).unwrap().tracking_kind(family);
+        assert_eq!(kind("parcel", "express"), Some(TrackingKind::Parcel));
+        assert_eq!(kind("parcel", "ground"), Some(TrackingKind::Parcel));
+        assert_eq!(kind("postal", "express"), Some(TrackingKind::Postal));
+        assert_eq!(kind("intlexpress", "express"), Some(TrackingKind::IntlExpress));
+        assert_eq!(kind("expressground", "express"), Some(TrackingKind::ExpressGroundExpress));
+        assert_eq!(kind("expressground", "ground"), Some(TrackingKind::ExpressGroundGround));
+        assert_eq!(kind("ecommerce", "express"), Some(TrackingKind::Ecommerce));
+        assert_eq!(kind("consolidator", "express"), Some(TrackingKind::Consolidator));
+        assert_eq!(kind("worldexpress", "ground"), Some(TrackingKind::WorldExpress));
+    }
+
+    /// The default carriers print what the interface documents: EPL2 carrier D only, ZPL
+    /// carriers A, B and D, PDF every carrier.
+    #[test]
+    fn default_label_formats() {
+        let c = Catalog::default_catalog().unwrap();
+        for carrier in &c.doc.carriers {
+            let code = carrier.code.as_str();
+            assert!(c.printable(code, LabelFormat::Pdf), "{code}");
+            assert_eq!(c.printable(code, LabelFormat::Epl2), code == "expressground", "{code}");
+            assert_eq!(c.printable(code, LabelFormat::Zpl), matches!(code, "parcel" | "postal" | "expressground"), "{code}");
+        }
+        assert!(!c.printable("nobody", LabelFormat::Pdf));
     }
 
     /// The country sets answer as the lists do, for every service and route.

@@ -2,7 +2,6 @@
 //! fulfillment), prepay accounting (DECISIONS 7), tracking numbers and labels
 //! (DECISIONS 8), and retrieve, list, void and label of DECISIONS 9.
 
-use consign::TrackingKind;
 use consign_conformance::*;
 use serde_json::{json, Value};
 
@@ -950,13 +949,14 @@ fn tracking_numbers_pass_each_carriers_validator_and_are_unique() {
         book_body(),
     ];
     add_payment_method(&h, &id);
+    let catalog = h.shipping.catalog();
     let mut seen = std::collections::HashSet::new();
     for body in &bodies {
         let b = booked(&h, &id, &with(body.clone(), "/approvePrepayRecharge", json!(true)));
         let s = retrieve(&h, &id, b["bookNumber"].as_str().unwrap()).expect(200).clone();
         let carrier = s["carrierCode"].as_str().unwrap();
-        let ground = families[s["serviceCode"].as_str().unwrap()] == "ground";
-        let kind = TrackingKind::of_carrier(carrier, ground).unwrap_or_else(|| panic!("a kind for {carrier}"));
+        let family = &families[s["serviceCode"].as_str().unwrap()];
+        let kind = catalog.carrier(carrier).and_then(|c| c.tracking_kind(family)).unwrap_or_else(|| panic!("a kind for {carrier}"));
         let numbers: Vec<&str> = s["trackingNumbers"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
         assert_eq!(numbers.len(), s["pieces"].as_array().map_or(0, Vec::len), "{s}");
         assert_eq!(numbers[0], b["trackingNumber"]);

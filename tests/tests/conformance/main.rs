@@ -6,6 +6,7 @@
 mod arrivals;
 mod batches;
 mod booking;
+mod carriers;
 mod customers;
 mod dates;
 mod invoices;
