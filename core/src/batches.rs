@@ -218,7 +218,13 @@ fn booking_request(stored: &quoting::StoredQuote, req: &wire::BatchBookRequest, 
 /// shipment (of the shipment, for a quote booked already and not voided), two where a
 /// customs declaration is printed. A quote that cannot be read counts nothing: the
 /// booking reports it.
-fn check_label_pages(conn: &Read<'_>, catalog: &Catalog, customer_id: &str, batch_id: &str, quotes: &[(i64, Option<String>)]) -> Result<()> {
+fn check_label_pages(
+    conn: &Read<'_>,
+    catalog: &Catalog,
+    customer_id: &str,
+    batch_id: &str,
+    quotes: &[(i64, Option<String>)],
+) -> Result<()> {
     let country = |c: &Option<compact_str::CompactString>| c.as_deref().unwrap_or_default().trim().to_ascii_uppercase();
     let mut pages = 0usize;
     for (quote_id, booked) in quotes {

@@ -126,7 +126,10 @@ pub(super) fn validate<'a>(conn: &Read<'_>, ctx: &Context<'a>, req: &wire::BookS
                     let printable = if carrier.is_some() { catalog.printable(carrier_code, f) } else { f == LabelFormat::Pdf };
                     if !printable {
                         let by = catalog.offered_by(|c| c.prints(f));
-                        p.push("labelImageFormat", format!("{code} labels are not available for carrier {carrier_code}; they are printed by {by}"));
+                        p.push(
+                            "labelImageFormat",
+                            format!("{code} labels are not available for carrier {carrier_code}; they are printed by {by}"),
+                        );
                     }
                     Some(f)
                 }

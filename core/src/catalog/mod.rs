@@ -422,7 +422,8 @@ impl Catalog {
     /// # Errors
     /// As [`Catalog::from_json`].
     pub(crate) fn stored(json: &str) -> Result<Catalog> {
-        let invalid = |e: serde_json::Error| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {e}.")).with_source(e);
+        let invalid =
+            |e: serde_json::Error| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {e}.")).with_source(e);
         let Ok(defaults) = Self::default_catalog() else { return Self::from_json(json) };
         let mut value: serde_json::Value = serde_json::from_str(json).map_err(invalid)?;
         with_default_capabilities(&mut value, &defaults);
@@ -487,7 +488,10 @@ impl Catalog {
             for (family, kind) in [("ground", &c.tracking_numbers.ground), ("express", &c.tracking_numbers.express)] {
                 if let Some(kind) = kind.as_deref().filter(|k| TrackingKind::from_code(k).is_none()) {
                     let known: Vec<&str> = TrackingKind::ALL.iter().map(|k| k.code()).collect();
-                    p.push(format!("carriers[{i}].trackingNumbers.{family}"), format!("expected one of {}, found {kind:?}", known.join(", ")));
+                    p.push(
+                        format!("carriers[{i}].trackingNumbers.{family}"),
+                        format!("expected one of {}, found {kind:?}", known.join(", ")),
+                    );
                 }
             }
             for (j, other) in c.accepts_events_of.iter().enumerate() {

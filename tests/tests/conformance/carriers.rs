@@ -325,5 +325,8 @@ fn return_labels_are_scanned_only_by_a_carrier_that_prints_them() {
     let returned = b["returnTrackingNumber"].as_str().unwrap();
     let e = h.shipping.record_tracking_event("parcel", returned, &carrier_event("In Transit", "2026-11-23 06:00:00")).unwrap_err();
     assert_eq!(e.category(), ErrorCategory::NotFound);
-    assert_eq!(h.shipping.record_tracking_event(COURIER, returned, &carrier_event("In Transit", "2026-11-23 06:00:00")).unwrap().recorded, 1);
+    assert_eq!(
+        h.shipping.record_tracking_event(COURIER, returned, &carrier_event("In Transit", "2026-11-23 06:00:00")).unwrap().recorded,
+        1
+    );
 }
