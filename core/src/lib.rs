@@ -76,7 +76,7 @@ mod tracking_number;
 pub mod wire;
 
 pub use address::Address;
-pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Service, ServicePackage, SignatureOption};
+pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Service, ServicePackage, SignatureOption, TrackingNumbers};
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use documents::LabelLayout;
 pub use error::{Error, ErrorCategory, FieldError, Result};
