@@ -141,23 +141,6 @@ impl TrackingNumbers {
     }
 }
 
-/// The capability fields of a carrier in the catalog document: a stored document with
-/// none of them was written before carriers stated their capabilities
-/// ([`Catalog::stored`]).
-const CAPABILITY_FIELDS: [&str; 11] = [
-    "scanBasedReturnLabels",
-    "amDelivery",
-    "dangerousGoods",
-    "postalEndorsements",
-    "customsDeclarationsAbroad",
-    "usTerritoriesDomestic",
-    "piecesInAnswer",
-    "trackingNumbers",
-    "pickupsByFamily",
-    "pickupPackageLocation",
-    "acceptsEventsOf",
-];
-
 /// A signature option of a carrier.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -199,6 +182,37 @@ impl Carrier {
     /// The carrier's signature option that `code` names (see [`SignatureOption::is_named`]).
     pub fn signature_option(&self, code: &str) -> Option<&SignatureOption> {
         self.signature_options.iter().find(|o| o.is_named(code))
+    }
+
+    /// True if it offers any of the capabilities from `scanBasedReturnLabels` to
+    /// `acceptsEventsOf` (not `labelFormats`, which every catalog states).
+    pub fn offers_any(&self) -> bool {
+        self.scan_based_return_labels
+            || self.am_delivery
+            || self.dangerous_goods
+            || self.postal_endorsements
+            || self.customs_declarations_abroad
+            || self.us_territories_domestic
+            || self.pieces_in_answer
+            || !self.tracking_numbers.is_empty()
+            || self.pickups_by_family
+            || self.pickup_package_location
+            || !self.accepts_events_of.is_empty()
+    }
+
+    /// Takes every capability of [`Carrier::offers_any`] from `other`.
+    fn offer_as(&mut self, other: &Carrier) {
+        self.scan_based_return_labels = other.scan_based_return_labels;
+        self.am_delivery = other.am_delivery;
+        self.dangerous_goods = other.dangerous_goods;
+        self.postal_endorsements = other.postal_endorsements;
+        self.customs_declarations_abroad = other.customs_declarations_abroad;
+        self.us_territories_domestic = other.us_territories_domestic;
+        self.pieces_in_answer = other.pieces_in_answer;
+        self.tracking_numbers = other.tracking_numbers.clone();
+        self.pickups_by_family = other.pickups_by_family;
+        self.pickup_package_location = other.pickup_package_location;
+        self.accepts_events_of = other.accepts_events_of.clone();
     }
 
     /// True if it prints labels in `format` (its `labelFormats`).
@@ -336,28 +350,6 @@ pub struct Catalog {
     service_packages: Vec<Vec<Option<usize>>>,
 }
 
-/// Gives each carrier of a catalog document (as JSON) that states no capability at all the
-/// capabilities of `defaults`' carrier of the same code ([`Catalog::stored`]).
-fn with_default_capabilities(doc: &mut serde_json::Value, defaults: &Catalog) {
-    let Some(carriers) = doc.get_mut("carriers").and_then(serde_json::Value::as_array_mut) else { return };
-    let states_any = |c: &serde_json::Value| CAPABILITY_FIELDS.iter().any(|f| c.get(f).is_some());
-    if carriers.iter().any(states_any) {
-        return;
-    }
-    for carrier in carriers {
-        let Some(default) = carrier.get("code").and_then(serde_json::Value::as_str).and_then(|code| defaults.carrier(code)) else {
-            continue;
-        };
-        let Ok(serde_json::Value::Object(default)) = serde_json::to_value(default) else { continue };
-        let Some(carrier) = carrier.as_object_mut() else { continue };
-        for field in CAPABILITY_FIELDS {
-            if let Some(value) = default.get(field) {
-                carrier.insert(field.to_string(), value.clone());
-            }
-        }
-    }
-}
-
 /// A set of two-letter country (or state) codes `AA` to `ZZ`, one bit each.
 #[derive(Debug, Clone, Default)]
 struct CountrySet([u64; 11]);
@@ -415,9 +407,10 @@ impl Catalog {
     /// the default catalog lacks keeps none, and so does every option when the codes
     /// taken would name two options of a carrier.
     ///
-    /// A document none of whose carriers states a capability (the fields of
-    /// [`CAPABILITY_FIELDS`]) gives each carrier those of the default catalog's carrier
-    /// of the same code; a carrier the default catalog lacks offers none of them.
+    /// A document none of whose carriers offers any capability ([`Carrier::offers_any`]:
+    /// then no carrier has tracking numbers, and none could be booked) gives each carrier
+    /// those of the default catalog's carrier of the same code; a carrier the default
+    /// catalog lacks offers none of them.
     ///
     /// # Errors
     /// As [`Catalog::from_json`].
@@ -425,9 +418,14 @@ impl Catalog {
         let invalid =
             |e: serde_json::Error| Error::new(ErrorCategory::InvalidRequest, format!("The catalog is not valid: {e}.")).with_source(e);
         let Ok(defaults) = Self::default_catalog() else { return Self::from_json(json) };
-        let mut value: serde_json::Value = serde_json::from_str(json).map_err(invalid)?;
-        with_default_capabilities(&mut value, &defaults);
-        let mut doc: CatalogDocument = serde_json::from_value(value).map_err(invalid)?;
+        let mut doc: CatalogDocument = serde_json::from_str(json).map_err(invalid)?;
+        if !doc.carriers.iter().any(Carrier::offers_any) {
+            for carrier in &mut doc.carriers {
+                if let Some(default) = defaults.carrier(&carrier.code) {
+                    carrier.offer_as(default);
+                }
+            }
+        }
         for carrier in &mut doc.carriers {
             let Some(default) = defaults.carrier(&carrier.code) else { continue };
             for i in 0..carrier.signature_options.len() {
@@ -793,7 +791,19 @@ pub(crate) mod tests {
     fn without_capabilities() -> serde_json::Value {
         let mut doc: serde_json::Value = serde_json::from_str(default_catalog_json()).unwrap();
         for carrier in doc["carriers"].as_array_mut().unwrap() {
-            for field in CAPABILITY_FIELDS {
+            for field in [
+                "scanBasedReturnLabels",
+                "amDelivery",
+                "dangerousGoods",
+                "postalEndorsements",
+                "customsDeclarationsAbroad",
+                "usTerritoriesDomestic",
+                "piecesInAnswer",
+                "trackingNumbers",
+                "pickupsByFamily",
+                "pickupPackageLocation",
+                "acceptsEventsOf",
+            ] {
                 carrier.as_object_mut().unwrap().remove(field);
             }
         }
