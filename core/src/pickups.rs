@@ -158,7 +158,7 @@ pub(crate) fn schedule(
         }
     }
     if req.package_location.is_some() && !offers(|c| c.pickup_package_location) {
-        let by = catalog.offered_by(|c| c.pickup_package_location);
+        let by = catalog.offered_by(&|c| c.pickup_package_location);
         p.push("packageLocation", format!("applies only to pickups of {by}, not {carrier}"));
     }
     for (field, value, max) in [("specialInstructions", &req.special_instructions, 250), ("packageLocation", &req.package_location, 100)] {

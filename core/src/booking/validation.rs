@@ -125,7 +125,7 @@ pub(super) fn validate<'a>(conn: &Read<'_>, ctx: &Context<'a>, req: &wire::BookS
                     // A carrier the catalog lacks (refused above) prints PDF only.
                     let printable = if carrier.is_some() { catalog.printable(carrier_code, f) } else { f == LabelFormat::Pdf };
                     if !printable {
-                        let by = catalog.offered_by(|c| c.prints(f));
+                        let by = catalog.offered_by(&|c| c.prints(f));
                         p.push(
                             "labelImageFormat",
                             format!("{code} labels are not available for carrier {carrier_code}; they are printed by {by}"),
@@ -137,7 +137,7 @@ pub(super) fn validate<'a>(conn: &Read<'_>, ctx: &Context<'a>, req: &wire::BookS
         }
     };
     let offers = |capability: fn(&Carrier) -> bool| carrier.is_some_and(capability);
-    let only = |capability: fn(&Carrier) -> bool| format!("is available for {} only, not {carrier_code}", catalog.offered_by(capability));
+    let only = |capability: fn(&Carrier) -> bool| format!("is available for {} only, not {carrier_code}", catalog.offered_by(&capability));
     if wants_return && !offers(|c| c.scan_based_return_labels) {
         p.push("scanBasedReturnLabel", only(|c| c.scan_based_return_labels));
     } else if wants_return && req.pieces.len() > 1 {

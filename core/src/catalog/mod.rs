@@ -603,7 +603,7 @@ impl Catalog {
 
     /// The carriers that offer what `offers` asks, for a message: `the postal carrier`,
     /// `the carriers postal, courier` or `no carrier`.
-    pub fn offered_by(&self, offers: impl Fn(&Carrier) -> bool) -> String {
+    pub fn offered_by(&self, offers: &dyn Fn(&Carrier) -> bool) -> String {
         let codes: Vec<&str> = self.doc.carriers.iter().filter(|c| offers(c)).map(|c| c.code.as_str()).collect();
         match codes.as_slice() {
             [] => "no carrier".to_string(),
