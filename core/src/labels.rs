@@ -16,10 +16,9 @@ use crate::wire;
 
 /// The postal customs declaration printed after each label of a shipment abroad by a
 /// carrier that prints one (`customsDeclarationsAbroad`), or `None` for any other
-/// shipment. The contents are the commercial invoice's
-/// items when the booking carried one, else its content description valued at the
-/// pieces' declared values; the short form up to 400 USD of contents (converted with
-/// `rates`), the long form above.
+/// shipment. The contents are the commercial invoice's items when the booking carried
+/// one, else its content description valued at the pieces' declared values; the short
+/// form up to 400 USD of contents (converted with `rates`), the long form above.
 pub(crate) fn customs_declaration(
     catalog: &Catalog,
     view: &wire::ShipmentView,
