@@ -4,7 +4,7 @@
 //! transaction.
 //!
 //! An entry that lowers the balance may not take it below zero ([`append`]), except a
-//! charge for what a carrier has already carried ([`append_owed`]): the balance is then
+//! charge for what a carrier has already carried ([`charge_owed`]): the balance is then
 //! negative, a debt, shown as such (`"-3.20"`), and bookings wait for a recharge to
 //! cover it (`prepay::charge`). Entries that raise the balance are always written.
 
@@ -48,52 +48,31 @@ pub(crate) fn balance_cents(conn: &Read<'_>, customer_id: &str) -> Result<i64> {
     Ok(balance.unwrap_or(0))
 }
 
-/// Appends an entry of `amount_cents` (negative for charges) and returns the new balance.
+/// Appends an entry of `cents` (negative for charges) to `customer`'s ledger and returns
+/// the new balance.
 ///
 /// # Errors
 /// `INSUFFICIENT_FUNDS` if the entry lowers the balance below zero; nothing is written
 /// then.
-pub(crate) fn append(
-    tx: &Tx<'_>,
-    customer_id: &str,
-    kind: EntryKind,
-    amount_cents: i64,
-    reference: &str,
-    now: DateTime<Utc>,
-) -> Result<i64> {
-    write(tx, customer_id, kind, amount_cents, reference, now, false)
+pub(crate) fn append(tx: &Tx<'_>, customer: &str, kind: EntryKind, cents: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
+    write(tx, customer, kind, cents, reference, now, false)
 }
 
-/// Appends an entry as [`append`] does, except that a charge may take the balance below
-/// zero: a debt, for a charge of what a carrier has carried, which is never refused.
-pub(crate) fn append_owed(
-    tx: &Tx<'_>,
-    customer_id: &str,
-    kind: EntryKind,
-    amount_cents: i64,
-    reference: &str,
-    now: DateTime<Utc>,
-) -> Result<i64> {
-    write(tx, customer_id, kind, amount_cents, reference, now, true)
+/// Appends a charge of `cost_cents` as [`append`] does, except that it may take the
+/// balance below zero: a debt, for what a carrier has carried, which is never refused.
+pub(crate) fn charge_owed(tx: &Tx<'_>, customer_id: &str, cost_cents: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
+    write(tx, customer_id, EntryKind::Charge, -cost_cents, reference, now, true)
 }
 
-fn write(
-    tx: &Tx<'_>,
-    customer_id: &str,
-    kind: EntryKind,
-    amount_cents: i64,
-    reference: &str,
-    now: DateTime<Utc>,
-    may_owe: bool,
-) -> Result<i64> {
-    let before = balance_cents(tx, customer_id)?;
+fn write(tx: &Tx<'_>, customer: &str, kind: EntryKind, cents: i64, reference: &str, now: DateTime<Utc>, may_owe: bool) -> Result<i64> {
+    let before = balance_cents(tx, customer)?;
     let after = before
-        .checked_add(amount_cents)
+        .checked_add(cents)
         .ok_or_else(|| Error::new(ErrorCategory::InvalidRequest, "The amount is too large for the prepay balance."))?;
-    if amount_cents < 0 && after < 0 && !may_owe {
+    if cents < 0 && after < 0 && !may_owe {
         return Err(Error::new(
             ErrorCategory::InsufficientFunds,
-            format!("The prepay balance of {} USD does not cover {} USD.", format2(from_cents(before)), format2(from_cents(-amount_cents))),
+            format!("The prepay balance of {} USD does not cover {} USD.", format2(from_cents(before)), format2(from_cents(-cents))),
         ));
     }
     // Entry ids are one sequence over all customers, in the order entries are written.
@@ -101,7 +80,7 @@ fn write(
     tx.execute(
         "INSERT INTO ledger_entries (customer_id, id, kind, amount_cents, balance_after_cents, reference, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        args![customer_id, id, kind.as_str(), amount_cents, after, reference, timestamp(now)],
+        args![customer, id, kind.as_str(), cents, after, reference, timestamp(now)],
     )?;
     Ok(after)
 }
@@ -162,7 +141,7 @@ mod tests {
         let tx = conn.transaction().unwrap();
         let refused = append(&crate::store::Tx::of(&tx), "C1", EntryKind::Charge, -30000, "shipment", now).unwrap_err();
         assert_eq!(refused.category(), ErrorCategory::InsufficientFunds);
-        assert_eq!(append_owed(&crate::store::Tx::of(&tx), "C1", EntryKind::Charge, -30000, "return label", now).unwrap(), -10000);
+        assert_eq!(charge_owed(&crate::store::Tx::of(&tx), "C1", 30000, "return label", now).unwrap(), -10000);
         // an entry that raises the balance is written, even if it stays below zero
         assert_eq!(append(&crate::store::Tx::of(&tx), "C1", EntryKind::Recharge, 4000, "recharge", now).unwrap(), -6000);
         assert!(tx.execute("UPDATE ledger_entries SET amount_cents = 0", []).is_err(), "still append-only");

@@ -55,7 +55,7 @@ pub(crate) fn charge_carried(tx: &Tx<'_>, customer: &Customer, cost_cents: i64, 
             return Err(e);
         }
     }
-    ledger::append_owed(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
+    ledger::charge_owed(tx, &customer.id, cost_cents, reference, now)
 }
 
 /// Recharges the prepay balance before a charge of `cost_cents`, when `approve_recharge`

@@ -7,10 +7,9 @@
 
 use std::fmt::Write;
 
-use super::code128;
 use super::layout::Element;
 use super::text::fit_ascii;
-use super::zpl::dots;
+use super::zpl::{barcode_place, dots};
 
 /// A resident font option: font number, multiplier, height and cell width in dots.
 #[derive(Debug, Clone, Copy)]
@@ -92,15 +91,9 @@ pub(crate) fn render(elements: &[Element]) -> String {
                 let _ = writeln!(out, "LO{},{},{w},{h}", dots(*x), dots(*y));
             }
             Element::Barcode { x, y, height, max_width, data } => {
-                let Some(modules) = code128::module_count(data) else {
+                let Some((left, narrow)) = barcode_place(*x, *max_width, data) else {
                     continue;
                 };
-                let band = dots(*max_width);
-                let narrow = (band / (modules + 20)).min(4);
-                if narrow == 0 {
-                    continue;
-                }
-                let left = dots(*x) + band.saturating_sub(modules * narrow) / 2;
                 // Barcode type 1: Code 128 with automatic A/B/C code sets. The wide bar
                 // width is ignored by Code 128 but must be given.
                 let _ = write!(out, "B{left},{},0,1,{narrow},{},{},N,", dots(*y), (narrow * 2).max(2), dots(*height));

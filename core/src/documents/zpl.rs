@@ -17,6 +17,17 @@ pub(crate) fn dots(pt: u32) -> u32 {
     (pt * 203 + 36) / 72
 }
 
+/// Where a Code 128 barcode of `data` goes in a band `max_width` points wide from `x`:
+/// its left edge and the width of its narrow bar, in dots, centred in the band; `None`
+/// when `data` is not Code 128 or its bars cannot be a dot wide in the band. ZPL and
+/// EPL2 place their barcodes alike.
+pub(crate) fn barcode_place(x: u32, max_width: u32, data: &str) -> Option<(u32, u32)> {
+    let modules = code128::module_count(data)?;
+    let band = dots(max_width);
+    let narrow = (band / (modules + 20)).min(4);
+    (narrow > 0).then(|| (dots(x) + band.saturating_sub(modules * narrow) / 2, narrow))
+}
+
 /// The Unicode character of a WinAnsi (Windows-1252) byte; bytes the code page leaves
 /// undefined become `?`.
 pub(crate) fn winansi_char(b: u8) -> char {
@@ -74,15 +85,9 @@ pub(crate) fn render(elements: &[Element]) -> String {
                 let _ = writeln!(out, "^FO{},{}^GB{w},{h},{}^FS", dots(*x), dots(*y), w.min(h));
             }
             Element::Barcode { x, y, height, max_width, data } => {
-                let Some(modules) = code128::module_count(data) else {
+                let Some((left, narrow)) = barcode_place(*x, *max_width, data) else {
                     continue;
                 };
-                let band = dots(*max_width);
-                let narrow = (band / (modules + 20)).min(4);
-                if narrow == 0 {
-                    continue;
-                }
-                let left = dots(*x) + band.saturating_sub(modules * narrow) / 2;
                 let _ = write!(out, "^FO{left},{}^BY{narrow}^BCN,{},N,N,N,A^FH^FD", dots(*y), dots(*height));
                 // Automatic mode (the last `A`) lets the printer pick the code sets.
                 field_data(&mut out, data.chars());

@@ -86,23 +86,14 @@ mod tests {
     use super::*;
 
     /// A file database in a directory of its own, removed when the test ends.
-    struct TempDb(std::path::PathBuf);
+    struct TempDb(crate::store::testing::TempDir);
 
     impl TempDb {
         fn new(name: &str) -> TempDb {
-            let dir = std::env::temp_dir().join(format!("consign-group-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            TempDb(dir)
+            TempDb(crate::store::testing::TempDir::new(&format!("group-{name}")))
         }
         fn open(&self) -> Shipping {
-            Shipping::open(self.0.join("group.db")).unwrap()
-        }
-    }
-
-    impl Drop for TempDb {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
+            Shipping::open(self.0 .0.join("group.db")).unwrap()
         }
     }
 
@@ -201,7 +192,7 @@ mod tests {
             }
         };
         // Each commit adds at least a page to the log.
-        let manual = Shipping::builder().path(db.0.join("manual.db")).auto_checkpoint(0).open().unwrap();
+        let manual = Shipping::builder().path(db.0 .0.join("manual.db")).auto_checkpoint(0).open().unwrap();
         writes(&manual);
         let (log, done) = manual.checkpoint().unwrap();
         assert!(log >= 1500, "the log grew to {log} pages: no commit checkpointed it");

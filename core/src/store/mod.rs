@@ -442,6 +442,24 @@ pub(crate) fn last_id(conn: &Read<'_>, name: &str) -> Result<i64> {
 pub(crate) mod testing {
     use rusqlite::Connection;
 
+    /// A temporary directory of this test process, named after `name`, removed on drop.
+    pub(crate) struct TempDir(pub(crate) std::path::PathBuf);
+
+    impl TempDir {
+        pub(crate) fn new(name: &str) -> TempDir {
+            let dir = std::env::temp_dir().join(format!("consign-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).unwrap();
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
     /// An in-memory database of schema `version` (the current schema when `None`) that
     /// holds one customer, `C1`, with no ledger entry.
     pub(crate) fn with_customer(version: Option<i64>) -> Connection {
@@ -596,21 +614,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    /// A temporary directory of this test process, removed on drop.
-    struct TempDir(std::path::PathBuf);
-    impl TempDir {
-        fn new(name: &str) -> TempDir {
-            let dir = std::env::temp_dir().join(format!("consign-store-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&dir);
-            std::fs::create_dir_all(&dir).unwrap();
-            TempDir(dir)
-        }
-    }
-    impl Drop for TempDir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
+    use super::testing::TempDir;
 
     /// A consign database image whose sequence `x` is at 41.
     fn image() -> Vec<u8> {
