@@ -412,3 +412,15 @@ pub fn largest_legitimate_batch(shipment_date: &str) -> String {
         "pieces": vec![piece; 10], "billing": {"party": "sender"}, "commercialInvoice": invoice});
     json!({"shipments": vec![shipment; 500]}).to_string()
 }
+
+/// An event of the Rust carrier feed (`Shipping::record_tracking_event`): `status` at
+/// `time` (`YYYY-MM-DD HH:MM:SS`) in Memphis.
+pub fn carrier_event(status: &str, time: &str) -> consign::wire::CarrierEvent {
+    consign::wire::CarrierEvent {
+        event: "Arrived at facility".into(),
+        event_status: status.into(),
+        event_time: time.into(),
+        service_area: "Memphis, TN".into(),
+        service_area_country: "US".into(),
+    }
+}

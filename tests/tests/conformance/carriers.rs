@@ -108,16 +108,6 @@ fn pdf_pages(answer: &Value) -> usize {
     Document::load_mem(&decode(&answer["base64Images"][0])).unwrap().get_pages().len()
 }
 
-fn carrier_event(status: &str, time: &str) -> consign::wire::CarrierEvent {
-    consign::wire::CarrierEvent {
-        event: "Arrived at facility".into(),
-        event_status: status.into(),
-        event_time: time.into(),
-        service_area: "Memphis, TN".into(),
-        service_area_country: "US".into(),
-    }
-}
-
 #[test]
 fn a_new_carrier_with_the_postal_capabilities_books_prints_and_tracks() {
     let (h, id) = setup(|_| {});

@@ -1,6 +1,6 @@
 //! Track shipment (4.6, 2.9) and the carrier feed that records events (DECISIONS 9).
 
-use consign::{wire, ErrorCategory, EVENT_STATUSES};
+use consign::{ErrorCategory, EVENT_STATUSES};
 use consign_conformance::*;
 use serde_json::{json, Value};
 
@@ -223,16 +223,6 @@ fn every_piece_has_its_own_events() {
     expected.sort_unstable();
     assert_eq!(tracked, expected);
     assert_eq!(feed(&h, &id, book, json!([event(numbers[1], "Delivered", "2026-11-23 10:00:00")])).expect(200)["recorded"], 1);
-}
-
-fn carrier_event(status: &str, time: &str) -> wire::CarrierEvent {
-    wire::CarrierEvent {
-        event: "Arrived at facility".into(),
-        event_status: status.into(),
-        event_time: time.into(),
-        service_area: "Memphis, TN".into(),
-        service_area_country: "US".into(),
-    }
 }
 
 #[test]
