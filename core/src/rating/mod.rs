@@ -599,9 +599,9 @@ pub enum RateError {
 /// Largest number of pieces [`RateBook::rate`] accepts.
 pub const MAX_PIECES: usize = 10_000;
 
-/// The immutable, indexed rate data. Build it with [`RateBook::default_book`] or
-/// [`RateBook::load`]; share it behind an `Arc` and swap the whole book after an
-/// import.
+/// The immutable, indexed rate data. Build it with [`RateBook::default_book`] (the
+/// service loads its own from its database); share it behind an `Arc` and swap the
+/// whole book after an import.
 #[derive(Debug, Clone)]
 pub struct RateBook {
     pub(crate) carriers: Vec<Carrier>,
