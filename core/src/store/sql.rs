@@ -22,8 +22,6 @@ pub(crate) enum Value<'a> {
     Null,
     /// An integer.
     Int(i64),
-    /// A floating-point number.
-    Real(f64),
     /// Text.
     Text(&'a str),
     /// Bytes.
@@ -35,7 +33,6 @@ impl rusqlite::ToSql for Value<'_> {
         Ok(ToSqlOutput::Borrowed(match *self {
             Value::Null => ValueRef::Null,
             Value::Int(i) => ValueRef::Integer(i),
-            Value::Real(f) => ValueRef::Real(f),
             Value::Text(t) => ValueRef::Text(t.as_bytes()),
             Value::Blob(b) => ValueRef::Blob(b),
         }))
@@ -66,12 +63,6 @@ impl Arg for String {
     }
 }
 
-impl Arg for compact_str::CompactString {
-    fn value(&self) -> Value<'_> {
-        Value::Text(self)
-    }
-}
-
 impl Arg for [u8] {
     fn value(&self) -> Value<'_> {
         Value::Blob(self)
@@ -90,12 +81,6 @@ impl Arg for bool {
     }
 }
 
-impl Arg for f64 {
-    fn value(&self) -> Value<'_> {
-        Value::Real(*self)
-    }
-}
-
 macro_rules! int_args {
     ($($t:ty),*) => {$(
         impl Arg for $t {
@@ -105,7 +90,7 @@ macro_rules! int_args {
         }
     )*};
 }
-int_args!(i64, i32, u32, u16, u8);
+int_args!(i64, i32, u32);
 
 impl<T: Arg + ?Sized> Arg for &T {
     fn value(&self) -> Value<'_> {
@@ -156,7 +141,7 @@ macro_rules! driver_columns {
         }
     )*};
 }
-driver_columns!(i64, i32, u32, bool, f64, String, Vec<u8>);
+driver_columns!(i64, i32, u32, bool, String, Vec<u8>);
 
 impl<T: Column> Column for Option<T> {
     fn column(row: &Row<'_>, i: usize) -> Result<Self> {
