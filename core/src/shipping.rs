@@ -65,6 +65,8 @@ pub struct ShippingBuilder {
     settings: Settings,
     secret_key: Option<[u8; 32]>,
     quotes_per_day: Option<u64>,
+    #[cfg(feature = "postgres")]
+    postgres: Option<(String, usize)>,
 }
 
 impl std::fmt::Debug for ShippingBuilder {
@@ -78,6 +80,30 @@ impl ShippingBuilder {
     /// lives in memory.
     pub fn path(mut self, path: impl AsRef<Path>) -> Self {
         self.path = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Use the PostgreSQL database at `url` instead of an SQLite file: a libpq
+    /// connection string or URL (`postgres://user:password@host:5432/consign`; several
+    /// hosts and `target_session_attrs=read-write` to follow a failover; `sslmode=require`
+    /// for TLS, verified against the machine's trusted certificates or `SSL_CERT_FILE`).
+    /// The schema is created or upgraded on open, under an advisory lock, so that several
+    /// services may open one database at once. Operations run on a pool of connections
+    /// (16; see [`Self::postgres_pool`]), writes to different customers in parallel.
+    /// `path`, `bytes` and the SQLite settings do not apply.
+    #[cfg(feature = "postgres")]
+    pub fn postgres(mut self, url: impl Into<String>) -> Self {
+        self.postgres = Some((url.into(), crate::store::pg::DEFAULT_POOL_SIZE));
+        self
+    }
+
+    /// The most connections a PostgreSQL-backed service opens at once (default 16); an
+    /// operation that finds them all busy waits up to 5 seconds, then answers `BUSY`.
+    #[cfg(feature = "postgres")]
+    pub fn postgres_pool(mut self, connections: usize) -> Self {
+        if let Some((_, size)) = &mut self.postgres {
+            *size = connections.max(1);
+        }
         self
     }
 
@@ -162,12 +188,26 @@ impl ShippingBuilder {
     /// that does not load; `INVALID_REQUEST` on `bytes` when the image is refused;
     /// `BUSY` when another connection holds the file locked past the busy timeout.
     pub fn open(self) -> Result<Shipping> {
-        let db = store::Database::open(self.path.as_deref(), self.bytes.as_deref(), self.settings)?;
+        let db = self.database()?;
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let sealer = self.secret_key.as_ref().map(Sealer::new);
         let mut shipping = Shipping::from_database(db, clock, !self.lazy_labels, sealer)?;
         shipping.quotes_per_day = self.quotes_per_day.unwrap_or(DEFAULT_QUOTED_SHIPMENTS_PER_DAY);
         Ok(shipping)
+    }
+}
+
+impl ShippingBuilder {
+    /// The database the options name.
+    fn database(&self) -> Result<store::Database> {
+        #[cfg(feature = "postgres")]
+        if let Some((url, pool)) = &self.postgres {
+            if self.path.is_some() || self.bytes.is_some() {
+                return Err(Error::invalid("database", "a PostgreSQL database takes neither a file path nor an SQLite image"));
+            }
+            return store::Database::postgres(url, *pool);
+        }
+        store::Database::open(self.path.as_deref(), self.bytes.as_deref(), self.settings)
     }
 }
 
@@ -266,7 +306,7 @@ impl Shipping {
         self.not_in_group("rates")?;
         let (summary, book) = self.write(|tx| {
             // From now on this database's rates are its own, not the embedded default.
-            store::next_id(tx, RATE_REVISION)?;
+            store::next_revision(tx, RATE_REVISION)?;
             rating::import(tx, &self.catalog(), kind, csv)
         })?;
         match self.rates.write() {

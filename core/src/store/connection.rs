@@ -6,6 +6,13 @@
 //! a savepoint in it, released when the write succeeds and rolled back when it fails or
 //! panics, and reads run in it directly. The group commits once, so that a server
 //! answering many clients waits for the disk once per group instead of once per write.
+//!
+//! On PostgreSQL (the `postgres` feature) a service holds a pool of connections instead:
+//! every read is a REPEATABLE READ READ ONLY transaction (one snapshot, as SQLite's),
+//! every write a READ COMMITTED one on a connection of its own, so writes run in
+//! parallel and PostgreSQL groups their commits itself; a group is then no more than its
+//! writes, each committed on its own. Writes to one customer's data serialise on the
+//! customer's row (`lock_customer`).
 
 use std::path::Path;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -13,7 +20,7 @@ use std::thread::ThreadId;
 
 use rusqlite::Connection;
 
-use super::sql::{Read, Tx};
+use super::sql::{Conn, Read, Tx};
 use super::Settings;
 use crate::error::{Error, ErrorCategory, Result};
 
@@ -23,9 +30,18 @@ struct Db {
     group: Option<ThreadId>,
 }
 
-/// A service's database: its one connection, and the end of groups, which other threads
+/// A service's database: SQLite's one connection, or a pool of PostgreSQL connections.
+pub(crate) struct Database(Backend);
+
+enum Backend {
+    Lite(Lite),
+    #[cfg(feature = "postgres")]
+    Pg(super::pg::Pool),
+}
+
+/// The SQLite database: its one connection, and the end of groups, which other threads
 /// wait for.
-pub(crate) struct Database {
+struct Lite {
     db: Mutex<Db>,
     group_ended: Condvar,
 }
@@ -55,7 +71,33 @@ impl std::ops::DerefMut for Locked<'_> {
 impl Database {
     /// The database of `conn`, which the caller has set up and migrated.
     pub(crate) fn new(conn: Connection) -> Database {
-        Database { db: Mutex::new(Db { conn, group: None }), group_ended: Condvar::new() }
+        Database(Backend::Lite(Lite { db: Mutex::new(Db { conn, group: None }), group_ended: Condvar::new() }))
+    }
+
+    /// The PostgreSQL database at `url`, with at most `pool_size` connections, brought
+    /// to the current schema (under an advisory lock: several services may start at once).
+    ///
+    /// # Errors
+    /// `INVALID_REQUEST` when `url` does not parse; `BUSY` when the database cannot be
+    /// reached; `INTERNAL` when it holds another application's tables or a newer schema.
+    #[cfg(feature = "postgres")]
+    pub(crate) fn postgres(url: &str, pool_size: usize) -> Result<Database> {
+        let pool = super::pg::Pool::new(url, pool_size)?;
+        super::pg::schema::migrate(&mut pool.get()?.client())?;
+        Ok(Database(Backend::Pg(pool)))
+    }
+
+    /// The SQLite database, for what only SQLite has (images, checkpoints).
+    #[cfg_attr(not(feature = "postgres"), allow(unused_variables, reason = "`what` names the refusal on PostgreSQL"))]
+    fn lite(&self, what: &str) -> Result<&Lite> {
+        match &self.0 {
+            Backend::Lite(lite) => Ok(lite),
+            #[cfg(feature = "postgres")]
+            Backend::Pg(_) => Err(Error::new(
+                ErrorCategory::InvalidRequest,
+                format!("{what} is for SQLite databases; on PostgreSQL use its own tools (pg_dump, pg_restore)"),
+            )),
+        }
     }
 
     /// Opens the database at `path` (in memory without one), replaced by the image
@@ -93,11 +135,23 @@ impl Database {
     /// # Errors
     /// Only on a storage failure.
     pub(crate) fn serialize(&self) -> Result<Vec<u8>> {
-        super::serialize(&mut self.lock())
+        super::serialize(&mut self.lite("an export of the whole database")?.lock())
     }
 
-    /// The connection, once no other thread runs a group on it.
+    /// The SQLite connection, once no other thread runs a group on it (tests).
+    #[cfg(test)]
     pub(crate) fn lock(&self) -> Locked<'_> {
+        match &self.0 {
+            Backend::Lite(lite) => lite.lock(),
+            #[cfg(feature = "postgres")]
+            Backend::Pg(_) => unreachable!("the tests that lock the connection run on SQLite"),
+        }
+    }
+}
+
+impl Lite {
+    /// The connection, once no other thread runs a group on it.
+    fn lock(&self) -> Locked<'_> {
         // A panic while holding the lock cannot leave a half-written transaction behind
         // (it rolls back on unwind), so the connection stays usable.
         let mut db = self.db.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -107,14 +161,119 @@ impl Database {
         }
         Locked(db)
     }
+}
 
+impl Database {
+    /// Copies what the write-ahead log holds into the database file, as far as readers
+    /// let it, without waiting for a writer or blocking one (a passive checkpoint).
+    /// Returns the log's size and how much of it is now in the file, in pages.
+    ///
+    /// # Errors
+    /// `INTERNAL` on a storage failure; `BUSY` when another checkpoint is running;
+    /// `INVALID_REQUEST` on PostgreSQL, which checkpoints by itself.
+    pub(crate) fn checkpoint(&self) -> Result<(i64, i64)> {
+        self.lite("a checkpoint")?.checkpoint()
+    }
+
+    /// Empties SQLite's write-ahead log as far as readers let it (a truncating
+    /// checkpoint), so that it no longer holds the frames of earlier writes. Best effort;
+    /// nothing on PostgreSQL.
+    pub(crate) fn truncate_log(&self) {
+        match &self.0 {
+            Backend::Lite(lite) => lite.truncate_log(),
+            #[cfg(feature = "postgres")]
+            Backend::Pg(_) => {}
+        }
+    }
+
+    /// Whether a group of operations is running (on this thread: others wait for it).
+    /// Never on PostgreSQL, where a group's writes commit each on its own.
+    pub(crate) fn grouped(&self) -> bool {
+        match &self.0 {
+            Backend::Lite(lite) => lite.grouped(),
+            #[cfg(feature = "postgres")]
+            Backend::Pg(_) => false,
+        }
+    }
+
+    /// Runs `f` in one read transaction, so that all its statements see the same state
+    /// of the database (a balance and its entries agree) whatever other connections
+    /// commit meanwhile. In a group, `f` runs in the group's transaction.
+    ///
+    /// # Errors
+    /// What `f` returns, or a storage failure.
+    pub(crate) fn read<T>(&self, f: impl FnOnce(&Read<'_>) -> Result<T>) -> Result<T> {
+        match &self.0 {
+            Backend::Lite(lite) => lite.read(f),
+            #[cfg(feature = "postgres")]
+            Backend::Pg(pool) => in_pg_transaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", |conn| f(&Read::new(conn))),
+        }
+    }
+
+    /// Runs `f` in one write transaction, committed only if `f` succeeds; in a group,
+    /// in a savepoint of the group's transaction, released only if `f` succeeds. The
+    /// [`Tx`] `f` gets stands for that transaction: the functions it calls that write
+    /// take it.
+    ///
+    /// # Errors
+    /// What `f` returns, `BUSY` when another connection holds the write lock past the
+    /// busy timeout (or, on PostgreSQL, the connection was lost), or a storage failure;
+    /// then nothing of `f` was written.
+    pub(crate) fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+        match &self.0 {
+            Backend::Lite(lite) => lite.write(f),
+            #[cfg(feature = "postgres")]
+            Backend::Pg(pool) => in_pg_transaction(pool, "BEGIN ISOLATION LEVEL READ COMMITTED", |conn| f(&Tx::new(conn))),
+        }
+    }
+
+    /// Runs `work` with one transaction for all the writes it makes on this thread, and
+    /// commits it once `work` returns; other threads wait until the group ends. On
+    /// PostgreSQL, `work` runs as it is: each write commits on its own.
+    ///
+    /// # Errors
+    /// `BUSY` when another process holds the database's write lock past the busy
+    /// timeout; `INTERNAL` on a storage failure at the start or the commit, or when
+    /// called again inside `work`. Then nothing of `work` was written.
+    pub(crate) fn commit_together<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+        match &self.0 {
+            Backend::Lite(lite) => lite.commit_together(work),
+            #[cfg(feature = "postgres")]
+            Backend::Pg(_) => Ok(work()),
+        }
+    }
+}
+
+/// Runs `f` on a connection of `pool` inside the transaction `begin` starts, committed
+/// only if `f` succeeds. A connection lost at the commit leaves the outcome unknown:
+/// that is a `BUSY` of its own, telling the client to retry with its idempotency key.
+#[cfg(feature = "postgres")]
+fn in_pg_transaction<T>(pool: &super::pg::Pool, begin: &str, f: impl FnOnce(Conn<'_>) -> Result<T>) -> Result<T> {
+    let mut conn = pool.get()?;
+    conn.batch(begin)?;
+    conn.in_transaction = true;
+    let value = match f(Conn::Pg(&conn)) {
+        Ok(value) => value,
+        Err(e) => {
+            if conn.batch("ROLLBACK").is_ok() {
+                conn.in_transaction = false;
+            }
+            return Err(e);
+        }
+    };
+    conn.commit()?;
+    conn.in_transaction = false;
+    Ok(value)
+}
+
+impl Lite {
     /// Copies what the write-ahead log holds into the database file, as far as readers
     /// let it, without waiting for a writer or blocking one (a passive checkpoint).
     /// Returns the log's size and how much of it is now in the file, in pages.
     ///
     /// # Errors
     /// `INTERNAL` on a storage failure; `BUSY` when another checkpoint is running.
-    pub(crate) fn checkpoint(&self) -> Result<(i64, i64)> {
+    fn checkpoint(&self) -> Result<(i64, i64)> {
         let conn = self.lock();
         let (busy, log, done): (i64, i64, i64) =
             conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
@@ -126,12 +285,12 @@ impl Database {
 
     /// Empties the write-ahead log as far as readers let it (a truncating checkpoint),
     /// so that it no longer holds the frames of earlier writes. Best effort.
-    pub(crate) fn truncate_log(&self) {
+    fn truncate_log(&self) {
         let _ = self.lock().query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
     }
 
     /// Whether a group of operations is running (on this thread: others wait for it).
-    pub(crate) fn grouped(&self) -> bool {
+    fn grouped(&self) -> bool {
         self.lock().grouped()
     }
 
@@ -141,17 +300,17 @@ impl Database {
     ///
     /// # Errors
     /// What `f` returns, or a storage failure.
-    pub(crate) fn read<T>(&self, f: impl FnOnce(&Read<'_>) -> Result<T>) -> Result<T> {
+    fn read<T>(&self, f: impl FnOnce(&Read<'_>) -> Result<T>) -> Result<T> {
         let conn = self.lock();
         if conn.grouped() {
-            return f(&Read::new(&conn));
+            return f(&Read::new(Conn::Lite(&conn)));
         }
         // DEFERRED: the snapshot is taken at the first SELECT and no write lock is taken.
         // Cached statements rather than rusqlite's `Transaction`, which parses BEGIN and
         // COMMIT on every call: that was 4% of reading a shipment.
         conn.prepare_cached("BEGIN DEFERRED")?.execute([])?;
         let read = EndOnDrop(&conn, "ROLLBACK");
-        let value = f(&Read::new(&conn))?;
+        let value = f(&Read::new(Conn::Lite(&conn)))?;
         conn.prepare_cached("COMMIT")?.execute([])?;
         drop(read);
         Ok(value)
@@ -165,7 +324,7 @@ impl Database {
     /// # Errors
     /// What `f` returns, `BUSY` when another connection holds the write lock past the
     /// busy timeout, or a storage failure; then nothing of `f` was written.
-    pub(crate) fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+    fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         let conn = self.lock();
         if conn.grouped() {
             if conn.is_autocommit() {
@@ -175,14 +334,14 @@ impl Database {
             }
             conn.prepare_cached("SAVEPOINT operation")?.execute([])?;
             let undo = EndOnDrop(&conn, "ROLLBACK TO operation; RELEASE operation");
-            let value = f(&Tx::new(&conn))?;
+            let value = f(&Tx::new(Conn::Lite(&conn)))?;
             conn.prepare_cached("RELEASE operation")?.execute([])?;
             std::mem::forget(undo);
             return Ok(value);
         }
         conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
         let undo = EndOnDrop(&conn, "ROLLBACK");
-        let value = f(&Tx::new(&conn))?;
+        let value = f(&Tx::new(Conn::Lite(&conn)))?;
         conn.prepare_cached("COMMIT")?.execute([])?;
         std::mem::forget(undo);
         Ok(value)
@@ -195,7 +354,7 @@ impl Database {
     /// `BUSY` when another process holds the database's write lock past the busy
     /// timeout; `INTERNAL` on a storage failure at the start or the commit, or when
     /// called again inside `work`. Then nothing of `work` was written.
-    pub(crate) fn commit_together<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+    fn commit_together<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
         {
             let mut db = self.lock();
             if db.grouped() {
@@ -234,7 +393,7 @@ impl Drop for EndOnDrop<'_> {
 
 /// Ends a group however its work ended: rolls back what was not committed, and lets
 /// other threads at the connection again.
-struct GroupEnd<'s>(&'s Database);
+struct GroupEnd<'s>(&'s Lite);
 
 impl Drop for GroupEnd<'_> {
     fn drop(&mut self) {

@@ -24,6 +24,8 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{Error, ErrorCategory, Result};
 
 mod connection;
+#[cfg(feature = "postgres")]
+pub(crate) mod pg;
 pub(crate) mod sql;
 
 pub(crate) use connection::Database;
@@ -411,8 +413,28 @@ pub(crate) fn next_id(tx: &Tx<'_>, name: &str) -> Result<i64> {
 
 /// Takes the next `count` (at least 1) numbers of the sequence `name` at once and
 /// returns the first; the others follow it.
+///
+/// On PostgreSQL the numbers are taken in a transaction of their own, so that concurrent
+/// writes never wait for each other's commit to number what they write: numbers taken
+/// by a write that then fails are not given again (gaps). [`next_revision`] numbers in
+/// the write's own transaction.
 pub(crate) fn next_ids(tx: &Tx<'_>, name: &str, count: usize) -> Result<i64> {
     let count = i64::try_from(count.max(1)).map_err(|_| Error::internal("too many ids asked for at once"))?;
+    #[cfg(feature = "postgres")]
+    if let sql::Conn::Pg(conn) = tx.conn() {
+        return conn.pool().next_ids(name, count);
+    }
+    in_transaction(tx, name, count)
+}
+
+/// The next number of the sequence `name`, taken in `tx` on every database: it becomes
+/// visible with what `tx` writes, and only then (a revision other services compare).
+pub(crate) fn next_revision(tx: &Tx<'_>, name: &str) -> Result<i64> {
+    in_transaction(tx, name, 1)
+}
+
+/// Takes `count` numbers of the sequence `name` in `tx`; returns the first.
+fn in_transaction(tx: &Tx<'_>, name: &str, count: i64) -> Result<i64> {
     // A read and a plain update: `UPDATE ... RETURNING` builds a temporary table and a
     // statement journal for its one row, and cost three times as much. The transaction
     // is the caller's, so nothing can come between the two.

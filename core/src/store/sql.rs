@@ -9,6 +9,11 @@
 //!
 //! Statements are prepared once per connection and kept (a statement cache), so running
 //! the same SQL text again costs a lookup.
+//!
+//! Two databases stand behind these types: SQLite (rusqlite), and PostgreSQL with the
+//! `postgres` feature (`store::pg`). The SQL texts are the same for both, written in the
+//! subset they share with SQLite's placeholders; what differs between them lives in the
+//! store, per database.
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{CachedStatement, Connection};
@@ -120,6 +125,16 @@ fn bound<'a>(args: Args<'a>) -> impl Iterator<Item = Value<'a>> + 'a {
     args.iter().map(|a| a.value())
 }
 
+/// The connection a [`Read`] or [`Tx`] speaks to.
+#[derive(Clone, Copy)]
+pub(crate) enum Conn<'c> {
+    /// An SQLite connection.
+    Lite(&'c Connection),
+    /// A PostgreSQL connection.
+    #[cfg(feature = "postgres")]
+    Pg(&'c super::pg::Pooled<'c>),
+}
+
 /// A column read from a [`Row`].
 pub(crate) trait Column: Sized {
     /// The value of column `i` of `row`.
@@ -136,16 +151,93 @@ macro_rules! driver_columns {
         impl Column for $t {
             #[inline(never)]
             fn column(row: &Row<'_>, i: usize) -> Result<Self> {
-                Ok(row.0.get(i)?)
+                match row.0 {
+                    RowOf::Lite(r) => Ok(r.get(i)?),
+                    #[cfg(feature = "postgres")]
+                    RowOf::Pg(r) => pg_column(r, i),
+                }
             }
         }
     )*};
 }
 driver_columns!(i64, i32, u32, bool, String, Vec<u8>);
 
+/// Column `i` of a PostgreSQL row as a `T`, read as SQLite would give it: integers
+/// from any integer type (and booleans, and whole NUMERICs), text, bytes.
+#[cfg(feature = "postgres")]
+#[inline(never)]
+fn pg_column<T: FromCell>(row: &postgres::Row, i: usize) -> Result<T> {
+    use super::pg::Cell;
+    let cell = super::pg::cell(row, i)?;
+    let found = match &cell {
+        Cell::Null => "NULL",
+        Cell::Int(_) => "an integer",
+        Cell::Text(_) => "text",
+        Cell::Blob(_) => "bytes",
+    };
+    T::from_cell(cell).ok_or_else(|| Error::internal(format!("column {i} holds {found}, not {}", std::any::type_name::<T>())))
+}
+
+/// What a PostgreSQL column's value converts to.
+#[cfg(feature = "postgres")]
+trait FromCell: Sized {
+    fn from_cell(cell: super::pg::Cell<'_>) -> Option<Self>;
+}
+
+#[cfg(feature = "postgres")]
+macro_rules! int_cells {
+    ($($t:ty),*) => {$(
+        impl FromCell for $t {
+            fn from_cell(cell: super::pg::Cell<'_>) -> Option<Self> {
+                match cell {
+                    super::pg::Cell::Int(i) => <$t>::try_from(i).ok(),
+                    _ => None,
+                }
+            }
+        }
+    )*};
+}
+#[cfg(feature = "postgres")]
+int_cells!(i64, i32, u32);
+
+#[cfg(feature = "postgres")]
+impl FromCell for bool {
+    fn from_cell(cell: super::pg::Cell<'_>) -> Option<Self> {
+        match cell {
+            super::pg::Cell::Int(i) => Some(i != 0),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl FromCell for String {
+    fn from_cell(cell: super::pg::Cell<'_>) -> Option<Self> {
+        match cell {
+            super::pg::Cell::Text(t) => Some(t.to_string()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl FromCell for Vec<u8> {
+    fn from_cell(cell: super::pg::Cell<'_>) -> Option<Self> {
+        match cell {
+            super::pg::Cell::Blob(b) => Some(b.to_vec()),
+            _ => None,
+        }
+    }
+}
+
 impl<T: Column> Column for Option<T> {
     fn column(row: &Row<'_>, i: usize) -> Result<Self> {
-        if matches!(row.0.get_ref(i)?, ValueRef::Null) {
+        let null = match row.0 {
+            RowOf::Lite(r) => matches!(r.get_ref(i)?, ValueRef::Null),
+            #[cfg(feature = "postgres")]
+            RowOf::Pg(r) => matches!(super::pg::cell(r, i)?, super::pg::Cell::Null),
+        };
+        if null {
             return Ok(None);
         }
         T::column(row, i).map(Some)
@@ -153,7 +245,15 @@ impl<T: Column> Column for Option<T> {
 }
 
 /// One row of a query's result.
-pub(crate) struct Row<'r>(&'r rusqlite::Row<'r>);
+pub(crate) struct Row<'r>(RowOf<'r>);
+
+/// The driver's row.
+#[derive(Clone, Copy)]
+enum RowOf<'r> {
+    Lite(&'r rusqlite::Row<'r>),
+    #[cfg(feature = "postgres")]
+    Pg(&'r postgres::Row),
+}
 
 impl Row<'_> {
     /// Column `i` (from 0) as a `T`.
@@ -169,15 +269,29 @@ impl Row<'_> {
     /// # Errors
     /// `INTERNAL` when the column holds something else.
     pub(crate) fn blob(&self, i: usize) -> Result<&[u8]> {
-        match self.0.get_ref(i)? {
-            ValueRef::Blob(b) => Ok(b),
-            other => Err(Error::internal(format!("column {i} holds {}, not a BLOB", other.data_type()))),
+        match self.0 {
+            RowOf::Lite(r) => match r.get_ref(i)? {
+                ValueRef::Blob(b) => Ok(b),
+                other => Err(Error::internal(format!("column {i} holds {}, not a BLOB", other.data_type()))),
+            },
+            #[cfg(feature = "postgres")]
+            RowOf::Pg(r) => match super::pg::cell(r, i)? {
+                super::pg::Cell::Blob(b) => Ok(b),
+                other => Err(Error::internal(format!("column {i} holds {other:?}, not bytes"))),
+            },
         }
     }
 }
 
 /// A query prepared on a [`Read`] (kept by the connection's cache).
-pub(crate) struct Query<'c>(CachedStatement<'c>);
+pub(crate) struct Query<'c>(Prepared<'c>);
+
+/// The driver's prepared statement.
+enum Prepared<'c> {
+    Lite(CachedStatement<'c>),
+    #[cfg(feature = "postgres")]
+    Pg(&'c super::pg::Pooled<'c>, postgres::Statement),
+}
 
 impl Query<'_> {
     /// The first row of the query, through `f`, or `None` when it has none.
@@ -221,12 +335,26 @@ impl Query<'_> {
 /// `first`). The one loop every query runs, not generic, so that a query adds no more
 /// than its closure to the build (the WASM package has a size limit).
 #[inline(never)]
-fn step(statement: &mut CachedStatement<'_>, args: Args<'_>, first: bool, f: &mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<()> {
-    let mut rows = statement.query(rusqlite::params_from_iter(bound(args)))?;
-    while let Some(r) = rows.next()? {
-        f(&Row(r))?;
-        if first {
-            break;
+fn step(statement: &mut Prepared<'_>, args: Args<'_>, first: bool, f: &mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<()> {
+    match statement {
+        Prepared::Lite(statement) => {
+            let mut rows = statement.query(rusqlite::params_from_iter(bound(args)))?;
+            while let Some(r) = rows.next()? {
+                f(&Row(RowOf::Lite(r)))?;
+                if first {
+                    break;
+                }
+            }
+        }
+        #[cfg(feature = "postgres")]
+        Prepared::Pg(session, statement) => {
+            let values: Vec<Value<'_>> = bound(args).collect();
+            for r in &session.query(statement, &values)? {
+                f(&Row(RowOf::Pg(r)))?;
+                if first {
+                    break;
+                }
+            }
         }
     }
     Ok(())
@@ -254,32 +382,46 @@ impl Statement<'_> {
     /// # Errors
     /// What the database returns (a constraint, a full disk, `BUSY`).
     pub(crate) fn execute(&mut self, args: Args<'_>) -> Result<usize> {
-        Ok(self.0 .0.execute(rusqlite::params_from_iter(bound(args)))?)
+        match &mut self.0 .0 {
+            Prepared::Lite(statement) => Ok(statement.execute(rusqlite::params_from_iter(bound(args)))?),
+            #[cfg(feature = "postgres")]
+            Prepared::Pg(session, statement) => session.execute(statement, &bound(args).collect::<Vec<_>>()),
+        }
     }
 }
 
 /// A read handle: the connection inside one read transaction (or inside the write
 /// transaction it is part of), for queries only.
 pub(crate) struct Read<'c> {
-    conn: &'c Connection,
+    conn: Conn<'c>,
 }
 
 impl<'c> Read<'c> {
     /// The read handle of `conn`, which the caller has put inside a transaction.
-    pub(super) fn new(conn: &'c Connection) -> Read<'c> {
+    pub(super) fn new(conn: Conn<'c>) -> Read<'c> {
         Read { conn }
     }
 
     /// The read handle of `conn` in a test, which has put it inside a transaction.
     #[cfg(test)]
     pub(crate) fn of(conn: &'c Connection) -> Read<'c> {
-        Read::new(conn)
+        Read::new(Conn::Lite(conn))
     }
 
     /// Whether the connection is inside a transaction (for tests of the transactions).
     #[cfg(test)]
     pub(crate) fn in_transaction(&self) -> bool {
-        !self.conn.is_autocommit()
+        match self.conn {
+            Conn::Lite(conn) => !conn.is_autocommit(),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(_) => true,
+        }
+    }
+
+    /// The connection (for the store's functions that differ by database).
+    #[cfg(feature = "postgres")]
+    pub(super) fn conn(&self) -> Conn<'c> {
+        self.conn
     }
 
     /// `sql` prepared (or found in the connection's cache).
@@ -287,7 +429,11 @@ impl<'c> Read<'c> {
     /// # Errors
     /// `INTERNAL` when `sql` does not prepare.
     pub(crate) fn query(&self, sql: &str) -> Result<Query<'c>> {
-        Ok(Query(self.conn.prepare_cached(sql)?))
+        Ok(Query(match self.conn {
+            Conn::Lite(conn) => Prepared::Lite(conn.prepare_cached(sql)?),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(session) => Prepared::Pg(session, session.prepare(sql)?),
+        }))
     }
 
     /// The first row of `sql` with `args`, through `f`, or `None` when it has none.
@@ -332,14 +478,14 @@ impl<'c> std::ops::Deref for Tx<'c> {
 
 impl<'c> Tx<'c> {
     /// The write transaction of `conn`, which the caller has begun.
-    pub(super) fn new(conn: &'c Connection) -> Tx<'c> {
+    pub(super) fn new(conn: Conn<'c>) -> Tx<'c> {
         Tx { read: Read::new(conn) }
     }
 
     /// The write transaction of `conn` in a test, which has begun it.
     #[cfg(test)]
     pub(crate) fn of(conn: &'c Connection) -> Tx<'c> {
-        Tx::new(conn)
+        Tx::new(Conn::Lite(conn))
     }
 
     /// `sql` prepared (or found in the connection's cache), to be executed or queried.
@@ -363,12 +509,21 @@ impl<'c> Tx<'c> {
     /// # Errors
     /// What the database returns.
     pub(crate) fn batch(&self, sql: &str) -> Result<()> {
-        Ok(self.read.conn.execute_batch(sql)?)
+        match self.read.conn {
+            Conn::Lite(conn) => Ok(conn.execute_batch(sql)?),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(session) => session.batch(sql),
+        }
     }
 
-    /// The rowid of the last row this connection inserted.
+    /// The rowid of the last row this connection inserted (SQLite only: 0 on PostgreSQL,
+    /// whose tables have no rowid).
     pub(crate) fn last_rowid(&self) -> i64 {
-        self.read.conn.last_insert_rowid()
+        match self.read.conn {
+            Conn::Lite(conn) => conn.last_insert_rowid(),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(_) => 0,
+        }
     }
 }
 
