@@ -367,10 +367,12 @@ impl Shipping {
         })
     }
 
-    /// Runs `f` in one IMMEDIATE transaction, committed only if `f` succeeds, once
-    /// `customer_id` is known to be a customer.
+    /// Runs `f` in one write transaction, committed only if `f` succeeds, once
+    /// `customer_id` is known to be a customer, with the customer's writes serialised
+    /// (`store::lock_customer`).
     pub(crate) fn write_for<T>(&self, customer_id: &str, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         self.write(|tx| {
+            store::lock_customer(tx, customer_id)?;
             customers::find(tx, customer_id)?;
             f(tx)
         })
@@ -383,6 +385,7 @@ impl Shipping {
         let rates = self.rate_book();
         let (today, now) = (self.clock.today(), self.clock.now());
         self.write(|tx| {
+            store::lock_customer(tx, customer_id)?;
             let customer = customers::find(tx, customer_id)?;
             let profile = Self::profile(&catalog, &customer)?;
             let ctx = booking::Context {

@@ -320,6 +320,8 @@ pub(crate) fn record_for_carrier(
     let (customer_id, book_number) = shipment
         .or_else(|| returned.as_ref().map(|r| (r.customer_id.clone(), r.book_number.clone())))
         .ok_or_else(|| Error::new(ErrorCategory::NotFound, format!("No {carrier} shipment has tracking number {tracking_number:?}.")))?;
+    // A return label's first event charges the customer.
+    crate::store::lock_customer(tx, &customer_id)?;
     let full = wire::TrackingEvent {
         tracking_number: tracking_number.to_string(),
         carrier: carrier.to_string(),

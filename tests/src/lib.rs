@@ -13,13 +13,18 @@ pub const NOW: &str = "2026-11-21T15:00:00Z";
 /// "Today" at [`NOW`].
 pub const TODAY: &str = "2026-11-21";
 
-/// A fresh in-memory service on a fixed clock.
+/// A fresh service on a fixed clock: in memory, or in a fresh PostgreSQL database of its
+/// own when `CONSIGN_TEST_PG` names a server (see [`backend`]).
 pub struct Harness {
     /// The service under test.
     pub shipping: Shipping,
     /// Its clock, to move time.
     pub clock: Arc<FixedClock>,
+    /// The PostgreSQL database it runs on, dropped with it.
+    pub database: Option<backend::TestDatabase>,
 }
+
+pub mod backend;
 
 /// A status and parsed JSON body.
 #[derive(Debug, Clone)]
@@ -73,8 +78,15 @@ impl Harness {
     /// A fresh service at [`NOW`].
     pub fn new() -> Harness {
         let clock = Arc::new(FixedClock::at(NOW).expect("NOW is RFC 3339"));
-        let shipping = Shipping::builder().clock(clock.clone()).open().expect("an in-memory database opens");
-        Harness { shipping, clock }
+        Harness::with(Shipping::builder().clock(clock.clone()), clock)
+    }
+
+    /// A fresh service opened from `builder` (whose clock is `clock`): on the database
+    /// [`backend::fresh`] gives.
+    pub fn with(builder: consign::ShippingBuilder, clock: Arc<FixedClock>) -> Harness {
+        let (builder, database) = backend::fresh(builder);
+        let shipping = builder.open().expect("a fresh database opens");
+        Harness { shipping, clock, database }
     }
 
     /// One request; the body is sent as JSON text (`Value::Null` sends an empty body).

@@ -102,7 +102,7 @@ fn service(bytes: Option<Vec<u8>>) -> Harness {
         Some(bytes) => builder.bytes(bytes),
         None => builder,
     };
-    Harness { shipping: builder.open().unwrap(), clock }
+    Harness { shipping: builder.open().unwrap(), clock, database: None }
 }
 
 /// One customer with every kind of row that holds JSON, each with its optional parts

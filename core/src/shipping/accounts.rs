@@ -50,6 +50,7 @@ impl Shipping {
         req: &wire::IntegratedQuotingOptions,
     ) -> Result<wire::IntegratedQuotingOptions> {
         self.write(|tx| {
+            crate::store::lock_customer(tx, customer_id)?;
             let (customer, catalog) = self.customer(tx, customer_id)?;
             accounts::set_quoting_options(tx, &catalog, Self::profile(&catalog, &customer)?, customer_id, req)
         })
@@ -79,6 +80,7 @@ impl Shipping {
     ) -> Result<wire::ProviderAccount> {
         let now = self.clock.now();
         self.write(|tx| {
+            crate::store::lock_customer(tx, customer_id)?;
             let (_, catalog) = self.customer(tx, customer_id)?;
             accounts::put_provider_account(tx, &catalog, self.sealer.as_ref(), customer_id, provider_code, req, now)
         })

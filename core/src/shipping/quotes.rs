@@ -107,6 +107,7 @@ impl Shipping {
         let now = self.clock.now();
         let day = now.date_naive();
         self.write(|tx| {
+            crate::store::lock_customer(tx, customer_id)?;
             let stored = quoting::stored_on(tx, customer_id, day)?;
             quoting::check_daily_cap(stored, rows.len() as u64, self.quotes_per_day, now)?;
             let first = crate::store::next_ids(tx, "quote", quotes)?;

@@ -172,7 +172,7 @@ fn a_voided_shipments_invoice_is_not_printed() {
 fn with_lazy_labels_the_invoice_is_rendered_on_retrieval_the_same() {
     let clock = Arc::new(FixedClock::at(NOW).unwrap());
     let h = Harness::new();
-    let lazy = Harness { shipping: Shipping::builder().clock(clock.clone()).lazy_labels(true).open().unwrap(), clock };
+    let lazy = Harness::with(Shipping::builder().clock(clock.clone()).lazy_labels(true), clock);
     let mut texts = Vec::new();
     for h in [&h, &lazy] {
         let id = h.shipper("ann@example.com");

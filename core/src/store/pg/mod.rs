@@ -221,7 +221,19 @@ impl From<postgres::Error> for Error {
             return Error::new(ErrorCategory::Busy, "The database could not do this now (a conflict with another request, or a lost connection); nothing was done. Retry the request.")
                 .with_source(e);
         }
-        Error::internal(format!("storage failed: {e}")).with_source(e)
+        Error::internal(format!("storage failed: {}", described(&e))).with_source(e)
+    }
+}
+
+/// What failed, as PostgreSQL says it: the message and its SQLSTATE, without the detail
+/// (which may quote the values of a row).
+fn described(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{} (SQLSTATE {})", db.message(), db.code().code()),
+        None => match std::error::Error::source(e) {
+            Some(cause) => format!("{e}: {cause}"),
+            None => e.to_string(),
+        },
     }
 }
 
