@@ -200,6 +200,10 @@ mod tests {
         /// The other indexes: name, columns, partial.
         indexes: BTreeSet<(String, Vec<String>, bool)>,
         triggers: BTreeSet<String>,
+        /// The DEFAULT of each column that has one, as its SQL.
+        defaults: BTreeMap<String, String>,
+        /// How many CHECK constraints it has (their SQL differs between the two).
+        checks: usize,
     }
 
     type Schema = BTreeMap<String, Table>;
@@ -244,16 +248,20 @@ mod tests {
         let mut schema = Schema::new();
         for name in strings("SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE ?1 ORDER BY name", "sqlite\\_%") {
             let mut table = Table::default();
-            let mut stmt = conn.prepare("SELECT name, type, \"notnull\", pk FROM pragma_table_info(?1) ORDER BY cid").unwrap();
+            let mut stmt = conn.prepare("SELECT name, type, \"notnull\", pk, dflt_value FROM pragma_table_info(?1) ORDER BY cid").unwrap();
             let mut key: Vec<(i64, String)> = Vec::new();
-            for row in stmt.query_map([&name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap() {
-                let (column, declared, not_null, pk): (String, String, bool, i64) = row.unwrap();
+            for row in stmt.query_map([&name], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))).unwrap() {
+                let (column, declared, not_null, pk, default): (String, String, bool, i64, Option<String>) = row.unwrap();
                 if pk > 0 {
                     key.push((pk, column.clone()));
+                }
+                if let Some(default) = default {
+                    table.defaults.insert(column.clone(), default);
                 }
                 table.columns.push((column, not_null || pk > 0, class(&declared)));
             }
             key.sort();
+            table.checks = strings("SELECT sql FROM sqlite_schema WHERE name = ?1", &name)[0].matches("CHECK (").count();
             table.primary_key = key.into_iter().map(|(_, c)| c).collect();
             let mut stmt = conn.prepare("SELECT name, \"unique\", origin, partial FROM pragma_index_list(?1)").unwrap();
             let indexes: Vec<(String, bool, String, bool)> =
@@ -299,15 +307,20 @@ mod tests {
             let columns = client
                 .query(
                     &format!(
-                        "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull
+                        "SELECT a.attname::text, format_type(a.atttypid, a.atttypmod), a.attnotnull, pg_get_expr(d.adbin, d.adrelid)
                          FROM pg_attribute a JOIN pg_class t ON t.oid = a.attrelid
+                         LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
                          WHERE t.relname = $1 AND t.{HERE} AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum"
                     ),
                     &[&name],
                 )
                 .unwrap();
             for row in columns {
-                let (column, declared, not_null): (String, String, bool) = (row.get(0), row.get(1), row.get(2));
+                let (column, declared, not_null, default): (String, String, bool, Option<String>) =
+                    (row.get(0), row.get(1), row.get(2), row.get(3));
+                if let Some(default) = default {
+                    table.defaults.insert(column.clone(), default);
+                }
                 table.columns.push((column, not_null, class(&declared)));
             }
             let columns_of = |list: &str, table: &str| {
@@ -361,6 +374,16 @@ mod tests {
                 )
                 .unwrap();
             table.triggers = triggers.iter().map(|r| r.get(0)).collect();
+            let checks = client
+                .query_one(
+                    &format!(
+                        "SELECT count(*) FROM pg_constraint c JOIN pg_class t ON t.oid = c.conrelid
+                         WHERE c.contype = 'c' AND t.relname = $1 AND t.{HERE}"
+                    ),
+                    &[&name],
+                )
+                .unwrap();
+            table.checks = usize::try_from(checks.get::<_, i64>(0)).unwrap();
             schema.insert(name, table);
         }
         schema
@@ -390,10 +413,11 @@ mod tests {
         (sqlite, pg)
     }
 
-    /// The PostgreSQL schema has the tables, columns (name, NOT NULL, type class), primary
-    /// keys, unique constraints, foreign keys, secondary indexes and triggers of the
-    /// SQLite schema at [`SCHEMA_VERSION`], but for the exceptions listed above with their
-    /// reasons; and every text column sorts by bytes (collation "C").
+    /// The PostgreSQL schema has the tables, columns (name, NOT NULL, type class, DEFAULT),
+    /// primary keys, unique constraints, foreign keys, secondary indexes, triggers and
+    /// number of CHECK constraints of the SQLite schema at [`SCHEMA_VERSION`], but for the
+    /// exceptions listed above with their reasons; and every text column sorts by bytes
+    /// (collation "C").
     #[test]
     fn the_schema_is_sqlites() {
         let Some(db) = TestDb::new() else { return };
@@ -523,5 +547,26 @@ mod tests {
         });
         let mut client = db.connect();
         assert_eq!(version(&mut client), [SCHEMA_VERSION]);
+    }
+
+    #[test]
+    fn ledger_entries_cannot_be_updated_or_deleted() {
+        let Some(db) = TestDb::new() else { return };
+        let mut client = db.connect();
+        migrate(&mut client).unwrap();
+        client
+            .batch_execute(
+                "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                     minimum_balance_cents, recharge_amount_cents, created_at) VALUES ('C1', 'a', 'a', '', 'Default', '{}', '{}', 0, 0, '');
+                 INSERT INTO ledger_entries (customer_id, id, kind, amount_cents, balance_after_cents, reference, created_at)
+                 VALUES ('C1', 1, 'recharge', 100, 100, 'r', '');",
+            )
+            .unwrap();
+        for sql in ["UPDATE ledger_entries SET amount_cents = 0", "DELETE FROM ledger_entries"] {
+            let e = client.batch_execute(sql).unwrap_err();
+            assert_eq!(e.as_db_error().map(|e| e.message()), Some("ledger entries are append-only"), "{sql}");
+        }
+        let amount: i64 = client.query_one("SELECT amount_cents FROM ledger_entries", &[]).unwrap().get(0);
+        assert_eq!(amount, 100);
     }
 }
