@@ -47,6 +47,10 @@ pub struct Shipping {
     sealer: Option<Sealer>,
     /// The most quoted shipments a customer may store per UTC day.
     quotes_per_day: u64,
+    /// The revisions of the catalog and the rate book this service holds (PostgreSQL:
+    /// other services on the database may import new ones; see [`Shipping::fresh`]).
+    #[cfg(feature = "postgres")]
+    revisions: std::sync::Mutex<Revisions>,
 }
 
 impl std::fmt::Debug for Shipping {
@@ -254,6 +258,8 @@ impl Shipping {
                 }
             })
         })?;
+        #[cfg(feature = "postgres")]
+        let revisions = db.read(Revisions::read)?;
         let rates = db.read(load_rate_book)?;
         Ok(Shipping {
             db,
@@ -263,7 +269,35 @@ impl Shipping {
             labels_at_booking,
             sealer,
             quotes_per_day: DEFAULT_QUOTED_SHIPMENTS_PER_DAY,
+            #[cfg(feature = "postgres")]
+            revisions: std::sync::Mutex::new(revisions),
         })
+    }
+
+    /// On PostgreSQL, where other services share the database, takes in the catalog or
+    /// rate book another one imported since this one last looked (one query of two
+    /// revisions), so that no service prices with data another has replaced. Best
+    /// effort: should the database not answer, the operation that follows fails on it.
+    #[cfg(feature = "postgres")]
+    fn fresh(&self) {
+        if !self.db.is_postgres() {
+            return;
+        }
+        let mut held = self.revisions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Ok(now) = self.read(Revisions::read) else { return };
+        if now.catalog != held.catalog {
+            let stored = self.read(|conn| conn.one("SELECT document FROM catalog WHERE id = 1", args![], |r| r.get::<String>(0)));
+            if let Ok(catalog) = stored.and_then(|doc| Catalog::stored(&doc)) {
+                *self.catalog.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(catalog);
+                held.catalog = now.catalog;
+            }
+        }
+        if now.rates != held.rates {
+            if let Ok(book) = self.read(load_rate_book) {
+                *self.rates.write().unwrap_or_else(std::sync::PoisonError::into_inner) = book;
+                held.rates = now.rates;
+            }
+        }
     }
 
     /// The whole database as bytes (an SQLite file image), for backups and for moving a
@@ -287,11 +321,15 @@ impl Shipping {
 
     /// The catalog in force.
     pub fn catalog(&self) -> Arc<Catalog> {
+        #[cfg(feature = "postgres")]
+        self.fresh();
         self.catalog.read().map(|c| Arc::clone(&c)).unwrap_or_else(|p| Arc::clone(&p.into_inner()))
     }
 
     /// The rate book in force.
     pub fn rate_book(&self) -> Arc<RateBook> {
+        #[cfg(feature = "postgres")]
+        self.fresh();
         self.rates.read().map(|r| Arc::clone(&r)).unwrap_or_else(|p| Arc::clone(&p.into_inner()))
     }
 
@@ -342,6 +380,8 @@ impl Shipping {
                 "UPDATE catalog SET document = ?1, updated_at = ?2 WHERE id = 1",
                 store::args![json, crate::dates::timestamp(self.clock.now())],
             )?;
+            // Other services on the database take the new catalog in by this.
+            store::next_revision(tx, CATALOG_REVISION)?;
             Ok(())
         })?;
         match self.catalog.write() {
@@ -415,6 +455,29 @@ impl Shipping {
 
 /// The sequence counting rate imports: absent means the rates are the embedded default.
 const RATE_REVISION: &str = "rate_revision";
+
+/// The `id_sequences` row counting imports of a catalog.
+const CATALOG_REVISION: &str = "catalog_revision";
+
+/// The revisions of the catalog and the rate book (0 before the first import).
+#[cfg(feature = "postgres")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Revisions {
+    catalog: i64,
+    rates: i64,
+}
+
+#[cfg(feature = "postgres")]
+impl Revisions {
+    fn read(conn: &Read<'_>) -> Result<Revisions> {
+        conn.one(
+            "SELECT coalesce(max(CASE WHEN name = ?1 THEN last END), 0), coalesce(max(CASE WHEN name = ?2 THEN last END), 0)
+             FROM id_sequences WHERE name IN (?1, ?2)",
+            args![CATALOG_REVISION, RATE_REVISION],
+            |r| Ok(Revisions { catalog: r.get(0)?, rates: r.get(1)? }),
+        )
+    }
+}
 
 /// Writes the default rate book into a new database, on its first open: default data,
 /// not schema, so that no upgrade depends on today's rating code.

@@ -14,6 +14,17 @@ pub const PG_VARIABLE: &str = "CONSIGN_TEST_PG";
 pub struct TestDatabase {
     #[cfg_attr(not(feature = "postgres"), allow(dead_code, reason = "only the PostgreSQL leg makes databases"))]
     name: String,
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code, reason = "only the PostgreSQL leg makes databases"))]
+    url: String,
+}
+
+impl TestDatabase {
+    /// Another service on this database, as a second `consign serve` would open it.
+    pub fn another(&self, builder: ShippingBuilder) -> consign::Shipping {
+        #[cfg(feature = "postgres")]
+        let builder = builder.postgres(&self.url).postgres_pool(2);
+        builder.open().expect("a second service opens the test's database")
+    }
 }
 
 /// Whether this run is the PostgreSQL leg: built with the feature and given a server.
@@ -87,7 +98,8 @@ mod pg {
         admin(admin_url)
             .batch_execute(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
             .expect("a test database is copied from the template");
-        (url_of(admin_url, &name), TestDatabase { name })
+        let url = url_of(admin_url, &name);
+        (url.clone(), TestDatabase { name, url })
     }
 
     impl Drop for TestDatabase {
@@ -99,4 +111,25 @@ mod pg {
             }
         }
     }
+}
+
+/// The tests that only make sense on SQLite, each with the reason: they skip themselves
+/// on the PostgreSQL leg through [`sqlite_only`].
+pub const SQLITE_ONLY: &[(&str, &str)] = &[];
+
+/// Whether the test `name` (as listed in [`SQLITE_ONLY`]) skips this run: on the
+/// PostgreSQL leg it does, and says so.
+///
+/// # Panics
+/// When `name` is not in [`SQLITE_ONLY`]: the list is the one place that says which
+/// tests skip PostgreSQL, and why.
+pub fn sqlite_only(name: &str) -> bool {
+    let Some((_, reason)) = SQLITE_ONLY.iter().find(|(listed, _)| *listed == name) else {
+        panic!("{name} is not in backend::SQLITE_ONLY with its reason");
+    };
+    if on_postgres() {
+        eprintln!("{name}: skipped on PostgreSQL ({reason})");
+        return true;
+    }
+    false
 }

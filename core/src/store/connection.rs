@@ -36,7 +36,7 @@ pub(crate) struct Database(Backend);
 enum Backend {
     Lite(Lite),
     #[cfg(feature = "postgres")]
-    Pg(super::pg::Pool),
+    Pg(Box<super::pg::Pool>),
 }
 
 /// The SQLite database: its one connection, and the end of groups, which other threads
@@ -84,7 +84,13 @@ impl Database {
     pub(crate) fn postgres(url: &str, pool_size: usize) -> Result<Database> {
         let pool = super::pg::Pool::new(url, pool_size)?;
         super::pg::schema::migrate(&mut pool.get()?.client())?;
-        Ok(Database(Backend::Pg(pool)))
+        Ok(Database(Backend::Pg(Box::new(pool))))
+    }
+
+    /// Whether this is a PostgreSQL database (shared with other services).
+    #[cfg(feature = "postgres")]
+    pub(crate) fn is_postgres(&self) -> bool {
+        matches!(self.0, Backend::Pg(_))
     }
 
     /// The SQLite database, for what only SQLite has (images, checkpoints).

@@ -33,3 +33,20 @@ mod search;
 mod secrets;
 mod services;
 mod tracking;
+
+/// The suite runs on the database the run asks for, and says so: on PostgreSQL when
+/// `CONSIGN_TEST_PG` names a server (and the suite is built with the feature), where a
+/// whole-database image is refused; otherwise on SQLite, saying that the PostgreSQL leg
+/// was skipped.
+#[test]
+fn the_suite_runs_on_the_database_the_run_asks_for() {
+    use consign_conformance::backend::{on_postgres, PG_VARIABLE};
+    let export = consign_conformance::Harness::new().shipping.export_database();
+    if on_postgres() {
+        assert_eq!(export.unwrap_err().category(), consign::ErrorCategory::InvalidRequest, "an SQLite image of a PostgreSQL database");
+        eprintln!("the conformance suite runs on PostgreSQL");
+    } else {
+        assert!(export.is_ok(), "an in-memory SQLite database exports");
+        eprintln!("the conformance suite runs on SQLite; the PostgreSQL leg was skipped (set {PG_VARIABLE} to a server's admin URL and build with --features postgres)");
+    }
+}

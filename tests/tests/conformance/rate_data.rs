@@ -27,20 +27,7 @@ fn an_imported_price_is_quoted_at_once() {
     let h = Harness::new();
     let id = h.create_customer("ann@example.com");
     let before = ground_total(&h, &id);
-    let rates = h.shipping.export_rates(CsvKind::Rates).unwrap();
-    let card: Vec<&str> = rates.lines().filter(|l| l.starts_with("parcel,parcel_ground,parcel_custom,")).collect();
-    let doubled: String = std::iter::once("carrier,service,package_type,chart,zone,weight,price")
-        .chain(card.iter().copied())
-        .map(|line| {
-            let mut cols: Vec<String> = line.split(',').map(str::to_string).collect();
-            if let Ok(price) = cols[6].parse::<Decimal>() {
-                cols[6] = (price * Decimal::TWO).to_string();
-            }
-            cols.join(",")
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    let summary = h.shipping.import_rates(CsvKind::Rates, &(doubled + "\n")).unwrap();
+    let summary = h.shipping.import_rates(CsvKind::Rates, &doubled_ground_card(&h)).unwrap();
     assert_eq!(summary.replaced, 1, "one card replaced");
     assert_ne!(ground_total(&h, &id), before);
 }
@@ -97,4 +84,38 @@ fn the_catalog_exports_and_reimports() {
     assert_eq!(h.shipping.export_catalog().unwrap(), catalog);
     let e = h.shipping.import_catalog("{\"version\": 1}").unwrap_err();
     assert_eq!(e.category(), ErrorCategory::InvalidRequest);
+}
+
+/// The ground card with every price doubled, as an import of [`CsvKind::Rates`].
+fn doubled_ground_card(h: &Harness) -> String {
+    let rates = h.shipping.export_rates(CsvKind::Rates).unwrap();
+    let card: Vec<&str> = rates.lines().filter(|l| l.starts_with("parcel,parcel_ground,parcel_custom,")).collect();
+    let doubled: String = std::iter::once("carrier,service,package_type,chart,zone,weight,price")
+        .chain(card.iter().copied())
+        .map(|line| {
+            let mut cols: Vec<String> = line.split(',').map(str::to_string).collect();
+            if let Ok(price) = cols[6].parse::<Decimal>() {
+                cols[6] = (price * Decimal::TWO).to_string();
+            }
+            cols.join(",")
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    doubled + "\n"
+}
+
+#[test]
+fn services_sharing_a_database_price_with_the_rates_another_imported() {
+    let h = Harness::new();
+    let Some(database) = &h.database else {
+        eprintln!("PostgreSQL only: services share a database there (the PostgreSQL leg runs it)");
+        return;
+    };
+    let other =
+        Harness { shipping: database.another(consign::Shipping::builder().clock(h.clock.clone())), clock: h.clock.clone(), database: None };
+    let id = h.create_customer("ann@example.com");
+    let before = ground_total(&other, &id);
+    h.shipping.import_rates(CsvKind::Rates, &doubled_ground_card(&h)).unwrap();
+    assert_ne!(ground_total(&other, &id), before, "the other service prices with the imported card");
+    assert_eq!(ground_total(&other, &id), ground_total(&h, &id));
 }
