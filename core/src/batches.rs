@@ -141,8 +141,8 @@ pub(crate) fn add_quotes(
         }
     }
     let mut position = i64::try_from(existing.len()).unwrap_or(i64::MAX);
-    let mut insert =
-        tx.statement("INSERT OR IGNORE INTO batch_quotes (batch_id, position, quote_id, customer_id) VALUES (?1, ?2, ?3, ?4)")?;
+    let mut insert = tx
+        .statement("INSERT INTO batch_quotes (batch_id, position, quote_id, customer_id) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING")?;
     for id in &req.quote_ids {
         if insert.execute(args![batch_id, position, id.0, customer_id])? > 0 {
             position += 1;

@@ -184,7 +184,7 @@ pub(crate) fn link(tx: &Tx<'_>, caller: &Caller, customer_id: &str, now: DateTim
         return Err(partner_only());
     }
     tx.execute(
-        "INSERT OR IGNORE INTO api_key_customers (key_id, customer_id, connected_at) VALUES (?1, ?2, ?3)",
+        "INSERT INTO api_key_customers (key_id, customer_id, connected_at) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
         args![caller.key_id, customer_id, crate::dates::timestamp(now)],
     )?;
     Ok(())

@@ -371,7 +371,7 @@ pub(crate) fn fulfil(tx: &Tx<'_>, customer_id: &str, book_number: &str, f: &wire
     }
     p.finish()?;
     tx.execute(
-        "INSERT OR IGNORE INTO order_shipments (integration_id, order_id, book_number, customer_id) VALUES (?1, ?2, ?3, ?4)",
+        "INSERT INTO order_shipments (integration_id, order_id, book_number, customer_id) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
         args![f.integration_id, f.order_id, book_number, customer_id],
     )?;
     recompute(tx, customer_id, &f.integration_id, &f.order_id)

@@ -185,8 +185,8 @@ pub(crate) fn store(tx: &Tx<'_>, customer_id: &str, book_number: &str, events: &
     let booked = booked_events(tx, customer_id, book_number)?;
     let first_id = crate::store::next_ids(tx, EVENT_IDS, events.len())?;
     let mut stmt = tx.statement(
-        "INSERT OR IGNORE INTO tracking_events (id, book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country, customer_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        "INSERT INTO tracking_events (id, book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country, customer_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT DO NOTHING",
     )?;
     let mut recorded = 0;
     for (id, e) in (first_id..).zip(events) {
