@@ -105,7 +105,7 @@ pub(crate) fn fail(tx: &Tx<'_>, subjects: &Subjects, now: DateTime<Utc>) -> Resu
     for (subject, _) in subjects.each() {
         tx.execute(
             "INSERT INTO login_failures (subject, failures, last_failure_at) VALUES (?1, 1, ?2)
-             ON CONFLICT (subject) DO UPDATE SET failures = failures + 1, last_failure_at = excluded.last_failure_at",
+             ON CONFLICT (subject) DO UPDATE SET failures = login_failures.failures + 1, last_failure_at = excluded.last_failure_at",
             args![subject, now],
         )?;
     }

@@ -50,7 +50,7 @@ pub(crate) fn count_stored(tx: &Tx<'_>, customer_id: &str, day: NaiveDate, n: u6
     tx.execute(
         "INSERT INTO quote_days (customer_id, day, shipments) VALUES (?1, ?2, ?3)
          ON CONFLICT (customer_id) DO UPDATE SET
-             shipments = CASE WHEN day = excluded.day THEN shipments + excluded.shipments ELSE excluded.shipments END,
+             shipments = CASE WHEN quote_days.day = excluded.day THEN quote_days.shipments + excluded.shipments ELSE excluded.shipments END,
              day = excluded.day",
         args![customer_id, day.to_string(), i64::try_from(n).unwrap_or(i64::MAX)],
     )?;
