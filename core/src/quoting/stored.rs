@@ -2,12 +2,16 @@
 //! its quotes packed, with a contiguous range of quote ids; finding a quote again, the
 //! daily cap of quoted shipments, and purging the expired.
 
+use std::collections::{BTreeMap, HashSet};
+use std::sync::Arc;
+
 use chrono::{DateTime, NaiveDate, Utc};
 
 use crate::error::{Error, ErrorCategory, Result};
 use crate::wire;
 
 use super::{packed, Row};
+use crate::store::sql::Arg;
 use crate::store::{args, Read, Tx};
 
 /// How long a quote can be booked: 30 x 24 hours (DECISIONS 3).
@@ -79,6 +83,24 @@ pub(crate) fn check_daily_cap(stored: u64, n: u64, cap: u64, now: DateTime<Utc>)
     .with_retry_after(u64::try_from(wait).unwrap_or(1)))
 }
 
+/// The `first_quote_id` of each row of `quoted_shipments` that holds a quote of a batch
+/// (of the batches `batch_quotes b` the filter leaves). Quote ids are unique across
+/// customers, so a row's `first_quote_id` names it; the list is of one column, which
+/// SQLite checks `NOT IN` by one lookup (a list of two, which may hold NULL, it scans).
+macro_rules! held {
+    ($filter:literal) => {
+        concat!(
+            "SELECT kept FROM (
+                SELECT (SELECT q.first_quote_id FROM quoted_shipments q
+                        WHERE q.customer_id = b.customer_id AND q.first_quote_id <= b.quote_id
+                        ORDER BY q.first_quote_id DESC LIMIT 1) AS kept
+                FROM batch_quotes b",
+            $filter,
+            ") AS h WHERE kept IS NOT NULL"
+        )
+    };
+}
+
 /// Removes the stored quotes (of every customer) that expired at or before `cutoff`
 /// (unix seconds), except those a batch holds, and returns how many quotes it removed.
 ///
@@ -89,36 +111,72 @@ pub(crate) fn check_daily_cap(stored: u64, n: u64, cap: u64, now: DateTime<Utc>)
 /// task, and an index on `expires_at` would cost every quote stored.
 pub(crate) fn purge_expired(tx: &Tx<'_>, cutoff: i64) -> Result<u64> {
     let counts: Vec<i64> = tx
-        .statement(&format!("DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND rowid NOT IN ({HELD}) RETURNING quote_count"))?
+        .statement(concat!(
+            "DELETE FROM quoted_shipments WHERE expires_at <= ?1 AND first_quote_id NOT IN (",
+            held!(""),
+            ") RETURNING quote_count"
+        ))?
         .rows(args![cutoff], |r| r.get(0))?;
     Ok(counts.into_iter().map(|n| u64::try_from(n).unwrap_or(0)).sum())
 }
 
-/// The rowids of the rows of `quoted_shipments` that hold a quote of a batch.
-const HELD: &str = "SELECT kept FROM (
-        SELECT (SELECT q.rowid FROM quoted_shipments q
-                WHERE q.customer_id = b.customer_id AND q.first_quote_id <= b.quote_id
-                ORDER BY q.first_quote_id DESC LIMIT 1) AS kept
-        FROM batch_quotes b)
-    WHERE kept IS NOT NULL";
-
-/// The rows of `quoted_shipments` expired at or before `cutoff`, oldest first: what
-/// [`purge_expired`] would remove and the batches' rows, found without writing.
-pub(crate) fn expired_rows(conn: &Read<'_>, cutoff: i64) -> Result<Vec<i64>> {
-    conn.rows("SELECT rowid FROM quoted_shipments WHERE expires_at <= ?1 ORDER BY rowid", args![cutoff], |r| r.get(0))
+/// The keys (customer and `first_quote_id`) of the rows of `quoted_shipments` expired
+/// at or before `cutoff`, in key order: what [`purge_expired`] would remove and the
+/// batches' rows, found without writing. A customer's id is kept once, however many of
+/// its rows expired.
+pub(crate) fn expired_rows(conn: &Read<'_>, cutoff: i64) -> Result<Vec<(Arc<str>, i64)>> {
+    let mut customers: HashSet<Arc<str>> = HashSet::new();
+    // One pass over the table, sorted here: an ORDER BY would read it along its key.
+    let mut rows = conn.rows("SELECT customer_id, first_quote_id FROM quoted_shipments WHERE expires_at <= ?1", args![cutoff], |r| {
+        let customer: String = r.get(0)?;
+        let customer = match customers.get(customer.as_str()) {
+            Some(c) => Arc::clone(c),
+            None => {
+                let c: Arc<str> = customer.into();
+                customers.insert(Arc::clone(&c));
+                c
+            }
+        };
+        Ok((customer, r.get(1)?))
+    })?;
+    rows.sort_unstable();
+    Ok(rows)
 }
 
+/// The lengths of the lists of keys [`purge_rows`] removes one customer's rows by: a
+/// list is padded to the shortest that holds it (repeating its last key), so that three
+/// statements serve every part.
+const LISTS: [usize; 3] = [1, 16, 256];
+
 /// Removes the rows `rows` (from [`expired_rows`]) that are still expired at `cutoff`
-/// and hold no quote of a batch, and returns how many quotes they held.
-pub(crate) fn purge_rows(tx: &Tx<'_>, cutoff: i64, rows: &[i64]) -> Result<u64> {
-    let list = serde_json::to_string(rows).map_err(|e| Error::internal(format!("rows to purge: {e}")))?;
-    let counts: Vec<i64> = tx
-        .statement(&format!(
-            "DELETE FROM quoted_shipments WHERE rowid IN (SELECT value FROM json_each(?2)) AND expires_at <= ?1
-             AND rowid NOT IN ({HELD}) RETURNING quote_count"
-        ))?
-        .rows(args![cutoff, list], |r| r.get(0))?;
-    Ok(counts.into_iter().map(|n| u64::try_from(n).unwrap_or(0)).sum())
+/// and hold no quote of a batch, and returns how many quotes they held. One statement
+/// per customer of `rows` (per 256 of its rows), which looks at that customer's batches
+/// only.
+pub(crate) fn purge_rows(tx: &Tx<'_>, cutoff: i64, rows: &[(Arc<str>, i64)]) -> Result<u64> {
+    let mut by_customer: BTreeMap<&str, Vec<i64>> = BTreeMap::new();
+    for (customer, first) in rows {
+        by_customer.entry(customer).or_default().push(*first);
+    }
+    let mut removed = 0;
+    for (customer, firsts) in &by_customer {
+        for part in firsts.chunks(LISTS[LISTS.len() - 1]) {
+            let Some(&last) = part.last() else { continue };
+            let len = LISTS.into_iter().find(|&n| n >= part.len()).unwrap_or(part.len());
+            let marks: Vec<String> = (3..len + 3).map(|i| format!("?{i}")).collect();
+            let mut values: Vec<&dyn Arg> = vec![&cutoff, customer];
+            values.extend(part.iter().chain(std::iter::repeat(&last)).take(len).map(|f| f as &dyn Arg));
+            let counts: Vec<i64> = tx
+                .statement(&format!(
+                    "DELETE FROM quoted_shipments WHERE customer_id = ?2 AND first_quote_id IN ({}) AND expires_at <= ?1
+                     AND first_quote_id NOT IN ({}) RETURNING quote_count",
+                    marks.join(", "),
+                    held!(" WHERE b.customer_id = ?2")
+                ))?
+                .rows(&values, |r| r.get(0))?;
+            removed += counts.into_iter().map(|n| u64::try_from(n).unwrap_or(0)).sum::<u64>();
+        }
+    }
+    Ok(removed)
 }
 
 /// Expired quotes found without writing by [`crate::Shipping::expired_quotes`], to be
@@ -127,8 +185,8 @@ pub(crate) fn purge_rows(tx: &Tx<'_>, cutoff: i64, rows: &[i64]) -> Result<u64> 
 #[derive(Debug, Clone, Default)]
 pub struct ExpiredQuotes {
     pub(crate) cutoff: i64,
-    /// Rowids of `quoted_shipments`, oldest first.
-    pub(crate) rows: Vec<i64>,
+    /// Keys of rows of `quoted_shipments`: the customer and `first_quote_id`.
+    pub(crate) rows: Vec<(Arc<str>, i64)>,
 }
 
 impl ExpiredQuotes {

@@ -627,4 +627,52 @@ mod tests {
         assert_eq!(stored_shipments(&in_parts), stored_shipments(&at_once));
         assert_eq!(in_parts.purge_some_expired_quotes(&in_parts.expired_quotes(0).unwrap()).unwrap(), 0, "a batch's row stays");
     }
+
+    /// Parts of any size, with rows of several customers in one part and more than one
+    /// statement's list of a customer's rows, remove what purging at once removes.
+    #[test]
+    fn purging_in_parts_of_any_size_removes_what_purging_at_once_removes_for_every_customer() {
+        let history = || {
+            let clock = Arc::new(FixedClock::at("2026-11-21T15:00:00Z").unwrap());
+            let (s, first) = service_at(clock.clone());
+            let address = json!({"name": "Bo Chen", "company": "Chen Pottery", "address1": "1 Main St", "address2": "", "city": "Boston", "state": "MA", "zip": "02108",
+                "country": "US", "phone": "(617) 555-0100"});
+            let body = json!({"profileCode": "Retail", "email": "bo@example.com", "password": "kiln-and-clay",
+                "mailingAddress": address, "billingAddress": address, "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 100}});
+            let r = s.handle("POST", "/restapi/v1/customers", &body.to_string());
+            assert_eq!(r.status, 201, "{}", r.body);
+            let second = serde_json::from_str::<Value>(&r.body).unwrap()["customerId"].as_str().unwrap().to_string();
+            for id in [&first, &second] {
+                let held = quote_ids(&s, id);
+                let r = s.handle("POST", &format!("/restapi/v1/customers/{id}/batch"), "");
+                let batch = serde_json::from_str::<Value>(&r.body).unwrap()["batchId"].as_str().unwrap().to_string();
+                let r = s.handle(
+                    "POST",
+                    &format!("/restapi/v1/customers/{id}/batch/{batch}/quotes"),
+                    &json!({"quoteIds": [held[2]]}).to_string(),
+                );
+                assert_eq!(r.status, 200, "{}", r.body);
+            }
+            for _ in 0..5 {
+                quote_ids(&s, &first);
+                quote_ids(&s, &second);
+            }
+            clock.advance(chrono::Duration::days(35));
+            s
+        };
+        let at_once = history();
+        let expired = at_once.expired_quotes(0).unwrap().rows.len();
+        let removed = at_once.purge_expired_quotes(0).unwrap();
+        assert!(expired > 32 && removed > 0, "{expired} rows expired, {removed} quotes removed");
+        for part in [1, 5, 40] {
+            let in_parts = history();
+            let mut expired = in_parts.expired_quotes(0).unwrap();
+            let mut removed_in_parts = 0;
+            while !expired.is_empty() {
+                removed_in_parts += in_parts.purge_some_expired_quotes(&expired.take(part)).unwrap();
+            }
+            assert_eq!(removed_in_parts, removed, "parts of {part}");
+            assert_eq!(stored_shipments(&in_parts), stored_shipments(&at_once), "parts of {part}");
+        }
+    }
 }
