@@ -195,12 +195,12 @@ fn write_rows<T: RateRow>(tx: &Tx<'_>, rows: &[T]) -> crate::Result<ImportSummar
 fn write_values(tx: &Tx<'_>, kind: CsvKind, values: &[Vec<String>]) -> crate::Result<ImportSummary> {
     let (table, cols, group_len) = (kind.table(), kind.columns(), kind.group_len());
     let groups: BTreeSet<&[String]> = values.iter().map(|v| &v[..group_len]).collect();
-    let where_: Vec<String> = cols[..group_len].iter().map(|c| format!("{c} = ?")).collect();
+    let where_: Vec<String> = cols[..group_len].iter().zip(1..).map(|(c, i)| format!("{c} = ?{i}")).collect();
     let mut del = tx.statement(&format!("DELETE FROM {table} WHERE {}", where_.join(" AND ")))?;
     for g in &groups {
         del.execute(&texts(g))?;
     }
-    let marks = vec!["?"; cols.len()].join(", ");
+    let marks = (1..=cols.len()).map(|i| format!("?{i}")).collect::<Vec<_>>().join(", ");
     let mut ins = tx.statement(&format!("INSERT INTO {table} ({}) VALUES ({marks})", cols.join(", ")))?;
     for v in values {
         ins.execute(&texts(v))?;
