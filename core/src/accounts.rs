@@ -220,7 +220,7 @@ pub(crate) fn create_integration(
 
 /// True if the customer owns integration `id`.
 pub(crate) fn owns_integration(conn: &Read<'_>, customer_id: &str, id: &str) -> Result<bool> {
-    conn.one("SELECT EXISTS (SELECT 1 FROM integrations WHERE id = ?1 AND customer_id = ?2)", args![id, customer_id], |r| r.get(0))
+    Ok(conn.row("SELECT 1 FROM integrations WHERE id = ?1 AND customer_id = ?2", args![id, customer_id], |_| Ok(()))?.is_some())
 }
 
 /// List integrated quoting options (4.8).

@@ -134,7 +134,7 @@ pub(crate) fn check(catalog: &Catalog, req: &wire::CreateCustomerRequest) -> Res
 
 /// Whether a customer is registered under `email` (trimmed, in any case).
 pub(crate) fn is_registered(conn: &Read<'_>, email: &str) -> Result<bool> {
-    conn.one("SELECT EXISTS (SELECT 1 FROM customers WHERE email_key = ?1)", args![email.trim().to_lowercase()], |r| r.get(0))
+    Ok(conn.row("SELECT 1 FROM customers WHERE email_key = ?1", args![email.trim().to_lowercase()], |_| Ok(()))?.is_some())
 }
 
 /// The answer to a create customer with an e-mail already registered: the same whoever
@@ -284,7 +284,7 @@ pub(crate) fn payment_token(conn: &Read<'_>, sealer: Option<&Sealer>, customer_i
 
 /// True if the customer has a payment method on file.
 pub(crate) fn has_payment_method(conn: &Read<'_>, customer_id: &str) -> Result<bool> {
-    conn.one("SELECT EXISTS (SELECT 1 FROM payment_methods WHERE customer_id = ?1)", args![customer_id], |r| r.get(0))
+    Ok(conn.row("SELECT 1 FROM payment_methods WHERE customer_id = ?1", args![customer_id], |_| Ok(()))?.is_some())
 }
 
 /// True if `text` holds a card number: 13 to 19 digits that pass the Luhn check, however

@@ -166,11 +166,9 @@ pub(crate) fn authenticate(conn: &Read<'_>, key: &str) -> Result<Caller> {
 pub(crate) fn acts_for(conn: &Read<'_>, caller: &Caller, customer_id: &str) -> Result<bool> {
     match &caller.customer_id {
         Some(own) => Ok(own == customer_id),
-        None => conn.one(
-            "SELECT EXISTS (SELECT 1 FROM api_key_customers WHERE key_id = ?1 AND customer_id = ?2)",
-            args![caller.key_id, customer_id],
-            |r| r.get(0),
-        ),
+        None => Ok(conn
+            .row("SELECT 1 FROM api_key_customers WHERE key_id = ?1 AND customer_id = ?2", args![caller.key_id, customer_id], |_| Ok(()))?
+            .is_some()),
     }
 }
 
