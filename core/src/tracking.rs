@@ -300,12 +300,13 @@ pub(crate) fn record_for_carrier(
     let Some(feed) = catalog.carrier(carrier).filter(|c| c.trackable) else {
         return Err(Error::invalid("carrier", format!("expected a carrier whose shipments can be tracked, found {carrier:?}")));
     };
-    // Carriers know a tracking number only: the index on it finds the customer too.
+    // Carriers know a tracking number only: the index on it finds the customer too, in
+    // key order (which the ORDER BY names, so that it costs no sort).
     let shipment: Option<(String, String)> = tx
         .rows(
             "SELECT p.customer_id, p.book_number, s.carrier_code FROM shipment_pieces p
              JOIN shipments s ON s.customer_id = p.customer_id AND s.book_number = p.book_number
-             WHERE p.tracking_number = ?1",
+             WHERE p.tracking_number = ?1 ORDER BY p.customer_id, p.book_number, p.piece_index",
             args![tracking_number],
             |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get::<String>(2)?)),
         )?

@@ -38,10 +38,12 @@ pub(crate) fn void(
             "Shipment {book_number} is on manifest {manifest}: the carrier has it in hand, so it can no longer be voided."
         )));
     }
-    // The events of the shipment's pieces and of its return label, stored alike.
+    // The events of the shipment's pieces and of its return label, stored alike; the
+    // earliest, and of events at the same time the first in key order.
     let scanned: Option<(String, String, String)> = tx.row(
         "SELECT tracking_number, event_status, event_time FROM tracking_events
-         WHERE customer_id = ?1 AND book_number = ?2 AND event_status <> ?3 ORDER BY event_time LIMIT 1",
+         WHERE customer_id = ?1 AND book_number = ?2 AND event_status <> ?3
+         ORDER BY event_time, tracking_number, event_status, event, service_area LIMIT 1",
         args![customer_id, book_number, crate::tracking::INFO_RECEIVED],
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )?;
