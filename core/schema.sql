@@ -187,7 +187,7 @@ CREATE TABLE quote_days (
 ) WITHOUT ROWID;
 
 -- Booked shipments. The rowid orders them by booking: search indexes the shipments
--- after the `id_sequences` row 'search_indexed' (core/src/search.rs).
+-- after the `id_sequences` row 'search_indexed' (core/src/store/search.rs).
 CREATE TABLE shipments (
     customer_id TEXT NOT NULL REFERENCES customers(id),
     book_number TEXT NOT NULL,
@@ -319,7 +319,7 @@ CREATE TABLE batch_quotes (
     FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
 );
 
--- Search (4.3, core/src/search.rs). FTS5 tables have no primary key of their own: a
+-- Search (4.3, core/src/store/search.rs). FTS5 tables have no primary key of their own: a
 -- shipment's rowid is (its customer's key << 32) | (2^32 - 1 - its book number's
 -- sequence), so each customer's shipments are one rowid range, newest first.
 CREATE TABLE search_customers (
@@ -336,7 +336,7 @@ CREATE VIRTUAL TABLE shipment_search USING fts5(
 -- (rare where trigrams are common, as in numbers and names of common syllables).
 CREATE VIRTUAL TABLE shipment_grams USING fts5(grams, content = '', detail = none, columnsize = 0);
 -- Both merge their segments when a flush asks, a bounded amount of work each time
--- (search::flush_after), not by FTS5's automatic merges, which at times stalled the
+-- (store::search::flush_after), not by FTS5's automatic merges, which at times stalled the
 -- writing transaction for 20 ms and more.
 INSERT INTO shipment_search(shipment_search, rank) VALUES ('automerge', 0);
 INSERT INTO shipment_grams(shipment_grams, rank) VALUES ('automerge', 0);

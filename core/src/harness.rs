@@ -65,10 +65,7 @@ pub fn insert_shipment_copies(
 ) -> Result<()> {
     let catalog = shipping.catalog();
     shipping.write(|tx| {
-        // Bigger in-memory term lists while loading: fewer, larger segments to merge.
-        for table in ["shipment_search", "shipment_grams"] {
-            tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 67108864)"), &[])?;
-        }
+        crate::store::search::bulk_loading(tx, true)?;
         let base = shipments::find(tx, customer_id, template)?;
         type Row = (String, String, String, String, String, String, String, String, String, String, i64, String);
         let row: Row = tx.one(
@@ -135,10 +132,8 @@ pub fn insert_shipment_copies(
             search::index_now(tx, customer_id, seq, &view)?;
         }
         // The copies are indexed already: a search must not scan them as waiting.
-        search::flush(tx)?;
-        for table in ["shipment_search", "shipment_grams"] {
-            tx.execute(&format!("INSERT INTO {table} ({table}, rank) VALUES ('hashsize', 1048576)"), &[])?;
-        }
+        crate::store::search::flush(tx)?;
+        crate::store::search::bulk_loading(tx, false)?;
         Ok(())
     })
 }

@@ -272,7 +272,7 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
     if let (Some(price), Some(tracking), Some(to)) = (&return_price, &return_tracking, &v.return_to) {
         crate::returns::record(tx, &ctx.customer.id, &book_number, tracking, &view_address(to), price)?;
     }
-    crate::search::after_booking(tx, shipment_rowid)?;
+    crate::store::search::after_booking(tx, shipment_rowid)?;
     if let Some(f) = &req.fulfillment {
         crate::orders::fulfil(tx, &ctx.customer.id, &book_number, f)?;
     }

@@ -26,6 +26,7 @@ use crate::error::{Error, ErrorCategory, Result};
 mod connection;
 #[cfg(feature = "postgres")]
 pub(crate) mod pg;
+pub(crate) mod search;
 pub(crate) mod sql;
 
 pub(crate) use connection::Database;

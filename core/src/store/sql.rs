@@ -419,7 +419,6 @@ impl<'c> Read<'c> {
     }
 
     /// The connection (for the store's functions that differ by database).
-    #[cfg(feature = "postgres")]
     pub(super) fn conn(&self) -> Conn<'c> {
         self.conn
     }

@@ -26,6 +26,7 @@ use super::sql::Value;
 use crate::error::{Error, ErrorCategory, Result};
 
 pub(crate) mod schema;
+pub(crate) mod search;
 
 /// Connections a service keeps to the database unless told otherwise.
 pub(crate) const DEFAULT_POOL_SIZE: usize = 16;
