@@ -356,6 +356,8 @@ fn rarest_window(conn: &Read<'_>, windows: &[String], lo: i64, hi: i64) -> Resul
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     /// Search key of the customer of the tests.
@@ -457,5 +459,170 @@ mod tests {
         assert_eq!(keyword_grams("abcdefgh").len(), 3);
         assert_eq!(keyword_grams("1234567").len(), 2);
         assert_eq!(keyword_grams("12345678901234567890").len(), MAX_GRAMS);
+    }
+
+    /// Shipments of one customer, oldest first: each one's search text, and whether the
+    /// bench loader stored it (indexed at once) rather than a booking; and keywords.
+    #[derive(Debug, Clone)]
+    struct Case {
+        shipments: Vec<(String, bool)>,
+        keywords: Vec<String>,
+    }
+
+    /// Characters of the texts and keywords: LIKE's and FTS5's special characters,
+    /// non-ASCII ones, digits and a space.
+    const CHARS: &str = "[ab1%_\\\\é日ß\"*. -]";
+
+    /// Search texts of up to 150 shipments (enough for two flushes and the limit of 100)
+    /// from a few characters, so that keywords often match; keywords of one to twelve
+    /// characters, picked from the texts or made up.
+    fn cases() -> impl Strategy<Value = Case> {
+        let line = proptest::string::string_regex(&format!("{CHARS}{{1,12}}")).unwrap();
+        let body = proptest::collection::vec(line, 1..4)
+            .prop_map(|lines| lines.iter().map(|l| l.trim()).filter(|l| !l.is_empty()).map(|l| format!("{l}\n")).collect::<String>());
+        let shipments = proptest::collection::vec((body, proptest::bool::weighted(0.1)), 0..150);
+        let made_up = proptest::string::string_regex(&format!("{CHARS}{{1,8}}")).unwrap();
+        let keywords = proptest::collection::vec((any::<usize>(), any::<usize>(), 1..13usize, made_up), 1..12);
+        (shipments, keywords).prop_map(|(shipments, picks)| {
+            let mut keywords = Vec::new();
+            for (which, start, len, made_up) in picks {
+                keywords.push(made_up);
+                if let Some((body, _)) = shipments.get(which % shipments.len().max(1)) {
+                    let chars: Vec<char> = body.chars().collect();
+                    let start = start % chars.len().max(1);
+                    keywords.push(chars[start..].iter().take(len).take_while(|&&c| c != '\n').collect());
+                }
+            }
+            // as the domain checks them: trimmed, not empty
+            let keywords = keywords.iter().map(|k| k.trim().to_string()).filter(|k| !k.is_empty()).collect();
+            Case { shipments, keywords }
+        })
+    }
+
+    /// Stores the shipments of `case` for `customer` (search key `key`); each run of
+    /// shipments the bench loader stores ends with a flush, as the loader's does.
+    fn load(tx: &Tx<'_>, customer: &str, key: i64, case: &Case) -> Result<()> {
+        let mut loading = false;
+        for (seq, (body, loaded)) in (1..).zip(&case.shipments) {
+            if loading && !loaded {
+                flush(tx)?;
+            }
+            book(tx, customer, key, seq, body, *loaded)?;
+            loading = *loaded;
+        }
+        if loading {
+            flush(tx)?;
+        }
+        Ok(())
+    }
+
+    /// Checks that search finds what a scan of the texts finds, newest first, at most 100.
+    fn check(conn: &Read<'_>, customer: &str, key: i64, case: &Case, when: &str) -> std::result::Result<(), TestCaseError> {
+        let (lo, hi) = range(key);
+        for k in &case.keywords {
+            let expected: Vec<String> = (case.shipments.iter().enumerate().rev())
+                .filter(|(_, (body, _))| body.contains(k.as_str()))
+                .map(|(i, _)| format!("{}", 1_000_000_001 + i))
+                .take(100)
+                .collect();
+            let found = matching(conn, customer, k, lo, hi, 100).map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(found, expected, "keyword {:?} {}", k, when);
+        }
+        Ok(())
+    }
+
+    /// Search finds exactly the shipments whose text holds the keyword (a substring,
+    /// `%`, `_` and `\` as themselves), newest first, on SQLite with shipments waiting
+    /// and all indexed, and on PostgreSQL when `CONSIGN_TEST_PG` names a server.
+    #[test]
+    fn search_is_a_substring_scan_on_every_database() {
+        let mut runner =
+            proptest::test_runner::TestRunner::new(ProptestConfig { cases: 48, failure_persistence: None, ..ProptestConfig::default() });
+        // A runner's copy generates the same cases for PostgreSQL.
+        let mut same_cases = runner.clone();
+        let sqlite = runner.run(&cases(), |case| {
+            let mut conn = crate::store::testing::with_customer(None);
+            let tx = conn.transaction().unwrap();
+            load(&Tx::of(&tx), "C1", KEY, &case).unwrap();
+            tx.commit().unwrap();
+            check(&Read::of(&conn), "C1", KEY, &case, "on SQLite, some waiting")?;
+            flush(&Tx::of(&conn)).unwrap();
+            check(&Read::of(&conn), "C1", KEY, &case, "on SQLite, all indexed")
+        });
+        if let Err(e) = sqlite {
+            panic!("{e}");
+        }
+        postgres_leg(&mut same_cases);
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    fn postgres_leg(_: &mut proptest::test_runner::TestRunner) {
+        println!("search on PostgreSQL: skipped (built without the postgres feature)");
+    }
+
+    /// The same cases on a fresh PostgreSQL database of the server `CONSIGN_TEST_PG`
+    /// names (an admin URL), one customer per case, dropped at the end.
+    #[cfg(feature = "postgres")]
+    fn postgres_leg(runner: &mut proptest::test_runner::TestRunner) {
+        let Ok(admin) = std::env::var("CONSIGN_TEST_PG") else {
+            println!("search on PostgreSQL: skipped (CONSIGN_TEST_PG is not set)");
+            return;
+        };
+        let scratch = Scratch::create(&admin);
+        let db = crate::store::Database::postgres(&scratch.url, 2).unwrap();
+        let customers = std::cell::Cell::new(0);
+        let result = runner.run(&cases(), |case| {
+            customers.set(customers.get() + 1);
+            let (key, customer) = (customers.get(), format!("P{}", customers.get()));
+            db.write(|tx| {
+                tx.execute(
+                    "INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
+                        minimum_balance_cents, recharge_amount_cents, created_at) VALUES (?1, ?1, ?1, '', 'Default', '{}', '{}', 0, 0, '')",
+                    args![customer],
+                )?;
+                load(tx, &customer, key, &case)
+            })
+            .unwrap();
+            db.read(|conn| Ok(check(conn, &customer, key, &case, "on PostgreSQL"))).unwrap()
+        });
+        drop(db);
+        if let Err(e) = result {
+            panic!("{e}");
+        }
+    }
+
+    /// A database of its own on the server of an admin URL, dropped on drop.
+    #[cfg(feature = "postgres")]
+    struct Scratch {
+        admin: String,
+        name: String,
+        url: String,
+    }
+
+    #[cfg(feature = "postgres")]
+    impl Scratch {
+        fn create(admin: &str) -> Scratch {
+            let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+            let name = format!("consign_search_{}_{nanos}", std::process::id());
+            let mut client = postgres::Client::connect(admin, postgres::NoTls).unwrap();
+            client
+                .batch_execute(&format!("CREATE DATABASE {name} TEMPLATE template0 ENCODING 'UTF8' LC_COLLATE 'C' LC_CTYPE 'C'"))
+                .unwrap();
+            let url = if admin.contains("://") {
+                format!("{admin}{}dbname={name}", if admin.contains('?') { '&' } else { '?' })
+            } else {
+                format!("{admin} dbname={name}")
+            };
+            Scratch { admin: admin.to_string(), name, url }
+        }
+    }
+
+    #[cfg(feature = "postgres")]
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            if let Ok(mut client) = postgres::Client::connect(&self.admin, postgres::NoTls) {
+                let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name));
+            }
+        }
     }
 }
