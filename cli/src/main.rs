@@ -17,6 +17,10 @@
 //! - `serve`, `call` and `keys` take `--secret-key-file PATH` (or
 //!   `CONSIGN_SECRET_KEY_FILE`), the key that seals secrets at rest; by default `DB.key`
 //!   beside the database, which `serve` creates and `call` and `keys` use when it exists.
+//! - Every command but `demo` takes `--db FILE`, or a PostgreSQL connection string or URL
+//!   (`postgres://...`, `postgresql://...`, `host=...`; feature `postgres`), or, without
+//!   `--db`, the one in `CONSIGN_DATABASE_URL`, which keeps a password out of the list of
+//!   processes. No message repeats a URL: it may hold a password.
 //!
 //! Usage errors (clap) and failures are printed on stderr and exit with status 2; `call`
 //! exits with 1 when the interface answered 4xx or 5xx.
@@ -25,7 +29,7 @@ mod demo;
 mod table;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -71,12 +75,73 @@ enum Command {
     },
 }
 
-/// The database file of a command.
+/// The database of a command.
 #[derive(Args)]
 struct Db {
-    /// The database file (created if missing).
-    #[arg(long, value_name = "FILE", default_value = "consign.db")]
+    /// The database file (created if missing), or a PostgreSQL connection string or URL
+    /// (postgres://..., postgresql://..., host=...; in a build with `--features postgres`).
+    /// Give a URL holding a password in CONSIGN_DATABASE_URL instead: other users of the
+    /// machine can read a command's arguments.
+    #[arg(long, value_name = "FILE|URL", env = "CONSIGN_DATABASE_URL", hide_env_values = true, default_value = "consign.db")]
     db: PathBuf,
+}
+
+/// The message of a command given a PostgreSQL database by a build without the feature.
+const NO_POSTGRES: &str = "--db (or CONSIGN_DATABASE_URL) names a PostgreSQL database, and this consign was built without \
+                           PostgreSQL support: build it with `--features postgres` (cargo build --release -p consign-cli --features postgres)";
+
+/// Where a command's data is.
+#[derive(Debug, PartialEq)]
+enum Database {
+    /// An SQLite file.
+    File(PathBuf),
+    /// A PostgreSQL connection string or URL; it may hold a password.
+    Postgres(String),
+}
+
+impl Db {
+    /// The database `--db` (or `CONSIGN_DATABASE_URL`) names.
+    fn database(&self) -> Database {
+        match postgres_url(&self.db) {
+            Some(url) => Database::Postgres(url.to_string()),
+            None => Database::File(self.db.clone()),
+        }
+    }
+}
+
+/// `db` when it is a PostgreSQL URL (`postgres://`, `postgresql://`) or a libpq
+/// connection string (`host=... dbname=...`), not a file's path.
+fn postgres_url(db: &Path) -> Option<&str> {
+    let text = db.to_str()?;
+    let lower = text.trim_start().to_ascii_lowercase();
+    let url = lower.starts_with("postgres://") || lower.starts_with("postgresql://");
+    let keywords = ["host=", "hostaddr=", "port=", "dbname=", "user="];
+    (url || keywords.iter().any(|k| lower.starts_with(k))).then_some(text)
+}
+
+/// `message` without `url` and without the password in it, should it quote them.
+fn scrub(message: &str, url: &str) -> String {
+    let mut text = message.replace(url, "(the database's URL)");
+    if let Some(password) = password_of(url).filter(|p| !p.is_empty()) {
+        text = text.replace(password, "***");
+    }
+    text
+}
+
+/// The password in a PostgreSQL URL (`postgres://user:password@host`) or connection
+/// string (`password=...`), as written.
+fn password_of(url: &str) -> Option<&str> {
+    if let Some((_, rest)) = url.split_once("://") {
+        let authority = rest.split(['/', '?']).next()?;
+        let (credentials, _) = authority.rsplit_once('@')?;
+        return credentials.split_once(':').map(|(_, password)| password);
+    }
+    let (_, value) = url.split_once("password")?;
+    let value = value.trim_start().strip_prefix('=')?.trim_start();
+    match value.strip_prefix('\'') {
+        Some(quoted) => quoted.split('\'').next(),
+        None => value.split_whitespace().next(),
+    }
 }
 
 /// The database file and the secret key that seals secrets at rest in it.
@@ -162,12 +227,15 @@ struct ServeArgs {
     /// The origin of browser pages allowed to call the server (CORS).
     #[arg(long, value_name = "ORIGIN")]
     cors_origin: Option<String>,
-    /// Connections to the file serving reads [default: twice the processors, at least 4].
+    /// Connections to the file serving reads [default: twice the processors, at least 4];
+    /// on PostgreSQL, requests run at once, each on a connection of the database
+    /// [default: four per processor, at least 8].
     #[arg(long, value_name = "N", value_parser = positive)]
     pool: Option<usize>,
-    /// How commits wait for the disk.
-    #[arg(long, value_enum, ignore_case = true, default_value = "full")]
-    synchronous: Commits,
+    /// How commits to a file wait for the disk [default: full]; not for PostgreSQL,
+    /// whose own settings (synchronous_commit) say that.
+    #[arg(long, value_enum, ignore_case = true)]
+    synchronous: Option<Commits>,
     /// The PEM certificate chain, leaf first, to serve HTTPS (with --tls-key).
     #[arg(long, value_name = "FILE", requires = "tls_key")]
     tls_cert: Option<PathBuf>,
@@ -297,8 +365,16 @@ fn describe(e: &consign::Error) -> String {
 /// file"): read from `given`, else from `DB.key` beside the database when it exists.
 /// With `create` (`consign serve`) a missing `DB.key` is created, and said so once.
 /// `None`: no key (`call` and `keys` on a database that was never served).
-fn secret_key(given: Option<PathBuf>, db: &str, create: bool) -> Result<Option<[u8; consign::SECRET_KEY_LEN]>, String> {
-    let (path, explicit) = match given.filter(|p| !p.as_os_str().is_empty()) {
+///
+/// A PostgreSQL database has no `DB.key`: `serve` needs `given`, and creates it when
+/// missing; every server of the database must then be given the same file.
+fn secret_key(given: Option<PathBuf>, database: &Database, create: bool) -> Result<Option<[u8; consign::SECRET_KEY_LEN]>, String> {
+    let given = given.filter(|p| !p.as_os_str().is_empty());
+    let db = match database {
+        Database::File(path) => path.display().to_string(),
+        Database::Postgres(_) => return postgres_secret_key(given, create),
+    };
+    let (path, explicit) = match given {
         Some(path) => (path, true),
         None => (PathBuf::from(format!("{db}.key")), false),
     };
@@ -325,15 +401,66 @@ fn secret_key(given: Option<PathBuf>, db: &str, create: bool) -> Result<Option<[
     Ok(Some(key))
 }
 
-/// Opens the database of `sealed` with its secret key, if any.
-fn open(sealed: SealedDb) -> Result<consign::Shipping, String> {
-    let db = sealed.db.db.display().to_string();
-    let builder = consign::Shipping::builder().path(&db);
-    let builder = match secret_key(sealed.secret_key_file, &db, false)? {
+/// [`secret_key`] for a PostgreSQL database: the file `given`, created by `serve` (with
+/// `create`) when missing.
+fn postgres_secret_key(given: Option<PathBuf>, create: bool) -> Result<Option<[u8; consign::SECRET_KEY_LEN]>, String> {
+    let Some(path) = given else {
+        if create {
+            return Err("on PostgreSQL, serve needs --secret-key-file PATH (or CONSIGN_SECRET_KEY_FILE): the key that seals \
+                        secrets at rest, the same file for every server of the database (created when missing)"
+                .to_string());
+        }
+        return Ok(None);
+    };
+    if create && !path.exists() {
+        let key = consign::create_secret_key_file(&path).map_err(|e| e.to_string())?;
+        eprintln!(
+            "consign: created the secret key file {} (mode 0600): it seals provider credentials and payment tokens in the \
+             PostgreSQL database; give this same file to every server of that database, and back it up apart from the database",
+            path.display()
+        );
+        return Ok(Some(key));
+    }
+    consign::read_secret_key_file(&path).map(Some).map_err(|e| e.to_string())
+}
+
+/// Opens `database`, with the secret key `key` when there is one. A failure's message
+/// never repeats a PostgreSQL URL.
+fn open_database(database: &Database, key: Option<[u8; consign::SECRET_KEY_LEN]>) -> Result<consign::Shipping, String> {
+    let builder = match database {
+        Database::File(path) => consign::Shipping::builder().path(path),
+        Database::Postgres(url) => on_postgres(consign::Shipping::builder(), url)?,
+    };
+    let builder = match key {
         Some(key) => builder.secret_key(key),
         None => builder,
     };
-    builder.open().map_err(|e| e.to_string())
+    builder.open().map_err(|e| match database {
+        Database::File(_) => e.to_string(),
+        Database::Postgres(url) => scrub(&format!("the PostgreSQL database: {e}"), url),
+    })
+}
+
+/// `builder` on the PostgreSQL database at `url`.
+#[cfg(feature = "postgres")]
+fn on_postgres(builder: consign::ShippingBuilder, url: &str) -> Result<consign::ShippingBuilder, String> {
+    Ok(builder.postgres(url))
+}
+
+/// Without the feature `postgres`: the error saying to build with it.
+#[cfg(not(feature = "postgres"))]
+fn on_postgres(_builder: consign::ShippingBuilder, _url: &str) -> Result<consign::ShippingBuilder, String> {
+    Err(NO_POSTGRES.to_string())
+}
+
+/// Opens the database of `sealed` with its secret key, if any.
+fn open(sealed: SealedDb) -> Result<consign::Shipping, String> {
+    let database = sealed.db.database();
+    if matches!(database, Database::Postgres(_)) && !cfg!(feature = "postgres") {
+        return Err(NO_POSTGRES.to_string());
+    }
+    let key = secret_key(sealed.secret_key_file, &database, false)?;
+    open_database(&database, key)
 }
 
 /// Writes `text` to stdout, ending it with a newline if it has none. A closed pipe
@@ -352,7 +479,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
         Command::Call(args) => call(args),
         Command::Import(ImportArgs { kind, file, db }) => {
             let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
-            let shipping = consign::Shipping::open(&db.db).map_err(|e| e.to_string())?;
+            let shipping = open_database(&db.database(), None)?;
             if kind == "catalog" {
                 shipping.import_catalog(&text).map_err(|e| describe(&e))?;
                 println!("imported the catalog from {}", file.display());
@@ -364,7 +491,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Export(ExportArgs { kind, db }) => {
-            let shipping = consign::Shipping::open(&db.db).map_err(|e| e.to_string())?;
+            let shipping = open_database(&db.database(), None)?;
             let text = if kind == "catalog" {
                 shipping.export_catalog()
             } else {
@@ -375,7 +502,7 @@ fn run(command: Command) -> Result<ExitCode, String> {
             Ok(ExitCode::SUCCESS)
         }
         Command::PurgeQuotes(PurgeArgs { older_than_days: days, db }) => {
-            let shipping = consign::Shipping::open(&db.db).map_err(|e| e.to_string())?;
+            let shipping = open_database(&db.database(), None)?;
             let removed = shipping.purge_expired_quotes(days).map_err(|e| describe(&e))?;
             println!("removed {removed} quotes expired {days} days or more");
             Ok(ExitCode::SUCCESS)
@@ -405,22 +532,41 @@ fn call(args: CallArgs) -> Result<ExitCode, String> {
 
 /// `consign serve`: the interface over HTTP until SIGTERM or Ctrl-C.
 fn serve(args: ServeArgs) -> Result<ExitCode, String> {
-    let (mut config, key_file) = server_config(args);
-    let db = config.db.display().to_string();
+    let database = args.db.db.database();
+    let (mut config, key_file) = server_config(args)?;
+    let (db, url) = match &database {
+        Database::File(path) => (path.display().to_string(), None),
+        Database::Postgres(url) => ("the PostgreSQL database".to_string(), Some(url.as_str())),
+    };
     let scheme = if config.tls_cert.is_some() { "https" } else { "http" };
-    config.secret_key = secret_key(key_file, &db, true)?;
+    config.secret_key = secret_key(key_file, &database, true)?;
     consign_server::run(config, |addr| {
         // Tests and scripts read the address (port 0 picks one) from this line.
         println!("consign: serving {db} on {scheme}://{addr}");
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| match url {
+        Some(url) => scrub(&e.to_string(), url),
+        None => e.to_string(),
+    })?;
     eprintln!("consign: stopped");
     Ok(ExitCode::SUCCESS)
 }
 
 /// The server's configuration from the options of `serve`, and the secret key file named.
-fn server_config(args: ServeArgs) -> (consign_server::Config, Option<PathBuf>) {
-    let mut config = consign_server::Config::new(&args.db.db.db);
+///
+/// # Errors
+/// A PostgreSQL database in a build without the feature, or with `--synchronous`.
+fn server_config(args: ServeArgs) -> Result<(consign_server::Config, Option<PathBuf>), String> {
+    let mut config = match args.db.db.database() {
+        Database::File(path) => consign_server::Config::new(path),
+        Database::Postgres(_) if !cfg!(feature = "postgres") => return Err(NO_POSTGRES.to_string()),
+        Database::Postgres(_) if args.synchronous.is_some() => {
+            return Err("--synchronous is for SQLite files; on PostgreSQL, its own setting synchronous_commit \
+                        (and a synchronous standby) say how commits wait"
+                .to_string())
+        }
+        Database::Postgres(url) => consign_server::Config::postgres(url),
+    };
     if let Some(listen) = args.listen {
         config.listen = listen;
     }
@@ -428,7 +574,7 @@ fn server_config(args: ServeArgs) -> (consign_server::Config, Option<PathBuf>) {
     if let Some(pool) = args.pool {
         config.pool = pool;
     }
-    config.synchronous = match args.synchronous {
+    config.synchronous = match args.synchronous.unwrap_or(Commits::Full) {
         Commits::Full => consign::Synchronous::Full,
         Commits::Normal => consign::Synchronous::Normal,
     };
@@ -457,7 +603,7 @@ fn server_config(args: ServeArgs) -> (consign_server::Config, Option<PathBuf>) {
     if args.purge_quotes_every == 0 {
         config.purge_quotes = None;
     }
-    (config, args.db.secret_key_file)
+    Ok((config, args.db.secret_key_file))
 }
 
 /// `consign keys create|list|revoke|disconnect`.
@@ -512,7 +658,7 @@ mod tests {
     #[test]
     fn serve_without_options_has_the_defaults_of_the_server() {
         let Command::Serve(args) = Cli::try_parse_from(["consign", "serve"]).unwrap().command else { panic!("not serve") };
-        let (ours, key_file) = server_config(*args);
+        let (ours, key_file) = server_config(*args).unwrap();
         let theirs = consign_server::Config::new("consign.db");
         assert_eq!(key_file, std::env::var_os("CONSIGN_SECRET_KEY_FILE").map(PathBuf::from));
         assert_eq!(

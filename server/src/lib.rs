@@ -120,15 +120,21 @@ pub const WRITER_AUTO_CHECKPOINT: u32 = 16_000;
 /// How a server is set up.
 #[derive(Clone)]
 pub struct Config {
-    /// The database file (created if missing).
+    /// The database file (created if missing); not used when [`Config::postgres`] is set.
     pub db: PathBuf,
+    /// The PostgreSQL database to serve instead of the file: a libpq connection string or
+    /// URL ([`consign::ShippingBuilder`]'s `postgres`, feature `postgres` of this crate).
+    /// Several servers may serve one database; writes run in parallel (see the crate
+    /// docs). It may hold a password: no message or log line repeats it.
+    pub postgres: Option<String>,
     /// The address to listen on; port 0 picks a free one ([`Server::addr`] tells which).
     pub listen: SocketAddr,
     /// The origin of browser pages allowed to call the server (CORS), e.g.
     /// `https://shop.example.com`; `None` allows none but the server's own.
     pub cors_origin: Option<String>,
     /// How many `Shipping` instances (connections to the file) serve reads at once;
-    /// writes have one more of their own.
+    /// writes have one more of their own. On PostgreSQL: how many requests, reads and
+    /// writes, run at once, each on a connection of the database.
     pub pool: usize,
     /// Write a log line per request to stderr.
     pub log: bool,
@@ -185,6 +191,7 @@ impl std::fmt::Debug for Config {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Config")
             .field("db", &self.db)
+            .field("postgres", &self.postgres.as_ref().map(|_| consign::MASK))
             .field("listen", &self.listen)
             .field("cors_origin", &self.cors_origin)
             .field("pool", &self.pool)
@@ -215,6 +222,7 @@ impl Config {
         let cores = std::thread::available_parallelism().map_or(2, usize::from);
         Config {
             db: db.into(),
+            postgres: None,
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             cors_origin: None,
             pool: (2 * cores).max(4),
@@ -236,6 +244,18 @@ impl Config {
             quotes_per_day: consign::DEFAULT_QUOTED_SHIPMENTS_PER_DAY,
         }
     }
+
+    /// The defaults of [`Config::new`] for the PostgreSQL database at `url` (see
+    /// [`Config::postgres`]), with a pool of [`postgres_pool`] requests at once.
+    pub fn postgres(url: impl Into<String>) -> Config {
+        Config { postgres: Some(url.into()), pool: postgres_pool(), ..Config::new("") }
+    }
+}
+
+/// The requests a server on PostgreSQL runs at once unless told otherwise: four per
+/// processor, at least 8, as they mostly wait for the database.
+pub fn postgres_pool() -> usize {
+    (4 * std::thread::available_parallelism().map_or(2, usize::from)).max(8)
 }
 
 /// A running server: started by [`Server::start`], stopped by [`Server::shutdown`] or by
@@ -302,7 +322,10 @@ impl Server {
             runtime.shutdown_background();
             // The router, and with it the writer's queue, is gone: the writer ends once
             // it has committed what was queued.
-            writer.join().map_err(|_| std::io::Error::other("the writer thread panicked"))
+            match writer {
+                Some(writer) => writer.join().map_err(|_| std::io::Error::other("the writer thread panicked")),
+                None => Ok(()),
+            }
         })?;
         Ok((addr, thread))
     }
@@ -371,9 +394,10 @@ fn stop_signal() -> impl std::future::Future<Output = ()> + Send + 'static {
     }
 }
 
-/// The fixed pool of services on the database file.
+/// The fixed pool of services on the database file (on PostgreSQL, the one service of
+/// the server, as many times as requests may run at once).
 struct Pool {
-    free: Mutex<Vec<Shipping>>,
+    free: Mutex<Vec<Arc<Shipping>>>,
     permits: Arc<Semaphore>,
 }
 
@@ -381,7 +405,7 @@ struct Pool {
 /// request's task fails.
 struct Lease {
     pool: Arc<Pool>,
-    shipping: Option<Shipping>,
+    shipping: Option<Arc<Shipping>>,
     _permit: OwnedSemaphorePermit,
 }
 
@@ -517,28 +541,46 @@ fn checkpoint_loop(shipping: &Shipping, committed: &std::sync::mpsc::Receiver<()
     }
 }
 
-/// The routes, the layers, the pool and the writer thread of `config`.
-fn app(config: &Config) -> std::io::Result<(Router, std::thread::JoinHandle<()>)> {
+/// A builder of services with the options of `config` its database aside.
+fn builder(config: &Config) -> consign::ShippingBuilder {
+    let builder = Shipping::builder().quoted_shipments_per_day(config.quotes_per_day);
+    let builder = match &config.clock {
+        Some(clock) => builder.clock(Arc::clone(clock)),
+        None => builder,
+    };
+    match config.secret_key {
+        Some(key) => builder.secret_key(key),
+        None => builder,
+    }
+}
+
+/// The services of a server and where its writes go.
+struct Services {
+    pool: Arc<Pool>,
+    /// The service of [`App::authenticate`].
+    gate: Shipping,
+    writes: writer::Writes,
+    /// The service of the purge thread, when quotes are purged.
+    purger: Option<Shipping>,
+    /// The writer thread (SQLite only).
+    writer: Option<std::thread::JoinHandle<()>>,
+}
+
+/// The services of a server on the database file of `config`: the readers, the writer
+/// thread and the checkpointer thread (see the crate docs).
+fn file_services(config: &Config) -> std::io::Result<Services> {
     let open = |auto_checkpoint: u32| {
-        let builder = Shipping::builder()
+        builder(config)
             .path(&config.db)
             .synchronous(config.synchronous)
             .auto_checkpoint(auto_checkpoint)
-            .quoted_shipments_per_day(config.quotes_per_day);
-        let builder = match &config.clock {
-            Some(clock) => builder.clock(Arc::clone(clock)),
-            None => builder,
-        };
-        let builder = match config.secret_key {
-            Some(key) => builder.secret_key(key),
-            None => builder,
-        };
-        builder.open().map_err(|e| std::io::Error::other(format!("{}: {}", config.db.display(), e.message())))
+            .open()
+            .map_err(|e| std::io::Error::other(format!("{}: {}", config.db.display(), e.message())))
     };
     let size = config.pool.max(1);
     // Readers write only labels rendered on first retrieval (`lazy_labels`, which the
     // server does not use): SQLite's default checkpointing serves them.
-    let free = (0..size).map(|_| open(1000)).collect::<std::io::Result<Vec<_>>>()?;
+    let free = (0..size).map(|_| open(1000).map(Arc::new)).collect::<std::io::Result<Vec<_>>>()?;
     let pool = Arc::new(Pool { free: Mutex::new(free), permits: Arc::new(Semaphore::new(size)) });
     let (writer, checkpointer) = (open(WRITER_AUTO_CHECKPOINT)?, open(0)?);
     let sealed = writer.seal_stored_secrets().map_err(|e| std::io::Error::other(format!("{}: {}", config.db.display(), e.message())))?;
@@ -555,13 +597,64 @@ fn app(config: &Config) -> std::io::Result<(Router, std::thread::JoinHandle<()>)
         // The checkpointer ends once it has seen the last group.
         let _ = checkpointer.join();
     })?;
-    let body_memory = Arc::new(Semaphore::new(config.max_body_memory.clamp(MAX_BODY, Semaphore::MAX_PERMITS)));
-    let purge = match config.purge_quotes {
-        Some(purge) => Some(maintenance::spawn(open(1000)?, writes.downgrade(), purge, config.log)?),
+    let purger = match config.purge_quotes {
+        Some(_) => Some(open(1000)?),
         None => None,
     };
+    Ok(Services { pool, gate: open(1000)?, writes, purger, writer: Some(writer) })
+}
+
+/// The services of a server on the PostgreSQL database at `url`: one service on a pool
+/// of [`Config::pool`] connections, which reads and writes share, each request on a
+/// blocking thread of its own; the key check and the purge have a connection each.
+/// No writer thread and no checkpoints: PostgreSQL groups commits itself.
+#[cfg(feature = "postgres")]
+fn postgres_services(config: &Config, url: &str) -> std::io::Result<Services> {
+    // The message never repeats the URL: it may hold a password.
+    let open = |connections: usize| {
+        builder(config)
+            .postgres(url)
+            .postgres_pool(connections)
+            .open()
+            .map_err(|e| std::io::Error::other(format!("the PostgreSQL database: {}", e.message())))
+    };
+    let size = config.pool.max(1);
+    let shipping = Arc::new(open(size)?);
+    let sealed = shipping.seal_stored_secrets().map_err(|e| std::io::Error::other(format!("the PostgreSQL database: {}", e.message())))?;
+    if sealed > 0 && config.log {
+        eprintln!("consign: sealed {sealed} secrets that were stored in clear");
+    }
+    let free = vec![shipping; size];
+    let pool = Arc::new(Pool { free: Mutex::new(free), permits: Arc::new(Semaphore::new(size)) });
+    let purger = match config.purge_quotes {
+        Some(_) => Some(open(1)?),
+        None => None,
+    };
+    Ok(Services { gate: open(1)?, writes: writer::Writes::Parallel(Arc::clone(&pool)), pool, purger, writer: None })
+}
+
+/// Without the feature `postgres`, a server on PostgreSQL does not start.
+#[cfg(not(feature = "postgres"))]
+fn postgres_services(_config: &Config, _url: &str) -> std::io::Result<Services> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "this build of consign has no PostgreSQL support: build it with `--features postgres`",
+    ))
+}
+
+/// The routes, the layers, the services and the writer thread (SQLite only) of `config`.
+fn app(config: &Config) -> std::io::Result<(Router, Option<std::thread::JoinHandle<()>>)> {
+    let Services { pool, gate, writes, purger, writer } = match &config.postgres {
+        Some(url) => postgres_services(config, url)?,
+        None => file_services(config)?,
+    };
+    let body_memory = Arc::new(Semaphore::new(config.max_body_memory.clamp(MAX_BODY, Semaphore::MAX_PERMITS)));
+    let purge = match (config.purge_quotes, purger) {
+        (Some(purge), Some(purger)) => Some(maintenance::spawn(purger, writes.downgrade(), purge, config.log)?),
+        _ => None,
+    };
     let limiter = config.rate_limit.map(limits::Limiter::new);
-    let gate = Mutex::new(open(1000)?);
+    let gate = Mutex::new(gate);
     let state = Arc::new(App { pool, gate, writes, limiter, _purge: purge, body_memory, body_timeout: config.body_timeout });
     let mut router =
         Router::new().route("/healthz", get(healthz)).route("/restapi/v1/openapi.json", get(openapi)).fallback(interface).with_state(state);

@@ -2,14 +2,14 @@
 //! every [`QuotePurge::every`], so that the file does not grow with quotes nobody can
 //! book. A thread of its own finds the expired rows on a connection of its own, without
 //! writing; the writer removes them [`PURGE_ROWS`] at a time, each part one short write
-//! taking its turn with the tenants' writes (see [`crate::writer`]).
+//! taking its turn with the tenants' writes (see [`crate::writer`]). On PostgreSQL the
+//! thread removes them itself, on its connection, as writes run in parallel there.
 
-use std::sync::Weak;
 use std::time::Duration;
 
 use consign::Shipping;
 
-use crate::writer::{self, Queue, ROWS_PER_UNIT};
+use crate::writer::{self, Handle, ROWS_PER_UNIT};
 
 /// Quoted shipments removed per write.
 pub const PURGE_ROWS: usize = 256;
@@ -40,7 +40,7 @@ pub(crate) struct Stop(#[expect(dead_code, reason = "held to be dropped: the thr
 
 /// Starts the purge thread, reading on `shipping`, writing through `queue`; `log` says
 /// what each purge removed.
-pub(crate) fn spawn(shipping: Shipping, queue: Weak<Queue>, purge: QuotePurge, log: bool) -> std::io::Result<Stop> {
+pub(crate) fn spawn(shipping: Shipping, queue: Handle, purge: QuotePurge, log: bool) -> std::io::Result<Stop> {
     let (stop, stopped) = std::sync::mpsc::channel::<()>();
     std::thread::Builder::new().name("consign-purge".into()).spawn(move || loop {
         match purge_once(&shipping, &queue, purge.expired_for_days) {
@@ -60,7 +60,7 @@ struct Stopped;
 
 /// Finds the quotes expired for `days` and removes them through the writer; how many
 /// quotes it removed. A failure leaves the rest to the next purge.
-fn purge_once(shipping: &Shipping, queue: &Weak<Queue>, days: u32) -> Result<u64, Stopped> {
+fn purge_once(shipping: &Shipping, queue: &Handle, days: u32) -> Result<u64, Stopped> {
     let Ok(mut expired) = shipping.expired_quotes(days) else { return Ok(0) };
     let mut removed = 0;
     while !expired.is_empty() {
@@ -70,7 +70,7 @@ fn purge_once(shipping: &Shipping, queue: &Weak<Queue>, days: u32) -> Result<u64
             Ok(n) => consign::Response { status: 200, body: n.to_string(), retry_after: None, document: None },
             Err(e) => consign::Response::error(&e),
         });
-        let answer = writer::run_blocking(queue, PURGE_TENANT, PURGE_ROWS / ROWS_PER_UNIT, work).map_err(|_| Stopped)?;
+        let answer = writer::run_blocking(queue, shipping, PURGE_TENANT, PURGE_ROWS / ROWS_PER_UNIT, work).map_err(|_| Stopped)?;
         match (answer.status, answer.body.parse::<u64>()) {
             (200, Ok(n)) => removed += n,
             _ => return Ok(removed),

@@ -1,5 +1,7 @@
-//! The writer thread and its queue: every write of the server goes through one
-//! `Shipping`, in groups committed together ([`consign::Shipping::commit_together`]).
+//! The writer thread and its queue: on an SQLite file every write of the server goes
+//! through one `Shipping`, in groups committed together
+//! ([`consign::Shipping::commit_together`]). On PostgreSQL there is no writer thread:
+//! [`Writes::Parallel`] runs each write on a blocking thread of its own.
 //!
 //! The queue is fair between tenants: each tenant (the API key of the request) has a
 //! queue of its own, and the tenants with work wait in a ring. The writer forms a group
@@ -16,6 +18,8 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Condvar, Mutex, PoisonError, Weak};
 
 use consign::{Error, Shipping};
+
+use crate::Pool;
 
 /// Most units of work committed together in one group (see the module docs).
 pub const MAX_GROUP: usize = 64;
@@ -192,9 +196,18 @@ impl Queue {
     }
 }
 
-/// The sending side of the writer's queue, held by the server. Dropping it closes the
-/// queue: the writer ends once it has committed what was queued.
-pub(crate) struct Writes(Arc<Queue>);
+/// Where the server's writes go, held by the server: the writer thread's queue on an
+/// SQLite file, or, on PostgreSQL, a blocking thread of their own each, on a service of
+/// the pool, in parallel (PostgreSQL serialises a customer's writes on its row and groups
+/// commits itself). Dropping it closes the queue: the writer ends once it has committed
+/// what was queued.
+pub(crate) enum Writes {
+    /// The writer thread's queue (SQLite).
+    Queue(Arc<Queue>),
+    /// Each write on a blocking thread, on a service of the pool (PostgreSQL).
+    #[cfg_attr(not(feature = "postgres"), expect(dead_code, reason = "only a server on PostgreSQL writes in parallel"))]
+    Parallel(Arc<Pool>),
+}
 
 /// Why a write was not answered: the queue is closed, or the writer failed.
 #[derive(Debug)]
@@ -203,26 +216,67 @@ pub(crate) struct Closed;
 impl Writes {
     /// Queues a request that may write, answered on `write.answer`; its tenant is its key.
     pub(crate) async fn send(&self, write: Write) -> Result<(), Closed> {
-        let tenant = write.request.key.clone();
-        self.0.submit(&tenant, Job::Call(Box::new(write.request)), write.answer)
+        match self {
+            Writes::Queue(queue) => {
+                let tenant = write.request.key.clone();
+                queue.submit(&tenant, Job::Call(Box::new(write.request)), write.answer)
+            }
+            Writes::Parallel(pool) => {
+                let lease = pool.lease().await.ok_or(Closed)?;
+                // A panic drops `write.answer`: the request answers that it failed.
+                tokio::task::spawn_blocking(move || {
+                    if let Some(shipping) = lease.shipping.as_deref() {
+                        let _ = write.answer.send(write.request.answer(shipping));
+                    }
+                });
+                Ok(())
+            }
+        }
     }
 
-    /// Runs `work` of `tenant`, costing `cost` units of a group, on the writer, and
-    /// returns its answer.
+    /// Runs `work` of `tenant`, costing `cost` units of a group, on the writer (on
+    /// PostgreSQL, on a blocking thread of its own), and returns its answer.
     pub(crate) async fn run(&self, tenant: &str, cost: usize, work: Work) -> Result<consign::Response, Closed> {
-        self.0.run(tenant, cost, work).await
+        match self {
+            Writes::Queue(queue) => queue.run(tenant, cost, work).await,
+            Writes::Parallel(pool) => {
+                let lease = pool.lease().await.ok_or(Closed)?;
+                tokio::task::spawn_blocking(move || lease.shipping.as_deref().map(work)).await.ok().flatten().ok_or(Closed)
+            }
+        }
     }
 
     /// A handle that does not keep the queue open.
-    pub(crate) fn downgrade(&self) -> Weak<Queue> {
-        Arc::downgrade(&self.0)
+    pub(crate) fn downgrade(&self) -> Handle {
+        match self {
+            Writes::Queue(queue) => Handle::Queue(Arc::downgrade(queue)),
+            Writes::Parallel(_) => Handle::Direct,
+        }
     }
 }
 
+/// A handle of [`Writes::downgrade`], for a thread outside the async runtime.
+pub(crate) enum Handle {
+    /// The writer thread's queue, while it is open.
+    Queue(Weak<Queue>),
+    /// On PostgreSQL: the thread writes on its own service.
+    Direct,
+}
+
 /// [`Writes::run`] through a handle of [`Writes::downgrade`], from a thread outside the
-/// async runtime: waits for the answer.
-pub(crate) fn run_blocking(queue: &Weak<Queue>, tenant: &str, cost: usize, work: Work) -> Result<consign::Response, Closed> {
-    let queue = queue.upgrade().ok_or(Closed)?;
+/// async runtime: waits for the answer. With [`Handle::Direct`] the work runs on
+/// `shipping`, the calling thread's own service.
+pub(crate) fn run_blocking(
+    handle: &Handle,
+    shipping: &Shipping,
+    tenant: &str,
+    cost: usize,
+    work: Work,
+) -> Result<consign::Response, Closed> {
+    let queue = match handle {
+        Handle::Queue(queue) => queue.upgrade().ok_or(Closed)?,
+        Handle::Direct => return Ok(work(shipping)),
+    };
     let (answer, answered) = tokio::sync::oneshot::channel();
     queue.submit(tenant, Job::Work { cost, work }, answer)?;
     drop(queue);
@@ -231,15 +285,17 @@ pub(crate) fn run_blocking(queue: &Weak<Queue>, tenant: &str, cost: usize, work:
 
 impl Drop for Writes {
     fn drop(&mut self) {
-        self.0.lock().closed = true;
-        self.0.ready.notify_all();
+        if let Writes::Queue(queue) = self {
+            queue.lock().closed = true;
+            queue.ready.notify_all();
+        }
     }
 }
 
 /// The queue of a new writer: the senders' side, and the queue for [`write_loop`].
 pub(crate) fn queue() -> (Writes, Arc<Queue>) {
     let queue = Arc::new(Queue { state: Mutex::new(State { tasks: Fair::default(), closed: false }), ready: Condvar::new() });
-    (Writes(Arc::clone(&queue)), queue)
+    (Writes::Queue(Arc::clone(&queue)), queue)
 }
 
 /// The writer thread: takes the next group of queued writes (see the module docs), runs
