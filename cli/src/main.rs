@@ -656,6 +656,27 @@ mod tests {
     }
 
     #[test]
+    fn postgres_urls_and_connection_strings_name_postgres_and_anything_else_a_file() {
+        for db in ["postgres://u:p@h/db", "postgresql://h/db", "POSTGRES://h", "host=h dbname=db", "dbname=db", "user=u host=h"] {
+            assert_eq!(postgres_url(Path::new(db)), Some(db), "{db}");
+        }
+        for db in ["consign.db", "./postgres://x", "data/host=1.db", "hosts.db", "/tmp/postgres.db"] {
+            assert_eq!(postgres_url(Path::new(db)), None, "{db}");
+        }
+    }
+
+    #[test]
+    fn scrub_removes_the_url_and_its_password_from_a_message() {
+        let url = "postgres://ann:s3cret@db.example.com:5432/shop?sslmode=require";
+        assert_eq!(password_of(url), Some("s3cret"));
+        assert_eq!(scrub(&format!("cannot open {url}: bad password s3cret"), url), "cannot open (the database's URL): bad password ***");
+        assert_eq!(password_of("host=h password = 'a b' dbname=x"), Some("a b"));
+        assert_eq!(password_of("host=h password=pw dbname=x"), Some("pw"));
+        assert_eq!(password_of("postgres://ann@h/db"), None);
+        assert_eq!(scrub("refused", "host=h"), "refused");
+    }
+
+    #[test]
     fn serve_without_options_has_the_defaults_of_the_server() {
         let Command::Serve(args) = Cli::try_parse_from(["consign", "serve"]).unwrap().command else { panic!("not serve") };
         let (ours, key_file) = server_config(*args).unwrap();

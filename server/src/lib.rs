@@ -45,6 +45,15 @@
 //! Another process writing to the file (the CLI) takes turns by SQLite's lock; a group or
 //! read that waits longer than the busy timeout answers 503 `BUSY` with `Retry-After: 1`.
 //!
+//! On PostgreSQL ([`Config::postgres`], feature `postgres`) there is no writer thread,
+//! group commit or checkpointer: one `Shipping` on a pool of [`Config::pool`] connections
+//! serves reads and writes alike, each request on a blocking thread of its own, at most
+//! [`Config::pool`] at once; writes to different customers run in parallel (PostgreSQL
+//! serialises a customer's writes on its row and groups commits itself). The key check
+//! and the purge have a connection each; the purge removes quotes itself. Password work,
+//! batch pricing and the limits are as above; the tenants' ring of the writer does not
+//! apply: requests wait for the pool in the order they came.
+//!
 //! ## Limits
 //! Every limit is a field of [`Config`] and an option of `consign serve`.
 //! - Each API key may make [`Config::rate_limit`] requests (a token bucket: 429
@@ -425,12 +434,22 @@ impl Pool {
     }
 }
 
+/// The service that checks a request's key before its body is read (see
+/// [`App::authenticate`]).
+enum Gate {
+    /// On the file: a connection kept for it, read on the async thread.
+    File(Mutex<Shipping>),
+    /// On PostgreSQL: a few connections of its own, read on a blocking thread.
+    #[cfg_attr(not(feature = "postgres"), expect(dead_code, reason = "only a server on PostgreSQL has one"))]
+    Postgres(Arc<Shipping>),
+}
+
 /// What every request shares.
 struct App {
     pool: Arc<Pool>,
     /// The connection that checks a request's key before its body is read (see
     /// [`App::authenticate`]).
-    gate: Mutex<Shipping>,
+    gate: Gate,
     /// The queue of the writer thread (see the crate docs).
     writes: writer::Writes,
     /// The buckets of the API keys, when requests are limited.
@@ -448,8 +467,16 @@ impl App {
     /// Whether `key` is a key in force: one indexed read, on the async thread itself. It
     /// takes a few microseconds (the keys' pages stay in memory), far less than handing it
     /// to a blocking thread and back, which every request with a body would pay.
-    fn authenticate(&self, key: &str) -> Result<(), Error> {
-        self.gate.lock().unwrap_or_else(std::sync::PoisonError::into_inner).authenticate(key).map(drop)
+    /// On PostgreSQL the read is a round trip to the database: it runs on a blocking
+    /// thread.
+    async fn authenticate(&self, key: &str) -> Result<(), Error> {
+        match &self.gate {
+            Gate::File(gate) => gate.lock().unwrap_or_else(std::sync::PoisonError::into_inner).authenticate(key).map(drop),
+            Gate::Postgres(gate) => {
+                let (gate, key) = (Arc::clone(gate), key.to_string());
+                tokio::task::spawn_blocking(move || gate.authenticate(&key).map(drop)).await.unwrap_or_else(|_| Err(failed()))
+            }
+        }
     }
 
     /// Room for `bytes` more bytes of request body, waiting up to [`BODY_MEMORY_WAIT`].
@@ -557,8 +584,7 @@ fn builder(config: &Config) -> consign::ShippingBuilder {
 /// The services of a server and where its writes go.
 struct Services {
     pool: Arc<Pool>,
-    /// The service of [`App::authenticate`].
-    gate: Shipping,
+    gate: Gate,
     writes: writer::Writes,
     /// The service of the purge thread, when quotes are purged.
     purger: Option<Shipping>,
@@ -601,7 +627,7 @@ fn file_services(config: &Config) -> std::io::Result<Services> {
         Some(_) => Some(open(1000)?),
         None => None,
     };
-    Ok(Services { pool, gate: open(1000)?, writes, purger, writer: Some(writer) })
+    Ok(Services { pool, gate: Gate::File(Mutex::new(open(1000)?)), writes, purger, writer: Some(writer) })
 }
 
 /// The services of a server on the PostgreSQL database at `url`: one service on a pool
@@ -630,8 +656,18 @@ fn postgres_services(config: &Config, url: &str) -> std::io::Result<Services> {
         Some(_) => Some(open(1)?),
         None => None,
     };
-    Ok(Services { gate: open(1)?, writes: writer::Writes::Parallel(Arc::clone(&pool)), pool, purger, writer: None })
+    Ok(Services {
+        gate: Gate::Postgres(Arc::new(open(GATE_CONNECTIONS)?)),
+        writes: writer::Writes::Parallel(Arc::clone(&pool)),
+        pool,
+        purger,
+        writer: None,
+    })
 }
+
+/// Connections of a server on PostgreSQL that check keys before bodies are read.
+#[cfg(feature = "postgres")]
+const GATE_CONNECTIONS: usize = 4;
 
 /// Without the feature `postgres`, a server on PostgreSQL does not start.
 #[cfg(not(feature = "postgres"))]
@@ -654,7 +690,6 @@ fn app(config: &Config) -> std::io::Result<(Router, Option<std::thread::JoinHand
         _ => None,
     };
     let limiter = config.rate_limit.map(limits::Limiter::new);
-    let gate = Mutex::new(gate);
     let state = Arc::new(App { pool, gate, writes, limiter, _purge: purge, body_memory, body_timeout: config.body_timeout });
     let mut router =
         Router::new().route("/healthz", get(healthz)).route("/restapi/v1/openapi.json", get(openapi)).fallback(interface).with_state(state);
@@ -711,7 +746,7 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     // The key before any byte of the body. A request without a body has none to read:
     // core authenticates it with its answer.
     if !axum::body::HttpBody::is_end_stream(&body) {
-        if let Err(e) = app.authenticate(&key) {
+        if let Err(e) = app.authenticate(&key).await {
             return error(&e);
         }
     }
