@@ -83,7 +83,8 @@
 //! ## Imports
 //! The catalog and the rate book are loaded into each instance when the server starts.
 //! Import them with the CLI while the server is stopped (or restart it after an import):
-//! a running server keeps answering with what it loaded.
+//! a running server keeps answering with what it loaded. On PostgreSQL a server takes in
+//! what an import by another process replaced before it prices again.
 
 mod limits;
 mod maintenance;
@@ -436,6 +437,7 @@ impl Pool {
 
 /// The service that checks a request's key before its body is read (see
 /// [`App::authenticate`]).
+#[expect(clippy::large_enum_variant, reason = "one per server, never moved after start")]
 enum Gate {
     /// On the file: a connection kept for it, read on the async thread.
     File(Mutex<Shipping>),
