@@ -201,6 +201,16 @@ mod pg {
         }
     }
 
+    /// Stops the servers of `guard` with SIGTERM: each closes its connections and ends
+    /// with status 0.
+    fn stop(guard: &mut Dropped<'_>) {
+        for mut server in guard.servers.drain(..) {
+            let terminated = Command::new("kill").args(["-TERM", &server.id().to_string()]).status().unwrap();
+            assert!(terminated.success());
+            assert!(server.wait().unwrap().success(), "a server on PostgreSQL stops cleanly on SIGTERM");
+        }
+    }
+
     /// `method` on `base` + `path` with `key`: the status and the JSON answer.
     fn send(base: &str, key: &str, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
         let request =
@@ -251,6 +261,10 @@ mod pg {
         for base in [&a, &b] {
             let (status, answer) = send(base, &partner, "POST", "/restapi/v1/customers", Some(&json!({})));
             assert_eq!(status, 400, "{base}: {answer}");
+            // A write, on a blocking thread of its own.
+            let (status, answer) =
+                send(base, &partner, "POST", "/restapi/v1/customers/C0000099/paymentMethod", Some(&payment_body("tok_0")));
+            assert_eq!(status, 404, "{base}: {answer}");
         }
 
         let (status, created) = send(&a, &partner, "POST", "/restapi/v1/customers", Some(&customer_body("two@example.com")));
@@ -263,6 +277,7 @@ mod pg {
                 let (status, answer) = send(base, &partner, "POST", "/restapi/v1/customers", Some(&json!({})));
                 assert_eq!(status, 401, "a key revoked by the command is refused by {base}: {answer}");
             }
+            stop(&mut guard);
             drop(guard);
             std::fs::remove_dir_all(&dir).unwrap();
             return;
@@ -284,6 +299,7 @@ mod pg {
         let (status, got) = send(&a, &partner, "GET", &format!("{shipments}/{book}"), None);
         assert_eq!((status, got["bookNumber"].as_str()), (200, Some(book)), "{got}");
 
+        stop(&mut guard);
         drop(guard);
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -305,7 +305,7 @@ impl Server {
             }
         };
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-        let (app, writer) = app(&config)?;
+        let (app, writer, kept) = app(&config)?;
         let listener = runtime.block_on(tokio::net::TcpListener::bind(config.listen))?;
         let addr = listener.local_addr()?;
         let shutdown = {
@@ -330,6 +330,7 @@ impl Server {
             // Reads still running on blocking threads finish on their own; nothing waits
             // for them.
             runtime.shutdown_background();
+            drop(kept);
             // The router, and with it the writer's queue, is gone: the writer ends once
             // it has committed what was queued.
             match writer {
@@ -592,6 +593,9 @@ struct Services {
     purger: Option<Shipping>,
     /// The writer thread (SQLite only).
     writer: Option<std::thread::JoinHandle<()>>,
+    /// The services on PostgreSQL, held until the runtime has stopped: closing a
+    /// connection of the synchronous client blocks, which a runtime's thread may not.
+    kept: Vec<Arc<Shipping>>,
 }
 
 /// The services of a server on the database file of `config`: the readers, the writer
@@ -629,7 +633,7 @@ fn file_services(config: &Config) -> std::io::Result<Services> {
         Some(_) => Some(open(1000)?),
         None => None,
     };
-    Ok(Services { pool, gate: Gate::File(Mutex::new(open(1000)?)), writes, purger, writer: Some(writer) })
+    Ok(Services { pool, gate: Gate::File(Mutex::new(open(1000)?)), writes, purger, writer: Some(writer), kept: Vec::new() })
 }
 
 /// The services of a server on the PostgreSQL database at `url`: one service on a pool
@@ -652,14 +656,16 @@ fn postgres_services(config: &Config, url: &str) -> std::io::Result<Services> {
     if sealed > 0 && config.log {
         eprintln!("consign: sealed {sealed} secrets that were stored in clear");
     }
-    let free = vec![shipping; size];
+    let free = vec![Arc::clone(&shipping); size];
     let pool = Arc::new(Pool { free: Mutex::new(free), permits: Arc::new(Semaphore::new(size)) });
+    let gate = Arc::new(open(GATE_CONNECTIONS)?);
     let purger = match config.purge_quotes {
         Some(_) => Some(open(1)?),
         None => None,
     };
     Ok(Services {
-        gate: Gate::Postgres(Arc::new(open(GATE_CONNECTIONS)?)),
+        kept: vec![shipping, Arc::clone(&gate)],
+        gate: Gate::Postgres(gate),
         writes: writer::Writes::Parallel(Arc::clone(&pool)),
         pool,
         purger,
@@ -680,9 +686,10 @@ fn postgres_services(_config: &Config, _url: &str) -> std::io::Result<Services> 
     ))
 }
 
-/// The routes, the layers, the services and the writer thread (SQLite only) of `config`.
-fn app(config: &Config) -> std::io::Result<(Router, Option<std::thread::JoinHandle<()>>)> {
-    let Services { pool, gate, writes, purger, writer } = match &config.postgres {
+/// The routes, the layers, the services and the writer thread (SQLite only) of `config`,
+/// and the services to drop once the runtime has stopped.
+fn app(config: &Config) -> std::io::Result<(Router, Option<std::thread::JoinHandle<()>>, Vec<Arc<Shipping>>)> {
+    let Services { pool, gate, writes, purger, writer, kept } = match &config.postgres {
         Some(url) => postgres_services(config, url)?,
         None => file_services(config)?,
     };
@@ -709,7 +716,7 @@ fn app(config: &Config) -> std::io::Result<(Router, Option<std::thread::JoinHand
     if config.log {
         router = router.layer(axum::middleware::from_fn(log));
     }
-    Ok((router, writer))
+    Ok((router, writer, kept))
 }
 
 /// One line per request on stderr: method, path (without the query), status and
