@@ -305,7 +305,7 @@ impl Server {
             }
         };
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-        let (app, writer, kept) = app(&config)?;
+        let (app, Threads { writer, kept }) = app(&config)?;
         let listener = runtime.block_on(tokio::net::TcpListener::bind(config.listen))?;
         let addr = listener.local_addr()?;
         let shutdown = {
@@ -686,9 +686,17 @@ fn postgres_services(_config: &Config, _url: &str) -> std::io::Result<Services> 
     ))
 }
 
+/// What outlives a server's runtime: the writer thread (SQLite only), which ends once
+/// the router is gone, and the services on PostgreSQL, dropped after the runtime (see
+/// [`Services`]).
+struct Threads {
+    writer: Option<std::thread::JoinHandle<()>>,
+    kept: Vec<Arc<Shipping>>,
+}
+
 /// The routes, the layers, the services and the writer thread (SQLite only) of `config`,
 /// and the services to drop once the runtime has stopped.
-fn app(config: &Config) -> std::io::Result<(Router, Option<std::thread::JoinHandle<()>>, Vec<Arc<Shipping>>)> {
+fn app(config: &Config) -> std::io::Result<(Router, Threads)> {
     let Services { pool, gate, writes, purger, writer, kept } = match &config.postgres {
         Some(url) => postgres_services(config, url)?,
         None => file_services(config)?,
@@ -716,7 +724,7 @@ fn app(config: &Config) -> std::io::Result<(Router, Option<std::thread::JoinHand
     if config.log {
         router = router.layer(axum::middleware::from_fn(log));
     }
-    Ok((router, writer, kept))
+    Ok((router, Threads { writer, kept }))
 }
 
 /// One line per request on stderr: method, path (without the query), status and
