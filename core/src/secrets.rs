@@ -240,7 +240,7 @@ pub(crate) fn seal_stored(tx: &Tx<'_>, sealer: &Sealer) -> Result<usize> {
     if tokens.is_empty() && accounts.is_empty() {
         return Ok(0);
     }
-    tx.batch("PRAGMA secure_delete = ON")?;
+    crate::store::secure_delete(tx, true)?;
     let written = (|| -> Result<()> {
         for (customer_id, token) in &tokens {
             tx.execute("UPDATE payment_methods SET token = ?2 WHERE customer_id = ?1", args![customer_id, token])?;
@@ -250,7 +250,7 @@ pub(crate) fn seal_stored(tx: &Tx<'_>, sealer: &Sealer) -> Result<usize> {
         }
         Ok(())
     })();
-    tx.batch("PRAGMA secure_delete = OFF")?;
+    crate::store::secure_delete(tx, false)?;
     written.map(|()| sealed)
 }
 

@@ -168,6 +168,7 @@ impl Shipping {
             Done::Create(Err(failed)) => Err(failed.clone()),
             Done::Connect(Err(failed)) if failed.category() != ErrorCategory::Unauthorized => Err(failed.clone()),
             Done::Create(Ok(new)) => self.write(|tx| {
+                crate::store::lock_claim(tx, "email", new.email())?;
                 if let Err(locked) = logins::check(tx, subjects, now) {
                     return Ok(Err(locked));
                 }

@@ -407,6 +407,38 @@ fn normalise(sql: &str) -> String {
     out
 }
 
+/// Whether the rows `tx` overwrites or deletes from now on are overwritten with zeros in
+/// the file (SQLite's `secure_delete`), so that a value replaced by its sealed form is
+/// not left readable in a free page. PostgreSQL keeps old row versions until VACUUM
+/// reclaims them, whatever this says: nothing to set there.
+///
+/// # Errors
+/// A storage failure.
+pub(crate) fn secure_delete(tx: &Tx<'_>, on: bool) -> Result<()> {
+    match tx.conn() {
+        sql::Conn::Lite(_) => tx.batch(if on { "PRAGMA secure_delete = ON" } else { "PRAGMA secure_delete = OFF" }),
+        #[cfg(feature = "postgres")]
+        sql::Conn::Pg(_) => Ok(()),
+    }
+}
+
+/// Serialises the writes that claim `value` as a unique `what` (an e-mail address
+/// registering): on PostgreSQL an advisory lock on the pair until `tx` ends, so that the
+/// second of two simultaneous claims sees the first's row once it commits, and is
+/// refused as taken instead of failing on the unique key. On SQLite the write
+/// transaction already holds the one write lock.
+///
+/// # Errors
+/// A storage failure.
+pub(crate) fn lock_claim(tx: &Tx<'_>, what: &str, value: &str) -> Result<()> {
+    #[cfg(feature = "postgres")]
+    if let sql::Conn::Pg(_) = tx.conn() {
+        tx.row("SELECT pg_advisory_xact_lock(hashtextextended(?1 || ':' || ?2, 0))", args![what, value], |_| Ok(()))?;
+    }
+    let _ = (tx, what, value);
+    Ok(())
+}
+
 /// Serialises the writes to one customer's data: on PostgreSQL, locks the customer's
 /// row until `tx` ends (`SELECT ... FOR UPDATE`), so that a balance checked is the
 /// balance charged and a quote booked once is booked once, while other customers' writes

@@ -141,6 +141,7 @@ impl ToSql for Value<'_> {
                 Type::NUMERIC => Decimal::from(i).to_sql(ty, out),
                 _ => i.to_string().as_str().to_sql(&Type::TEXT, out),
             },
+            Value::Text(t) if t.contains('\0') => Err(Box::new(NulInText)),
             Value::Text(t) => match *ty {
                 Type::INT8 => t.parse::<i64>()?.to_sql(ty, out),
                 Type::INT4 => t.parse::<i32>()?.to_sql(ty, out),
@@ -161,6 +162,18 @@ impl ToSql for Value<'_> {
 
     postgres::types::to_sql_checked!();
 }
+
+/// Text holding U+0000, which PostgreSQL's text cannot hold (SQLite's can).
+#[derive(Debug)]
+struct NulInText;
+
+impl std::fmt::Display for NulInText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("text holds the NUL character (U+0000)")
+    }
+}
+
+impl std::error::Error for NulInText {}
 
 /// A column's value, whatever its PostgreSQL type, as one of SQLite's storage classes.
 #[derive(Debug)]
@@ -218,6 +231,13 @@ impl From<postgres::Error> for Error {
             Some(c) => c.code().starts_with("08") || c.code().starts_with("57P") || *c == SqlState::READ_ONLY_SQL_TRANSACTION,
             None => e.is_closed() || std::error::Error::source(&e).is_some_and(|s| s.is::<std::io::Error>()),
         };
+        if std::error::Error::source(&e).is_some_and(|s| s.is::<NulInText>()) {
+            return Error::new(
+                ErrorCategory::InvalidRequest,
+                "A text field holds the NUL character (U+0000), which this database cannot store; nothing was done. Remove it and retry.",
+            )
+            .with_source(e);
+        }
         if retry {
             return Error::new(ErrorCategory::Busy, "The database could not do this now (a conflict with another request, or a lost connection); nothing was done. Retry the request.")
                 .with_source(e);
