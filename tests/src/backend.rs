@@ -3,6 +3,10 @@
 //! superuser (and the suite is built with the `postgres` feature), a fresh PostgreSQL
 //! database per test, copied from a template that the first test of the process creates
 //! and seeds, and dropped when the test's service is.
+//!
+//! Every test of the suite runs on both. The tests of what only SQLite has (database
+//! images, checkpoints, SQLite's locking) open SQLite themselves rather than through
+//! [`fresh`], so they run on SQLite in both legs.
 
 use consign::ShippingBuilder;
 
@@ -111,25 +115,4 @@ mod pg {
             }
         }
     }
-}
-
-/// The tests that only make sense on SQLite, each with the reason: they skip themselves
-/// on the PostgreSQL leg through [`sqlite_only`].
-pub const SQLITE_ONLY: &[(&str, &str)] = &[];
-
-/// Whether the test `name` (as listed in [`SQLITE_ONLY`]) skips this run: on the
-/// PostgreSQL leg it does, and says so.
-///
-/// # Panics
-/// When `name` is not in [`SQLITE_ONLY`]: the list is the one place that says which
-/// tests skip PostgreSQL, and why.
-pub fn sqlite_only(name: &str) -> bool {
-    let Some((_, reason)) = SQLITE_ONLY.iter().find(|(listed, _)| *listed == name) else {
-        panic!("{name} is not in backend::SQLITE_ONLY with its reason");
-    };
-    if on_postgres() {
-        eprintln!("{name}: skipped on PostgreSQL ({reason})");
-        return true;
-    }
-    false
 }
