@@ -283,19 +283,29 @@ impl Shipping {
         if !self.db.is_postgres() {
             return;
         }
-        let mut held = self.revisions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // The revisions are read and the data loaded without holding the lock, so that
+        // operations do not queue behind one another's query; only a newer revision than
+        // the one held is swapped in, so a slow load never replaces a newer one.
+        let held = || self.revisions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let Ok(now) = self.read(Revisions::read) else { return };
-        if now.catalog != held.catalog {
+        let before = *held();
+        if now.catalog > before.catalog {
             let stored = self.read(|conn| conn.one("SELECT document FROM catalog WHERE id = 1", args![], |r| r.get::<String>(0)));
             if let Ok(catalog) = stored.and_then(|doc| Catalog::stored(&doc)) {
-                *self.catalog.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(catalog);
-                held.catalog = now.catalog;
+                let mut held = held();
+                if now.catalog > held.catalog {
+                    *self.catalog.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(catalog);
+                    held.catalog = now.catalog;
+                }
             }
         }
-        if now.rates != held.rates {
+        if now.rates > before.rates {
             if let Ok(book) = self.read(load_rate_book) {
-                *self.rates.write().unwrap_or_else(std::sync::PoisonError::into_inner) = book;
-                held.rates = now.rates;
+                let mut held = held();
+                if now.rates > held.rates {
+                    *self.rates.write().unwrap_or_else(std::sync::PoisonError::into_inner) = book;
+                    held.rates = now.rates;
+                }
             }
         }
     }

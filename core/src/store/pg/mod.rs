@@ -57,14 +57,12 @@ impl Session {
 
     /// The rows `statement` answers with `args`.
     pub(crate) fn query(&self, statement: &postgres::Statement, args: &[Value<'_>]) -> Result<Vec<postgres::Row>> {
-        let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-        Ok(self.client.borrow_mut().query(statement, &params)?)
+        Ok(self.client.borrow_mut().query(statement, &params(args))?)
     }
 
     /// Executes `statement` with `args`; how many rows it changed.
     pub(crate) fn execute(&self, statement: &postgres::Statement, args: &[Value<'_>]) -> Result<usize> {
-        let params: Vec<&(dyn ToSql + Sync)> = args.iter().map(|v| v as &(dyn ToSql + Sync)).collect();
-        let changed = self.client.borrow_mut().execute(statement, &params)?;
+        let changed = self.client.borrow_mut().execute(statement, &params(args))?;
         usize::try_from(changed).map_err(|_| Error::internal("a statement changed more rows than this machine counts"))
     }
 
@@ -90,6 +88,11 @@ impl Session {
     fn is_closed(&self) -> bool {
         self.client.borrow().is_closed()
     }
+}
+
+/// `args` as the driver takes parameters.
+fn params<'a>(args: &'a [Value<'_>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    args.iter().map(|v| v as &(dyn ToSql + Sync)).collect()
 }
 
 /// `sql` with SQLite's placeholders `?N` (and bare `?`) rewritten as PostgreSQL's `$N`,
