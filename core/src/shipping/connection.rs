@@ -41,6 +41,13 @@ impl Shipping {
         self.db.write(f)
     }
 
+    /// Runs `work`, reads and writes of this service on this thread, as one transaction:
+    /// committed when it returns `Ok`, rolled back whole when it fails or panics. Inside
+    /// a group ([`Shipping::commit_together`]), a savepoint of the group's transaction.
+    pub(crate) fn all_or_nothing<T>(&self, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.db.all_or_nothing(work)
+    }
+
     /// Runs `work` (operations of this service, called on this thread) with one commit
     /// for all their writes, and returns what it returns once they are committed.
     ///

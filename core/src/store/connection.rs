@@ -36,7 +36,7 @@ pub(crate) struct Database(Backend);
 enum Backend {
     Lite(Lite),
     #[cfg(feature = "postgres")]
-    Pg(Box<super::pg::Pool>),
+    Pg(std::sync::Arc<super::pg::Pool>),
 }
 
 /// The SQLite database: its one connection, and the end of groups, which other threads
@@ -82,9 +82,9 @@ impl Database {
     /// reached; `INTERNAL` when it holds another application's tables or a newer schema.
     #[cfg(feature = "postgres")]
     pub(crate) fn postgres(url: &str, pool_size: usize) -> Result<Database> {
-        let pool = super::pg::Pool::new(url, pool_size)?;
+        let pool = std::sync::Arc::new(super::pg::Pool::new(url, pool_size)?);
         super::pg::schema::migrate(&mut pool.get()?.client())?;
-        Ok(Database(Backend::Pg(Box::new(pool))))
+        Ok(Database(Backend::Pg(pool)))
     }
 
     /// Whether this is a PostgreSQL database (shared with other services).
@@ -212,7 +212,7 @@ impl Database {
         match &self.0 {
             Backend::Lite(lite) => lite.read(f),
             #[cfg(feature = "postgres")]
-            Backend::Pg(pool) => in_pg_transaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", |conn| f(&Read::new(conn))),
+            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Read, |conn| f(&Read::new(conn))),
         }
     }
 
@@ -229,7 +229,7 @@ impl Database {
         match &self.0 {
             Backend::Lite(lite) => lite.write(f),
             #[cfg(feature = "postgres")]
-            Backend::Pg(pool) => in_pg_transaction(pool, "BEGIN ISOLATION LEVEL READ COMMITTED", |conn| f(&Tx::new(conn))),
+            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Write, |conn| f(&Tx::new(conn))),
         }
     }
 
@@ -248,28 +248,77 @@ impl Database {
             Backend::Pg(_) => Ok(work()),
         }
     }
+
+    /// Runs `work`, which reads and writes on this thread, as one transaction: committed
+    /// if it returns `Ok`, rolled back whole if it returns an error or panics. Inside a
+    /// group ([`Database::commit_together`]), a savepoint of the group's transaction.
+    ///
+    /// # Errors
+    /// What `work` returns; `BUSY` or `INTERNAL` as for [`Database::write`]. Then
+    /// nothing of `work` was written.
+    pub(crate) fn all_or_nothing<T>(&self, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        match &self.0 {
+            Backend::Lite(lite) if lite.grouped() => lite.savepoint(work),
+            Backend::Lite(lite) => lite.commit_together(|| lite.savepoint(work))?,
+            #[cfg(feature = "postgres")]
+            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Write, |_| work()),
+        }
+    }
 }
 
-/// Runs `f` on a connection of `pool` inside the transaction `begin` starts, committed
-/// only if `f` succeeds. A connection lost at the commit leaves the outcome unknown:
-/// that is a `BUSY` of its own, telling the client to retry with its idempotency key.
+/// What [`in_pg_transaction`] runs in.
 #[cfg(feature = "postgres")]
-fn in_pg_transaction<T>(pool: &super::pg::Pool, begin: &str, f: impl FnOnce(Conn<'_>) -> Result<T>) -> Result<T> {
-    let mut conn = pool.get()?;
-    conn.batch(begin)?;
-    conn.in_transaction = true;
-    let value = match f(Conn::Pg(&conn)) {
-        Ok(value) => value,
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PgTransaction {
+    /// One snapshot, read only.
+    Read,
+    /// A write: READ COMMITTED, the customer's row locked by the operation itself.
+    Write,
+}
+
+/// Runs `f` on a connection of `pool` inside a transaction of `kind`, committed only if
+/// `f` succeeds. Inside a transaction this thread has open on `pool` already, `f` runs
+/// in it instead: a read directly, a write in a savepoint, released only if `f`
+/// succeeds. A connection lost at the commit leaves the outcome unknown: that is a
+/// `BUSY` of its own, telling the client to retry with its idempotency key.
+#[cfg(feature = "postgres")]
+fn in_pg_transaction<T>(pool: &std::sync::Arc<super::pg::Pool>, kind: PgTransaction, f: impl FnOnce(Conn<'_>) -> Result<T>) -> Result<T> {
+    if let Some(open) = super::pg::Open::on(pool) {
+        if kind == PgTransaction::Read {
+            return f(Conn::Pg(&open));
+        }
+        open.batch("SAVEPOINT operation")?;
+        return match f(Conn::Pg(&open)) {
+            Ok(value) => open.batch("RELEASE operation").map(|()| value),
+            Err(e) => {
+                // A connection that cannot roll back is closed with its transaction.
+                let _ = open.batch("ROLLBACK TO operation; RELEASE operation");
+                Err(e)
+            }
+        };
+    }
+    let conn = std::rc::Rc::new(pool.get()?);
+    conn.batch(match kind {
+        PgTransaction::Read => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        PgTransaction::Write => "BEGIN ISOLATION LEVEL READ COMMITTED",
+    })?;
+    conn.in_transaction.set(true);
+    let open = super::pg::Open::mark(&conn);
+    let value = f(Conn::Pg(&conn));
+    drop(open);
+    match value {
+        Ok(value) => {
+            conn.commit()?;
+            conn.in_transaction.set(false);
+            Ok(value)
+        }
         Err(e) => {
             if conn.batch("ROLLBACK").is_ok() {
-                conn.in_transaction = false;
+                conn.in_transaction.set(false);
             }
-            return Err(e);
+            Err(e)
         }
-    };
-    conn.commit()?;
-    conn.in_transaction = false;
-    Ok(value)
+    }
 }
 
 impl Lite {
@@ -381,6 +430,31 @@ impl Lite {
         };
         drop(end);
         committed.map(|()| value)
+    }
+}
+
+impl Lite {
+    /// Runs `work` inside the group this thread runs, in a savepoint of its own: released
+    /// when `work` returns `Ok`, rolled back when it fails or panics.
+    fn savepoint<T>(&self, work: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.lock().prepare_cached("SAVEPOINT together")?.execute([])?;
+        let undo = Undo(self);
+        let value = work()?;
+        self.lock().prepare_cached("RELEASE together")?.execute([])?;
+        std::mem::forget(undo);
+        Ok(value)
+    }
+}
+
+/// Rolls back the savepoint of [`Lite::savepoint`] unless forgotten.
+struct Undo<'s>(&'s Lite);
+
+impl Drop for Undo<'_> {
+    fn drop(&mut self) {
+        let db = self.0.lock();
+        if !db.is_autocommit() {
+            let _ = db.execute_batch("ROLLBACK TO together; RELEASE together");
+        }
     }
 }
 

@@ -53,6 +53,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../migrations/0009_logins.sql"),
     include_str!("../../migrations/0010_quote_days.sql"),
     include_str!("../../migrations/0011_ledger_debt.sql"),
+    include_str!("../../migrations/0012_request_answers.sql"),
 ];
 
 /// The schema version this build writes.

@@ -132,7 +132,7 @@ pub(crate) enum Conn<'c> {
     Lite(&'c Connection),
     /// A PostgreSQL connection.
     #[cfg(feature = "postgres")]
-    Pg(&'c super::pg::Pooled<'c>),
+    Pg(&'c super::pg::Pooled),
 }
 
 /// A column read from a [`Row`].
@@ -290,7 +290,7 @@ pub(crate) struct Query<'c>(Prepared<'c>);
 enum Prepared<'c> {
     Lite(CachedStatement<'c>),
     #[cfg(feature = "postgres")]
-    Pg(&'c super::pg::Pooled<'c>, postgres::Statement),
+    Pg(&'c super::pg::Pooled, postgres::Statement),
 }
 
 impl Query<'_> {

@@ -12,8 +12,9 @@
 //! is planned for the values it runs with. A trigram search planned once for any keyword
 //! (a generic plan) was measured at 515 ms where its own plan took 0.09 ms.
 
-use std::cell::RefCell;
+use std::cell::{Cell as Flag, RefCell};
 use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -299,37 +300,68 @@ struct PoolState {
 
 /// A connection taken from the pool, given back on drop (dropped instead when it broke
 /// or was left inside a transaction).
-pub(crate) struct Pooled<'p> {
-    pool: &'p Pool,
+pub(crate) struct Pooled {
+    pool: Arc<Pool>,
     session: Option<Session>,
     /// Set while a transaction is open on it: a connection dropped then is closed.
-    pub(crate) in_transaction: bool,
+    pub(crate) in_transaction: Flag<bool>,
 }
 
-impl Pooled<'_> {
+impl Pooled {
     /// The pool the connection came from.
     pub(crate) fn pool(&self) -> &Pool {
-        self.pool
+        &self.pool
     }
 }
 
-impl std::ops::Deref for Pooled<'_> {
+impl std::ops::Deref for Pooled {
     type Target = Session;
     fn deref(&self) -> &Session {
         self.session.as_ref().unwrap_or_else(|| unreachable!("a pooled connection is only taken on drop"))
     }
 }
 
-impl Drop for Pooled<'_> {
+impl Drop for Pooled {
     fn drop(&mut self) {
         let session = self.session.take();
         let mut state = self.pool.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         match session {
-            Some(s) if !self.in_transaction && !s.is_closed() => state.idle.push(s),
+            Some(s) if !self.in_transaction.get() && !s.is_closed() => state.idle.push(s),
             _ => state.open -= 1,
         }
         drop(state);
         self.pool.freed.notify_one();
+    }
+}
+
+thread_local! {
+    /// The transactions open on this thread, a connection of a pool each: what runs on
+    /// this thread meanwhile on the same pool runs inside it (see [`Open`]).
+    static OPEN: RefCell<Vec<Rc<Pooled>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A transaction open on this thread, on its pool's connection, for as long as this
+/// lives: reads and writes that this thread starts meanwhile on the same pool run in it
+/// (writes in savepoints), as they would in SQLite's one connection, instead of taking
+/// a second connection that would not see what this one wrote.
+pub(crate) struct Open(Rc<Pooled>);
+
+impl Open {
+    /// Marks `conn`'s transaction as this thread's on its pool until the `Open` drops.
+    pub(crate) fn mark(conn: &Rc<Pooled>) -> Open {
+        OPEN.with_borrow_mut(|open| open.push(Rc::clone(conn)));
+        Open(Rc::clone(conn))
+    }
+
+    /// The connection of the transaction this thread has open on `pool`, if any.
+    pub(crate) fn on(pool: &Arc<Pool>) -> Option<Rc<Pooled>> {
+        OPEN.with_borrow(|open| open.iter().rev().find(|c| Arc::ptr_eq(&c.pool, pool)).cloned())
+    }
+}
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        OPEN.with_borrow_mut(|open| open.retain(|c| !Rc::ptr_eq(c, &self.0)));
     }
 }
 
@@ -358,17 +390,17 @@ impl Pool {
     ///
     /// # Errors
     /// `BUSY` when none is free within the wait, or the database cannot be reached.
-    pub(crate) fn get(&self) -> Result<Pooled<'_>> {
+    pub(crate) fn get(self: &Arc<Self>) -> Result<Pooled> {
         let mut state = self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         loop {
             if let Some(session) = state.idle.pop() {
-                return Ok(Pooled { pool: self, session: Some(session), in_transaction: false });
+                return Ok(Pooled { pool: Arc::clone(self), session: Some(session), in_transaction: Flag::new(false) });
             }
             if state.open < self.size {
                 state.open += 1;
                 drop(state);
                 return match self.target.connect() {
-                    Ok(session) => Ok(Pooled { pool: self, session: Some(session), in_transaction: false }),
+                    Ok(session) => Ok(Pooled { pool: Arc::clone(self), session: Some(session), in_transaction: Flag::new(false) }),
                     Err(e) => {
                         self.state.lock().unwrap_or_else(std::sync::PoisonError::into_inner).open -= 1;
                         Err(e)
