@@ -444,3 +444,18 @@ CREATE TABLE login_failures (
     last_failure_at BIGINT NOT NULL
 );
 CREATE INDEX login_failures_by_time ON login_failures (last_failure_at);
+
+-- The answers kept for the Idempotency-Key header of a POST (kept.rs): per owner (the
+-- customer of the path, or for create and connect customer `key:<partner key id>`) and
+-- key, the SHA-256 of the request (method, path and query, body) in hex, and the answer
+-- given, for 24 hours from `created_at` (Unix seconds).
+CREATE TABLE request_answers (
+    owner TEXT COLLATE "C" NOT NULL,
+    key TEXT COLLATE "C" NOT NULL,
+    request TEXT COLLATE "C" NOT NULL,
+    status BIGINT NOT NULL,
+    body TEXT COLLATE "C" NOT NULL,
+    created_at BIGINT NOT NULL,
+    PRIMARY KEY (owner, key)
+);
+CREATE INDEX request_answers_by_time ON request_answers (created_at);

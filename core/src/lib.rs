@@ -50,6 +50,7 @@ mod error;
 #[doc(hidden)]
 pub mod harness;
 mod invoices;
+mod kept;
 mod keys;
 mod labels;
 mod ledger;
@@ -80,6 +81,7 @@ pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Servi
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use documents::LabelLayout;
 pub use error::{Error, ErrorCategory, FieldError, Result};
+pub use kept::{IdempotencyKey, KEPT_FOR_SECS};
 pub use keys::{key_required, ApiKey, Caller, NewApiKey, KEY_PREFIX};
 pub use ledger::EntryKind;
 pub use manifests::MANIFEST_TYPE;

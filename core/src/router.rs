@@ -750,12 +750,7 @@ impl Shipping {
     /// assert!(r.body.contains("NOT_FOUND"));
     /// ```
     pub fn handle(&self, method: &str, path: &str, body: &str) -> Response {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch(method, path, body)));
-        match outcome {
-            Ok(Ok(response)) => response,
-            Ok(Err(e)) => Response::error(&e),
-            Err(_) => Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it.")),
-        }
+        caught(|| self.dispatch(method, path, body))
     }
 
     fn dispatch(&self, method: &str, path: &str, body: &str) -> Result<Response> {
@@ -811,15 +806,10 @@ impl Shipping {
     }
 
     fn answer_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str, documents: bool) -> Response {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.dispatch_as(caller, method, path, body, documents)));
-        match outcome {
-            Ok(Ok(response)) => response,
-            Ok(Err(e)) => Response::error(&e),
-            Err(_) => Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it.")),
-        }
+        caught(|| self.dispatch_as(caller, method, path, body, documents))
     }
 
-    fn dispatch_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str, documents: bool) -> Result<Response> {
+    pub(crate) fn dispatch_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str, documents: bool) -> Result<Response> {
         if body.len() > MAX_BODY {
             return Err(body_too_large());
         }
@@ -879,12 +869,7 @@ impl Shipping {
     /// ([`Shipping::password_work`]), and its answer: 201 or 200 with the customer id, or
     /// the error.
     pub fn answer_password(&self, outcome: &PasswordOutcome) -> Response {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.answer_password_work(outcome)));
-        match outcome {
-            Ok(Ok(response)) => response,
-            Ok(Err(e)) => Response::error(&e),
-            Err(_) => Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it.")),
-        }
+        caught(|| self.answer_password_work(outcome))
     }
 
     fn answer_password_work(&self, outcome: &PasswordOutcome) -> Result<Response> {
@@ -954,6 +939,19 @@ impl Shipping {
             Err(_) => Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it.")),
         }
     }
+}
+
+/// The answer of `f`: its error's answer when it fails, `INTERNAL_ERROR` when it panics.
+pub(crate) fn caught(f: impl FnOnce() -> Result<Response>) -> Response {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(outcome) => answered(outcome),
+        Err(_) => Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it.")),
+    }
+}
+
+/// The answer of `outcome`: the error's answer when it is one.
+pub(crate) fn answered(outcome: Result<Response>) -> Response {
+    outcome.unwrap_or_else(|e| Response::error(&e))
 }
 
 /// A `status` answer with the JSON of `value`.

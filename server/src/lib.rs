@@ -746,6 +746,10 @@ async fn healthz() -> Response {
 /// The OpenAPI document of the interface (`docs/openapi.json`), built into the binary.
 const OPENAPI: &str = include_str!("../../docs/openapi.json");
 
+/// The header that makes a retried POST safe: its answer is kept for the key
+/// ([`consign::Shipping::handle_once_as`]).
+const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
 /// `GET /restapi/v1/openapi.json`: the document of every route (no key needed).
 async fn openapi() -> Response {
     json(StatusCode::OK, OPENAPI.to_string())
@@ -786,17 +790,25 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     let Ok(body) = String::from_utf8(bytes) else {
         return error(&Error::invalid("body", "expected JSON in UTF-8, found bytes that are not UTF-8"));
     };
-    let call = Call {
-        key,
-        method: parts.method.as_str().to_string(),
-        target: parts.uri.path_and_query().map_or_else(|| path.clone(), |pq| pq.as_str().to_string()),
-        body,
-        password: None,
+    let target = parts.uri.path_and_query().map_or_else(|| path.clone(), |pq| pq.as_str().to_string());
+    // The key of a request that writes; other requests ignore it.
+    let once = match parts.headers.get(IDEMPOTENCY_KEY) {
+        Some(value) if operation.is_none_or(consign::Operation::writes) => {
+            let key = value.to_str().unwrap_or("\u{fffd}");
+            match consign::IdempotencyKey::new(key, parts.method.as_str(), &target, &body) {
+                Ok(once) => Some(once),
+                Err(e) => return error(&e),
+            }
+        }
+        _ => None,
     };
+    let call = Call { key, method: parts.method.as_str().to_string(), target, body, password: None, once };
     if operation.is_some_and(logins::serves) {
         return respond(&allow, logins::answer(&app, call).await);
     }
-    let answered = if operation.is_some_and(priced::serves) {
+    // A quote with a key is priced and stored in one transaction with its kept answer,
+    // on the write path.
+    let answered = if operation.is_some_and(priced::serves) && call.once.is_none() {
         priced::answer(&app.pool, &app.writes, call).await
     } else if operation.is_none_or(consign::Operation::writes) {
         let (answer, answered) = tokio::sync::oneshot::channel();

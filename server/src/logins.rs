@@ -10,6 +10,8 @@
 //! may answer at once (a locked e-mail or key is a cheap 429); the password work
 //! ([`consign::PasswordWork::run`]) on the same blocking thread; then the permit is given
 //! back and the outcome queues for the writer as a [`Call`] whose `password` is set.
+//! A request with an `Idempotency-Key` whose answer is kept is answered with it before
+//! any password work.
 
 use std::sync::{Arc, LazyLock};
 
@@ -39,7 +41,11 @@ pub(super) async fn answer(app: &Arc<App>, call: Call) -> Response {
     };
     let worked = tokio::task::spawn_blocking(move || {
         let begun = lease.shipping.as_ref().map(|shipping| match shipping.authenticate(&call.key) {
-            Ok(caller) => shipping.password_work(&caller, &call.method, &call.target, &call.body),
+            // A retry with its Idempotency-Key is answered as before, without the work.
+            Ok(caller) => match call.once.as_ref().and_then(|once| shipping.kept_answer(&caller, once, &call.method, &call.target)) {
+                Some(kept) => Some(Err(kept)),
+                None => shipping.password_work(&caller, &call.method, &call.target, &call.body),
+            },
             Err(e) => Some(Err(Response::error(&e))),
         });
         // The reader goes back before the slow part.

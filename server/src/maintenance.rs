@@ -1,6 +1,6 @@
 //! The purge of expired quotes: `consign serve` removes them by itself, at start and then
 //! every [`QuotePurge::every`], so that the file does not grow with quotes nobody can
-//! book. A thread of its own finds the expired rows on a connection of its own, without
+//! book; and with them the answers kept for `Idempotency-Key`s past their 24 hours. A thread of its own finds the expired rows on a connection of its own, without
 //! writing; the writer removes them [`PURGE_ROWS`] at a time, each part one short write
 //! taking its turn with the tenants' writes (see [`crate::writer`]). On PostgreSQL the
 //! thread removes them itself, on its connection, as writes run in parallel there.
@@ -66,15 +66,35 @@ fn purge_once(shipping: &Shipping, queue: &Handle, days: u32) -> Result<u64, Sto
     while !expired.is_empty() {
         let part = expired.take(PURGE_ROWS);
         // The count goes in the answer, which the writer gives once the part is committed.
-        let work: writer::Work = Box::new(move |s: &Shipping| match s.purge_some_expired_quotes(&part) {
-            Ok(n) => consign::Response { status: 200, body: n.to_string(), retry_after: None, document: None },
-            Err(e) => consign::Response::error(&e),
-        });
+        let work: writer::Work = Box::new(move |s: &Shipping| counted(s.purge_some_expired_quotes(&part)));
         let answer = writer::run_blocking(queue, shipping, PURGE_TENANT, PURGE_ROWS / ROWS_PER_UNIT, work).map_err(|_| Stopped)?;
         match (answer.status, answer.body.parse::<u64>()) {
             (200, Ok(n)) => removed += n,
             _ => return Ok(removed),
         }
     }
+    purge_answers(shipping, queue)?;
     Ok(removed)
+}
+
+/// Removes the answers kept for `Idempotency-Key`s past their 24 hours through the
+/// writer, [`PURGE_ROWS`] per write. A failure leaves the rest to the next purge.
+fn purge_answers(shipping: &Shipping, queue: &Handle) -> Result<(), Stopped> {
+    let at_most = u32::try_from(PURGE_ROWS).unwrap_or(u32::MAX);
+    loop {
+        let work: writer::Work = Box::new(move |s: &Shipping| counted(s.purge_expired_answers(at_most)));
+        let answer = writer::run_blocking(queue, shipping, PURGE_TENANT, PURGE_ROWS / ROWS_PER_UNIT, work).map_err(|_| Stopped)?;
+        match (answer.status, answer.body.parse::<u64>()) {
+            (200, Ok(n)) if n == u64::from(at_most) => {}
+            _ => return Ok(()),
+        }
+    }
+}
+
+/// The writer's answer to a purge's part: how many rows it removed, or the error.
+fn counted(removed: consign::Result<u64>) -> consign::Response {
+    match removed {
+        Ok(n) => consign::Response { status: 200, body: n.to_string(), retry_after: None, document: None },
+        Err(e) => consign::Response::error(&e),
+    }
 }

@@ -43,15 +43,19 @@ pub(crate) struct Call {
     /// For create and connect customer, their password work done off the writer
     /// (`logins`): the call is its short write.
     pub(crate) password: Option<consign::PasswordOutcome>,
+    /// The request's `Idempotency-Key`, when it came with one.
+    pub(crate) once: Option<consign::IdempotencyKey>,
 }
 
 impl Call {
     /// Core's answer to the call on `shipping`.
     pub(crate) fn answer(&self, shipping: &Shipping) -> consign::Response {
-        match (shipping.authenticate(&self.key), &self.password) {
-            (Err(e), _) => consign::Response::error(&e),
-            (Ok(_), Some(outcome)) => shipping.answer_password(outcome),
-            (Ok(caller), None) => shipping.handle_documents_as(&caller, &self.method, &self.target, &self.body),
+        match (shipping.authenticate(&self.key), &self.password, &self.once) {
+            (Err(e), _, _) => consign::Response::error(&e),
+            (Ok(caller), Some(outcome), Some(once)) => shipping.answer_password_once(&caller, once, outcome),
+            (Ok(_), Some(outcome), None) => shipping.answer_password(outcome),
+            (Ok(caller), None, Some(once)) => shipping.handle_once_as(&caller, once, &self.method, &self.target, &self.body),
+            (Ok(caller), None, None) => shipping.handle_documents_as(&caller, &self.method, &self.target, &self.body),
         }
     }
 }

@@ -527,3 +527,68 @@ fn dates_are_strict_over_http() {
     }
     s.call("POST", &path(&id, "/shipments"), &with(book_body(), "/shipmentDate", json!("2027-11-21"))).expect(201);
 }
+
+impl Served {
+    /// POST the JSON `body` to `path` as the partner key with the `Idempotency-Key` `key`.
+    fn post_once(&self, key: &str, path: &str, body: &Value) -> Reply {
+        let request = ureq::http::Request::builder()
+            .method("POST")
+            .uri(format!("{}{path}", self.base))
+            .header("Authorization", format!("RSIS {}", self.partner))
+            .header("Idempotency-Key", key);
+        let mut reply = self.agent.run(request.body(body.to_string()).unwrap()).unwrap();
+        let bytes = reply.body_mut().read_to_vec().unwrap();
+        Reply { status: reply.status().as_u16(), headers: reply.headers().clone(), bytes }
+    }
+}
+
+#[test]
+fn a_post_retried_with_its_idempotency_key_is_done_once_over_http() {
+    let s = serve();
+    let id = s.shipper("once@example.com");
+    let booking = with(book_body(), "/receiver", la_address());
+    let first = s.post_once("book-1", &path(&id, "/shipments"), &booking).expect(201);
+    let again = s.post_once("book-1", &path(&id, "/shipments"), &booking).expect(201);
+    assert_eq!(first, again);
+    let prepay = s.get(&path(&id, "/prepay")).expect(200);
+    assert_eq!(prepay["entries"].as_array().unwrap().iter().filter(|e| e["kind"] == "charge").count(), 1, "charged once");
+    assert_ledger_balances(&prepay);
+
+    let batch = json!({"name": "Monday"});
+    let first = s.post_once("batch-1", &path(&id, "/batch"), &batch).expect(201);
+    assert_eq!(s.post_once("batch-1", &path(&id, "/batch"), &batch).expect(201), first);
+    assert_eq!(s.get(&path(&id, "/batch")).expect(200)["batches"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn quotes_and_create_customer_retried_with_their_idempotency_key_answer_once_over_http() {
+    let s = serve();
+    let customer = customer_body("signup@example.com");
+    let first = s.post_once("signup-1", "/restapi/v1/customers", &customer).expect(201);
+    assert_eq!(s.post_once("signup-1", "/restapi/v1/customers", &customer).expect(201), first);
+    let id = first["customerId"].as_str().unwrap();
+    let quote = quote_shipment();
+    let quoted = s.post_once("quote-1", &path(id, "/quote"), &quote).expect(200);
+    assert_eq!(s.post_once("quote-1", &path(id, "/quote"), &quote).expect(200), quoted, "the same quote ids");
+}
+
+#[test]
+fn an_idempotency_key_sent_with_another_request_is_409_naming_the_header() {
+    let s = serve();
+    let id = s.shipper("reuse@example.com");
+    s.post_once("batch-1", &path(&id, "/batch"), &json!({"name": "Monday"})).expect(201);
+    let body = s.post_once("batch-1", &path(&id, "/batch"), &json!({"name": "Tuesday"})).expect_error(409, "CONFLICT");
+    assert_eq!(body["details"][0]["field"], "Idempotency-Key", "{body}");
+    assert_eq!(s.get(&path(&id, "/batch")).expect(200)["batches"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn a_malformed_idempotency_key_is_400_naming_the_header() {
+    let s = serve();
+    let id = s.shipper("malformed@example.com");
+    for key in ["", &"k".repeat(256)] {
+        let body = s.post_once(key, &path(&id, "/batch"), &json!({})).expect_error(400, "INVALID_REQUEST");
+        assert_eq!(body["details"][0]["field"], "Idempotency-Key", "{body}");
+    }
+    assert_eq!(s.get(&path(&id, "/batch")).expect(200)["batches"].as_array().unwrap().len(), 0, "nothing was done");
+}

@@ -118,3 +118,48 @@ fn the_balance_is_always_the_sum_of_the_ledger() {
         panic!("{e}");
     }
 }
+
+/// Bookings and voids from several threads at once, for several customers and several
+/// threads per customer (on PostgreSQL, each on a connection of its own, serialised per
+/// customer only): every ledger stays whole, and each booking is charged once.
+#[test]
+fn bookings_and_voids_at_once_for_several_customers_keep_every_ledger_whole() {
+    let h = Harness::new();
+    let settings = json!({"minimumBalance": "50.00", "rechargeAmount": "30.00"});
+    let ids: Vec<String> = (0..3)
+        .map(|n| {
+            let id = h.create_customer_with(&with(customer_body(&format!("c{n}@example.com")), "/prepaySettings", settings.clone()));
+            h.call("POST", &Harness::path(&id, "/paymentMethod"), &payment_body("tok_1NqLx2Ab9zQ")).expect(200);
+            id
+        })
+        .collect();
+    let booked: Vec<(String, bool)> = std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..6)
+            .map(|t| {
+                let (h, id) = (&h, &ids[t % ids.len()]);
+                scope.spawn(move || {
+                    (0..4)
+                        .map(|n| {
+                            let a = h.call("POST", &Harness::path(id, "/shipments"), &body((t + n) % SERVICES.len(), 1 + n as u32, true));
+                            let book = a.expect(201)["bookNumber"].as_str().unwrap().to_string();
+                            let voided = n % 2 == 1;
+                            if voided {
+                                h.call("POST", &Harness::path(id, &format!("/shipments/{book}")), &json!({"voided": true})).expect(200);
+                            }
+                            (id.clone(), voided)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        threads.into_iter().flat_map(|t| t.join().unwrap()).collect()
+    });
+    for id in &ids {
+        check_ledger(&h, id).unwrap();
+        let entries = h.get(&Harness::path(id, "/prepay")).expect(200)["entries"].as_array().unwrap().clone();
+        let kinds = |kind: &str| entries.iter().filter(|e| e["kind"] == kind).count();
+        let mine = booked.iter().filter(|(who, _)| who == id);
+        assert_eq!(kinds("charge"), mine.clone().count(), "one charge per booking of {id}");
+        assert_eq!(kinds("refund"), mine.filter(|(_, voided)| *voided).count(), "one refund per void of {id}");
+    }
+}
