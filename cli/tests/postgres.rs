@@ -150,6 +150,21 @@ fn two_servers_on_one_postgres_database_serve_the_same_customers() {
     pg::two_servers(&admin);
 }
 
+/// TLS to the database (`sslmode=require`): the server's certificate is checked against
+/// the roots of `SSL_CERT_FILE`, so a server whose certificate they do not sign is
+/// refused, and one they sign is served. Run when `CONSIGN_TEST_PG_CA` names the
+/// authority that signed the certificate of the server `CONSIGN_TEST_PG` names
+/// (`scripts/pg-tls`, which `scripts/test-pg` runs).
+#[cfg(feature = "postgres")]
+#[test]
+fn tls_to_the_database_checks_the_servers_certificate() {
+    let (Some(admin), Some(ca)) = (std::env::var_os("CONSIGN_TEST_PG"), std::env::var_os("CONSIGN_TEST_PG_CA")) else {
+        eprintln!("skipped: CONSIGN_TEST_PG and CONSIGN_TEST_PG_CA name no PostgreSQL server serving TLS");
+        return;
+    };
+    pg::tls(&admin.to_string_lossy(), std::path::Path::new(&ca));
+}
+
 mod pg {
     use std::process::{Child, Command, Stdio};
 
@@ -289,5 +304,35 @@ mod pg {
         stop(&mut guard);
         drop(guard);
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// `consign keys create` on the database `name` over TLS, trusting the roots of `roots`.
+    fn keys_create_over_tls(admin: &str, name: &str, roots: &std::path::Path) -> std::process::Output {
+        let url = url_of(admin, name);
+        let tls = if url.contains('?') { format!("{url}&sslmode=require") } else { format!("{url}?sslmode=require") };
+        Command::new(env!("CARGO_BIN_EXE_consign"))
+            .args(["keys", "create", "--name", "tls"])
+            .env("CONSIGN_DATABASE_URL", tls)
+            .env("SSL_CERT_FILE", roots)
+            .env_remove("SSL_CERT_DIR")
+            .output()
+            .unwrap()
+    }
+
+    pub(super) fn tls(admin: &str, ca: &std::path::Path) {
+        let name = format!("consign_cli_tls_{}", std::process::id());
+        psql(admin, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        psql(admin, &format!("CREATE DATABASE {name}"));
+        let _dropped = Dropped { admin, name: name.clone(), servers: Vec::new() };
+
+        let other = ca.with_file_name("other-ca.pem");
+        let refused = keys_create_over_tls(admin, &name, &other);
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(!refused.status.success(), "a certificate the trusted roots do not sign is refused");
+        assert!(stderr.contains("TLS handshake"), "{stderr}");
+
+        let served = keys_create_over_tls(admin, &name, ca);
+        assert!(served.status.success(), "{}", String::from_utf8_lossy(&served.stderr));
+        assert!(String::from_utf8_lossy(&served.stdout).starts_with("csk_"), "the key is printed");
     }
 }

@@ -90,7 +90,8 @@ impl ShippingBuilder {
     /// Use the PostgreSQL database at `url` instead of an SQLite file: a libpq
     /// connection string or URL (`postgres://user:password@host:5432/consign`; several
     /// hosts and `target_session_attrs=read-write` to follow a failover; `sslmode=require`
-    /// for TLS, verified against the machine's trusted certificates or `SSL_CERT_FILE`).
+    /// for TLS, verified against the machine's trusted certificates or `SSL_CERT_FILE`;
+    /// without it, or with libpq's `prefer`, which would not verify, the connection is plain).
     /// The schema is created or upgraded on open, under an advisory lock, so that several
     /// services may open one database at once. Operations run on a pool of connections
     /// (16; see [`Self::postgres_pool`]), writes to different customers in parallel.

@@ -368,15 +368,22 @@ impl Drop for Open {
 impl Pool {
     /// A pool for the database at `url` (a libpq connection string or URL; several hosts
     /// and `target_session_attrs` as libpq reads them; `sslmode=require` for TLS, with
-    /// the machine's trusted certificates, or those of `SSL_CERT_FILE`).
+    /// the machine's trusted certificates, or those of `SSL_CERT_FILE`; plain without it,
+    /// `prefer` included).
     ///
     /// # Errors
     /// `INVALID_REQUEST` when `url` does not parse (the message does not repeat it: it
     /// may hold a password).
     pub(crate) fn new(url: &str, size: usize) -> Result<Pool> {
-        let config: Config = url.parse().map_err(|e: postgres::Error| {
+        let mut config: Config = url.parse().map_err(|e: postgres::Error| {
             Error::invalid("database", format!("not a PostgreSQL connection string or URL: {}", redacted(&e.to_string(), url)))
         })?;
+        // libpq's default, `prefer`, encrypts without checking the certificate; TLS here
+        // always checks it, so a server with a self-signed certificate (Debian's default)
+        // would refuse every connection. Without `sslmode=require` connections are plain.
+        if config.get_ssl_mode() == postgres::config::SslMode::Prefer {
+            config.ssl_mode(postgres::config::SslMode::Disable);
+        }
         Ok(Pool {
             target: Target { config, tls: tls() },
             size: size.max(1),
