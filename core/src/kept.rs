@@ -186,6 +186,24 @@ impl Shipping {
         })
     }
 
+    /// Stores the quotes that [`Shipping::prepare_as`] priced for a request `method` on
+    /// `target` with the `Idempotency-Key` `key`, as [`Shipping::store_priced`] does, and
+    /// keeps the answer with them in one transaction. A front end first answers a retry
+    /// with [`Shipping::kept_answer`], before pricing it again.
+    pub fn store_priced_once(
+        &self,
+        caller: &Caller,
+        key: &IdempotencyKey,
+        method: &str,
+        target: &str,
+        priced: crate::PricedQuotes,
+    ) -> Response {
+        router::caught(|| match self.owner(caller, method, target)? {
+            Some(owner) => self.once(&owner, key, || self.store_priced(priced)),
+            None => Ok(self.store_priced(priced)),
+        })
+    }
+
     /// Removes at most `at_most` answers kept longer than 24 hours, the oldest first,
     /// in one transaction, and returns how many it removed (fewer than `at_most`: none
     /// are left). Lookups ignore them already; this gives their room back (`consign

@@ -806,9 +806,7 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     if operation.is_some_and(logins::serves) {
         return respond(&allow, logins::answer(&app, call).await);
     }
-    // A quote with a key is priced and stored in one transaction with its kept answer,
-    // on the write path.
-    let answered = if operation.is_some_and(priced::serves) && call.once.is_none() {
+    let answered = if operation.is_some_and(priced::serves) {
         priced::answer(&app.pool, &app.writes, call).await
     } else if operation.is_none_or(consign::Operation::writes) {
         let (answer, answered) = tokio::sync::oneshot::channel();

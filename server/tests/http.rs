@@ -570,6 +570,11 @@ fn quotes_and_create_customer_retried_with_their_idempotency_key_answer_once_ove
     let quote = quote_shipment();
     let quoted = s.post_once("quote-1", &path(id, "/quote"), &quote).expect(200);
     assert_eq!(s.post_once("quote-1", &path(id, "/quote"), &quote).expect(200), quoted, "the same quote ids");
+    let batch = json!({"shipments": [quote_shipment(), intl_shipment()]});
+    let priced = s.post_once("batch-quote-1", &path(id, "/batch-quote"), &batch).expect(200);
+    assert_eq!(s.post_once("batch-quote-1", &path(id, "/batch-quote"), &batch).expect(200), priced, "the same quote ids");
+    let again = s.call("POST", &path(id, "/batch-quote"), &batch).expect(200);
+    assert_ne!(again, priced, "without the key, new quotes");
 }
 
 #[test]
