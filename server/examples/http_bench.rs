@@ -1,14 +1,21 @@
 //! The fixture and the in-process side of `scripts/bench-http`, not a benchmark by itself.
 //!
-//! - `http_bench setup DB DIR`: a database with one customer (its recharge covers every
+//! - `http_bench setup DB DIR [CUSTOMERS]`: a database with one customer (its recharge covers every
 //!   booking), [`SHIPMENTS`] shipments to search and retrieve, and a customer key; writes
 //!   the request bodies and a `env` file (customer, key, the book and tracking number of
 //!   the middle shipment) into DIR; and for the fairness run, a second customer with a
 //!   key of its own (`CUSTOMER2`, `KEY2`), a 500-shipment batch quote of the first
 //!   (`batch-quote-500`) and a one-row write of the second (`one-row`: a new batch).
+//!   With CUSTOMERS (default 1) above 1, as many booking customers in all, the first one
+//!   included, each with a recharge that covers every booking and a key of its own:
+//!   `customers` in DIR lists them, one `ID KEY` a line.
 //! - `http_bench inprocess DB DIR SECONDS [full|normal]`: the same operations through
 //!   `Shipping::handle` on one thread, each for SECONDS: requests/s, p50 and p99; commits
 //!   synced as `consign::Synchronous` says (default full, as the server).
+//!
+//! DB is an SQLite file, or (built with the feature `postgres`) a PostgreSQL URL
+//! (`postgres://...`): the fixture is then built in that database, and `full|normal`
+//! does not apply (PostgreSQL's own `synchronous_commit` says how commits wait).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, reason = "a benchmark driver: a panic is a failed run")]
 
@@ -70,9 +77,36 @@ fn with_email(customer: &Value, email: &str) -> Value {
     customer
 }
 
-fn setup(db: &Path, dir: &Path) {
+/// Whether `db` names a PostgreSQL database rather than an SQLite file.
+fn is_postgres(db: &str) -> bool {
+    let lower = db.to_ascii_lowercase();
+    lower.starts_with("postgres://") || lower.starts_with("postgresql://")
+}
+
+/// The service on `db` (a file, or a PostgreSQL URL), its SQLite commits synced as
+/// `synchronous` says.
+fn open(db: &str, synchronous: consign::Synchronous, quotes_per_day: Option<u64>) -> Shipping {
+    let builder = if is_postgres(db) { on_postgres(db) } else { Shipping::builder().path(Path::new(db)).synchronous(synchronous) };
+    let builder = match quotes_per_day {
+        Some(n) => builder.quoted_shipments_per_day(n),
+        None => builder,
+    };
+    builder.open().unwrap()
+}
+
+#[cfg(feature = "postgres")]
+fn on_postgres(url: &str) -> consign::ShippingBuilder {
+    Shipping::builder().postgres(url)
+}
+
+#[cfg(not(feature = "postgres"))]
+fn on_postgres(_url: &str) -> consign::ShippingBuilder {
+    panic!("a PostgreSQL database needs http_bench built with `--features postgres`")
+}
+
+fn setup(db: &str, dir: &Path, customers: usize) {
     // Untimed: the fixture commits without waiting for the disk.
-    let shipping = Shipping::builder().path(db).synchronous(consign::Synchronous::Normal).open().unwrap();
+    let shipping = open(db, consign::Synchronous::Normal, None);
     let customer = json!({"profileCode": "Default", "email": "bench@example.com", "password": "bench-password",
         "mailingAddress": address("Ann Lee", "Philadelphia", "PA", "19106"), "billingAddress": address("Ann Lee", "Philadelphia", "PA", "19106"),
         "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 100000000}});
@@ -106,6 +140,16 @@ fn setup(db: &Path, dir: &Path) {
     std::fs::write(dir.join("batch-quote-500.target"), format!("POST /restapi/v1/customers/{id}/batch-quote")).unwrap();
     std::fs::write(dir.join("one-row.json"), "").unwrap();
     std::fs::write(dir.join("one-row.target"), format!("POST /restapi/v1/customers/{other}/batch")).unwrap();
+    // The booking customers: the first, and as many more as asked, each funded alike.
+    let mut lines = format!("{id} {key}\n");
+    for i in 1..customers {
+        let r = shipping.handle("POST", "/restapi/v1/customers", &with_email(&customer, &format!("bench-{i}@example.com")).to_string());
+        assert_eq!(r.status, 201, "{}", r.body);
+        let more = serde_json::from_str::<Value>(&r.body).unwrap()["customerId"].as_str().unwrap().to_string();
+        let more_key = shipping.create_api_key(Some(&more), "bench").unwrap().key;
+        lines.push_str(&format!("{more} {more_key}\n"));
+    }
+    std::fs::write(dir.join("customers"), lines).unwrap();
     std::fs::write(
         dir.join("env"),
         format!("CUSTOMER={id}\nKEY={key}\nBOOK={book}\nTRACKING={tracking}\nCUSTOMER2={other}\nKEY2={other_key}\n"),
@@ -113,9 +157,9 @@ fn setup(db: &Path, dir: &Path) {
     .unwrap();
 }
 
-fn inprocess(db: &Path, dir: &Path, seconds: u64, synchronous: consign::Synchronous) {
+fn inprocess(db: &str, dir: &Path, seconds: u64, synchronous: consign::Synchronous) {
     // As the server of the run: the figures are those of the work, not of the daily cap.
-    let shipping = Shipping::builder().path(db).synchronous(synchronous).quoted_shipments_per_day(1_000_000_000).open().unwrap();
+    let shipping = open(db, synchronous, Some(1_000_000_000));
     let env = std::fs::read_to_string(dir.join("env")).unwrap();
     let value = |name: &str| env.lines().find_map(|l| l.strip_prefix(&format!("{name}="))).unwrap().to_string();
     let (id, book, tracking) = (value("CUSTOMER"), value("BOOK"), value("TRACKING"));
@@ -144,14 +188,11 @@ fn inprocess(db: &Path, dir: &Path, seconds: u64, synchronous: consign::Synchron
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.iter().map(String::as_str).collect::<Vec<_>>().as_slice() {
-        ["setup", db, dir] => setup(Path::new(db), Path::new(dir)),
-        ["inprocess", db, dir, seconds] => inprocess(Path::new(db), Path::new(dir), seconds.parse().unwrap(), consign::Synchronous::Full),
-        ["inprocess", db, dir, seconds, "full"] => {
-            inprocess(Path::new(db), Path::new(dir), seconds.parse().unwrap(), consign::Synchronous::Full)
-        }
-        ["inprocess", db, dir, seconds, "normal"] => {
-            inprocess(Path::new(db), Path::new(dir), seconds.parse().unwrap(), consign::Synchronous::Normal)
-        }
-        _ => eprintln!("usage: http_bench setup DB DIR | http_bench inprocess DB DIR SECONDS [full|normal]"),
+        ["setup", db, dir] => setup(db, Path::new(dir), 1),
+        ["setup", db, dir, customers] => setup(db, Path::new(dir), customers.parse().unwrap()),
+        ["inprocess", db, dir, seconds] => inprocess(db, Path::new(dir), seconds.parse().unwrap(), consign::Synchronous::Full),
+        ["inprocess", db, dir, seconds, "full"] => inprocess(db, Path::new(dir), seconds.parse().unwrap(), consign::Synchronous::Full),
+        ["inprocess", db, dir, seconds, "normal"] => inprocess(db, Path::new(dir), seconds.parse().unwrap(), consign::Synchronous::Normal),
+        _ => eprintln!("usage: http_bench setup DB DIR [CUSTOMERS] | http_bench inprocess DB DIR SECONDS [full|normal]"),
     }
 }
