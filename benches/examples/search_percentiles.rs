@@ -4,13 +4,17 @@
 //! `cargo run --release -p consign-benches --example search_percentiles [shipments] [rounds]`
 //! `[class]` (defaults: 1,000,000 shipments, 2,000 searches per class, every class). The database is built once
 //! into `target/bench-data/search-{n}.db` and reused.
+//!
+//! With `CONSIGN_BENCH_PG` set to a PostgreSQL URL (and `--features postgres`), the same
+//! over that database instead: the shipments are loaded into it when it is empty and
+//! reused when it holds them (`scripts/bench-search-pg` runs it on a cluster of its own).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // a benchmark: a broken setup should stop the run
 
 use std::time::{Duration, Instant};
 
 use consign::wire::SearchShipmentsRequest;
-use consign_benches::search_fixture;
+use consign_benches::{search_fixture, SearchFixture};
 
 fn percentile(sorted: &[Duration], p: usize) -> Duration {
     let i = (sorted.len() * p).div_ceil(100).saturating_sub(1);
@@ -21,6 +25,16 @@ fn ms(d: Duration) -> String {
     format!("{}.{:03}", d.as_micros() / 1000, d.as_micros() % 1000)
 }
 
+#[cfg(feature = "postgres")]
+fn on_postgres(url: &str, n: u32) -> SearchFixture {
+    consign_benches::search_fixture_postgres(url, n)
+}
+
+#[cfg(not(feature = "postgres"))]
+fn on_postgres(_url: &str, _n: u32) -> SearchFixture {
+    panic!("CONSIGN_BENCH_PG names a PostgreSQL database: run with `--features postgres`")
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let n: u32 = args.next().map_or(1_000_000, |a| a.parse().expect("a number of shipments"));
@@ -28,7 +42,10 @@ fn main() {
     // A third argument keeps only the keyword classes whose name contains it (to profile one).
     let only = args.next().unwrap_or_default();
     let started = Instant::now();
-    let f = search_fixture(n);
+    let f = match std::env::var("CONSIGN_BENCH_PG") {
+        Ok(url) => on_postgres(&url, n),
+        Err(_) => search_fixture(n),
+    };
     println!("fixture: {} shipments, ready in {:.1?}", f.shipments, started.elapsed());
     let path = format!("/restapi/v1/customers/{}/searchShipments", f.customer_id);
     let cases: [(&str, &[String]); 4] = [

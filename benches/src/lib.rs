@@ -421,10 +421,41 @@ pub fn search_fixture(n: u32) -> SearchFixture {
         for suffix in ["", "-wal", "-shm"] {
             let _ = std::fs::remove_file(format!("{}{suffix}", tmp.display()));
         }
-        build(&tmp, n);
+        build(&Shipping::open(&tmp).unwrap(), n);
         std::fs::rename(&tmp, &path).unwrap();
     }
-    let shipping = Shipping::open(&path).unwrap();
+    keywords(Shipping::open(&path).unwrap(), n)
+}
+
+/// [`search_fixture`] in the PostgreSQL database at `url` (built with the feature
+/// `postgres`): the shipments are inserted into it when it holds no customer yet (with
+/// `synchronous_commit` off for the load), and reused when it holds the `n` shipments
+/// of an earlier load. A database holding anything else is refused: give an empty one.
+#[cfg(feature = "postgres")]
+pub fn search_fixture_postgres(url: &str, n: u32) -> SearchFixture {
+    let shipping = Shipping::builder().postgres(url).open().unwrap();
+    let probe = |i: u32| {
+        let found = shipping.search_shipments("C0000001", &consign::wire::SearchShipmentsRequest { keyword: format!("REF-{i:07}") });
+        found.is_ok_and(|f| !f.shipments.is_empty())
+    };
+    let customers = shipping.handle("GET", "/restapi/v1/customers/C0000001/prepay", "").status;
+    if customers == 404 {
+        drop(shipping);
+        let separator = if url.contains('?') { '&' } else { '?' };
+        let loading = Shipping::builder().postgres(format!("{url}{separator}options=-c%20synchronous_commit%3Doff")).open().unwrap();
+        build(&loading, n);
+        drop(loading);
+        return keywords(Shipping::builder().postgres(url).open().unwrap(), n);
+    }
+    assert!(
+        probe(n - 1) && !probe(n),
+        "the database at {url} holds customers but not the {n} shipments of this fixture: give an empty database"
+    );
+    keywords(shipping, n)
+}
+
+/// The fixture of `n` shipments on `shipping`, with its keywords.
+fn keywords(shipping: Shipping, n: u32) -> SearchFixture {
     let customer_id = "C0000001".to_string();
     let step = (n / 100).max(1);
     let tracking_numbers = (0..n)
@@ -446,16 +477,15 @@ pub fn search_fixture(n: u32) -> SearchFixture {
     }
 }
 
-fn build(path: &std::path::Path, n: u32) {
-    let shipping = Shipping::open(path).unwrap();
+fn build(shipping: &Shipping, n: u32) {
     let customer = |email: &str| {
         let body = json!({"profileCode": "Default", "email": email, "password": "bench-password",
             "mailingAddress": address("Ann Lee"), "billingAddress": address("Ann Lee"),
             "prepaySettings": {"minimumBalance": 0, "rechargeAmount": 1000}});
-        let id = call(&shipping, "POST", "/restapi/v1/customers", &body)["customerId"].as_str().unwrap().to_string();
+        let id = call(shipping, "POST", "/restapi/v1/customers", &body)["customerId"].as_str().unwrap().to_string();
         let card = json!({"billingAddress": address("Ann Lee"),
             "paymentMethod": {"paymentMethodType": "processorCardToken", "processorCardTokenId": "tok_bench"}});
-        call(&shipping, "POST", &format!("/restapi/v1/customers/{id}/paymentMethod"), &card);
+        call(shipping, "POST", &format!("/restapi/v1/customers/{id}/paymentMethod"), &card);
         id
     };
     let big = customer("big@example.com");
@@ -473,15 +503,15 @@ fn build(path: &std::path::Path, n: u32) {
         "approvePrepayRecharge": true
     });
     let template =
-        call(&shipping, "POST", &format!("/restapi/v1/customers/{big}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
+        call(shipping, "POST", &format!("/restapi/v1/customers/{big}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
     let small_template =
-        call(&shipping, "POST", &format!("/restapi/v1/customers/{small}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
-    consign::harness::insert_shipment_copies(&shipping, &small, &small_template, 1000, |_, _| {}).unwrap();
+        call(shipping, "POST", &format!("/restapi/v1/customers/{small}/shipments"), &booking)["bookNumber"].as_str().unwrap().to_string();
+    consign::harness::insert_shipment_copies(shipping, &small, &small_template, 1000, |_, _| {}).unwrap();
     let chunk = 50_000;
     let mut done = 0;
     while done < n {
         let count = chunk.min(n - done);
-        consign::harness::insert_shipment_copies(&shipping, &big, &template, count, |j, view| {
+        consign::harness::insert_shipment_copies(shipping, &big, &template, count, |j, view| {
             let i = done + j;
             let r = mix(u64::from(i));
             let first = FIRST[(r % 20) as usize];
@@ -498,7 +528,6 @@ fn build(path: &std::path::Path, n: u32) {
         done += count;
         eprintln!("search fixture: {done} of {n} shipments");
     }
-    drop(shipping);
 }
 
 /// One service quote of the `rating/rate` bench and of `examples/rate_many`: a 2 lb
