@@ -7,7 +7,11 @@
 -- its primary key, and its child tables reference their parent by (customer_id, key):
 -- one customer's rows are one key range of each table, so customers can be moved
 -- between databases without rewriting keys. Global tables (id_sequences, catalog, the
--- rate_* tables) hold no customer's data.
+-- rate_* tables) hold no customer's data. What is unique or found across customers (an
+-- e-mail, a tracking number, an API key) is a row of a lookup table keyed by that value
+-- and naming its customer, written in the same transaction as the customer's row. The
+-- test store::tenancy checks these rules; docs/ARCHITECTURE.md says how the tables are
+-- distributed on Citus.
 
 -- consign's mark in the file header, the ASCII bytes "CSGN" (store::APPLICATION_ID):
 -- consign refuses SQLite files that carry another.
@@ -87,11 +91,12 @@ CREATE TABLE rate_calendar (
     UNIQUE (carrier, service, key, value)
 );
 
--- A customer's key is its own id.
+-- A customer's key is its own id. Its e-mail is unique across customers through the
+-- lookup table customer_emails.
 CREATE TABLE customers (
     id TEXT PRIMARY KEY,
     email TEXT NOT NULL,
-    email_key TEXT NOT NULL UNIQUE,          -- lower-cased e-mail: logins are case-insensitive
+    email_key TEXT NOT NULL,                 -- lower-cased e-mail: logins are case-insensitive
     password_hash TEXT NOT NULL,             -- argon2id PHC string, never the password
     profile_code TEXT NOT NULL,
     franchise_id TEXT,
@@ -219,7 +224,8 @@ CREATE TABLE shipments (
 );
 CREATE INDEX shipments_by_quote ON shipments(customer_id, quote_id) WHERE quote_id IS NOT NULL;
 
--- Without a rowid: one B-tree and the index the carrier feed finds a tracking number by.
+-- Without a rowid: one B-tree. The carrier feed finds a tracking number through the
+-- lookup table tracking_numbers.
 CREATE TABLE shipment_pieces (
     customer_id TEXT NOT NULL,
     book_number TEXT NOT NULL,
@@ -229,7 +235,6 @@ CREATE TABLE shipment_pieces (
     PRIMARY KEY (customer_id, book_number, piece_index),
     FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
 ) WITHOUT ROWID;
-CREATE INDEX shipment_pieces_by_tracking ON shipment_pieces(tracking_number);
 
 -- The commercial invoice of a booking that carries `commercialInvoice` (4.5): what it
 -- prints (documents::InvoiceData as JSON), whether it was to be sent electronically, and
@@ -247,11 +252,12 @@ CREATE TABLE commercial_invoices (
 -- The scan-based return label of a carrier B booking (4.5): its own tracking number, the
 -- address it goes back to (wire::ViewAddress as JSON), its price on the reversed route
 -- fixed at booking (in the shipment's currency, and USD cents as the ledger charges it),
--- and when its first scan charged it (NULL while unused).
+-- and when its first scan charged it (NULL while unused). Its tracking number is unique
+-- across customers through the lookup table return_tracking_numbers.
 CREATE TABLE return_labels (
     customer_id TEXT NOT NULL,
     book_number TEXT NOT NULL,
-    tracking_number TEXT NOT NULL UNIQUE,
+    tracking_number TEXT NOT NULL,
     return_to TEXT NOT NULL,
     zone TEXT NOT NULL,
     total_amount TEXT NOT NULL,
@@ -321,10 +327,11 @@ CREATE TABLE batch_quotes (
 
 -- Search (4.3, core/src/store/search.rs). FTS5 tables have no primary key of their own: a
 -- shipment's rowid is (its customer's key << 32) | (2^32 - 1 - its book number's
--- sequence), so each customer's shipments are one rowid range, newest first.
+-- sequence), so each customer's shipments are one rowid range, newest first. Keys come
+-- from the sequence 'search_customer', so no two customers share one.
 CREATE TABLE search_customers (
     customer_id TEXT PRIMARY KEY REFERENCES customers(id),
-    key INTEGER NOT NULL UNIQUE
+    key INTEGER NOT NULL
 );
 -- Trigrams without positions or column sizes: a keyword is the AND of the trigrams that
 -- cover it, and each candidate's body is checked with instr.
@@ -418,11 +425,13 @@ CREATE TABLE manifest_shipments (
 -- API keys of the HTTP interface (`consign serve`, DECISIONS 9): global, like the
 -- catalog, since a partner key acts for several customers. A key is stored only as the
 -- SHA-256 digest of its secret; `customer_id` is set for a key that acts for that
--- customer alone, NULL for a partner key. Revoked keys stay, so that ids are not reused.
+-- customer alone, NULL for a partner key (without a foreign key: a reference table
+-- cannot reference a table distributed by customer). Revoked keys stay, so that ids are
+-- not reused.
 CREATE TABLE api_keys (
     id TEXT PRIMARY KEY,
     digest BLOB NOT NULL,
-    customer_id TEXT REFERENCES customers(id),
+    customer_id TEXT,
     name TEXT NOT NULL,
     created_at TEXT NOT NULL,
     revoked_at TEXT
@@ -463,3 +472,32 @@ CREATE TABLE request_answers (
     PRIMARY KEY (owner, key)
 ) WITHOUT ROWID;
 CREATE INDEX request_answers_by_time ON request_answers (created_at);
+
+-- Lookup tables: a value unique or looked up across customers, and the customer (and
+-- row) it belongs to, written in the same transaction as that row. No foreign keys:
+-- each can be a reference table or a table distributed by its own first column.
+
+-- Registration refuses an e-mail registered by any customer; login finds the customer
+-- by it. `email_key` is the lower-cased e-mail, as customers.email_key.
+CREATE TABLE customer_emails (
+    email_key TEXT PRIMARY KEY,
+    customer_id TEXT NOT NULL
+) WITHOUT ROWID;
+
+-- The pieces' tracking numbers, by which the carrier feed finds a shipment. Not unique:
+-- two carriers' numbers may coincide, and the feed takes the first of its carrier.
+CREATE TABLE tracking_numbers (
+    tracking_number TEXT NOT NULL,
+    customer_id TEXT NOT NULL,
+    book_number TEXT NOT NULL,
+    piece_index INTEGER NOT NULL,
+    PRIMARY KEY (tracking_number, customer_id, book_number, piece_index)
+) WITHOUT ROWID;
+
+-- The return labels' tracking numbers: unique across customers, and scanned by the
+-- carrier feed.
+CREATE TABLE return_tracking_numbers (
+    tracking_number TEXT PRIMARY KEY,
+    customer_id TEXT NOT NULL,
+    book_number TEXT NOT NULL
+) WITHOUT ROWID;

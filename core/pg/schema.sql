@@ -14,6 +14,10 @@
 -- Every table that holds a customer's data has customer_id as the leading column of
 -- its primary key, and its child tables reference their parent by (customer_id, key).
 -- Global tables (id_sequences, catalog, the rate_* tables) hold no customer's data.
+-- What is unique or found across customers (an e-mail, a tracking number, an API key)
+-- is a row of a lookup table keyed by that value and naming its customer, written in
+-- the same transaction as the customer's row; docs/ARCHITECTURE.md says how the tables
+-- are distributed on Citus.
 
 -- Search (core/src/search.rs) finds keywords through trigrams (pg_trgm); btree_gin lets
 -- one GIN index hold the customer and the trigrams of its shipments' bodies. Both are
@@ -100,11 +104,12 @@ CREATE TABLE rate_calendar (
     UNIQUE (carrier, service, key, value)
 );
 
--- A customer's key is its own id.
+-- A customer's key is its own id. Its e-mail is unique across customers through the
+-- lookup table customer_emails.
 CREATE TABLE customers (
     id TEXT COLLATE "C" PRIMARY KEY,
     email TEXT COLLATE "C" NOT NULL,
-    email_key TEXT COLLATE "C" NOT NULL UNIQUE,         -- lower-cased e-mail: logins are case-insensitive
+    email_key TEXT COLLATE "C" NOT NULL,                -- lower-cased e-mail: logins are case-insensitive
     password_hash TEXT COLLATE "C" NOT NULL,            -- argon2id PHC string, never the password
     profile_code TEXT COLLATE "C" NOT NULL,
     franchise_id TEXT COLLATE "C",
@@ -242,7 +247,6 @@ CREATE TABLE shipment_pieces (
     PRIMARY KEY (customer_id, book_number, piece_index),
     FOREIGN KEY (customer_id, book_number) REFERENCES shipments(customer_id, book_number)
 );
-CREATE INDEX shipment_pieces_by_tracking ON shipment_pieces(tracking_number);
 
 -- The commercial invoice of a booking that carries `commercialInvoice` (4.5): what it
 -- prints (JSON), whether it was to be sent electronically, and the PDF when rendered at
@@ -260,11 +264,12 @@ CREATE TABLE commercial_invoices (
 -- The scan-based return label of a carrier B booking (4.5): its own tracking number, the
 -- address it goes back to (JSON), its price on the reversed route fixed at booking (in
 -- the shipment's currency, and USD cents as the ledger charges it), and when its first
--- scan charged it (NULL while unused).
+-- scan charged it (NULL while unused). Its tracking number is unique across customers
+-- through the lookup table return_tracking_numbers.
 CREATE TABLE return_labels (
     customer_id TEXT COLLATE "C" NOT NULL,
     book_number TEXT COLLATE "C" NOT NULL,
-    tracking_number TEXT COLLATE "C" NOT NULL UNIQUE,
+    tracking_number TEXT COLLATE "C" NOT NULL,
     return_to TEXT COLLATE "C" NOT NULL,
     zone TEXT COLLATE "C" NOT NULL,
     total_amount TEXT COLLATE "C" NOT NULL,
@@ -332,10 +337,10 @@ CREATE TABLE batch_quotes (
 );
 
 -- Each searching customer's key, which numbers its shipments' `search_rowid`s
--- (core/src/search.rs).
+-- (core/src/search.rs), from the sequence 'search_customer'.
 CREATE TABLE search_customers (
     customer_id TEXT COLLATE "C" PRIMARY KEY REFERENCES customers(id),
-    key BIGINT NOT NULL UNIQUE
+    key BIGINT NOT NULL
 );
 
 -- Orders of REST API integrations (4.2), as put, with the status bookings move.
@@ -415,11 +420,12 @@ CREATE TABLE manifest_shipments (
 -- API keys of the HTTP interface (`consign serve`): global, like the catalog, since a
 -- partner key acts for several customers. A key is stored only as the SHA-256 digest of
 -- its secret; `customer_id` is set for a key that acts for that customer alone, NULL for
--- a partner key. Revoked keys stay, so that ids are not reused.
+-- a partner key (without a foreign key: a reference table cannot reference a table
+-- distributed by customer). Revoked keys stay, so that ids are not reused.
 CREATE TABLE api_keys (
     id TEXT COLLATE "C" PRIMARY KEY,
     digest BYTEA NOT NULL,
-    customer_id TEXT COLLATE "C" REFERENCES customers(id),
+    customer_id TEXT COLLATE "C",
     name TEXT COLLATE "C" NOT NULL,
     created_at TEXT COLLATE "C" NOT NULL,
     revoked_at TEXT COLLATE "C"
@@ -459,3 +465,32 @@ CREATE TABLE request_answers (
     PRIMARY KEY (owner, key)
 );
 CREATE INDEX request_answers_by_time ON request_answers (created_at);
+
+-- Lookup tables: a value unique or looked up across customers, and the customer (and
+-- row) it belongs to, written in the same transaction as that row. No foreign keys:
+-- each can be a reference table or a table distributed by its own first column.
+
+-- Registration refuses an e-mail registered by any customer; login finds the customer
+-- by it. `email_key` is the lower-cased e-mail, as customers.email_key.
+CREATE TABLE customer_emails (
+    email_key TEXT COLLATE "C" PRIMARY KEY,
+    customer_id TEXT COLLATE "C" NOT NULL
+);
+
+-- The pieces' tracking numbers, by which the carrier feed finds a shipment. Not unique:
+-- two carriers' numbers may coincide, and the feed takes the first of its carrier.
+CREATE TABLE tracking_numbers (
+    tracking_number TEXT COLLATE "C" NOT NULL,
+    customer_id TEXT COLLATE "C" NOT NULL,
+    book_number TEXT COLLATE "C" NOT NULL,
+    piece_index BIGINT NOT NULL,
+    PRIMARY KEY (tracking_number, customer_id, book_number, piece_index)
+);
+
+-- The return labels' tracking numbers: unique across customers, and scanned by the
+-- carrier feed.
+CREATE TABLE return_tracking_numbers (
+    tracking_number TEXT COLLATE "C" PRIMARY KEY,
+    customer_id TEXT COLLATE "C" NOT NULL,
+    book_number TEXT COLLATE "C" NOT NULL
+);

@@ -132,9 +132,15 @@ pub(crate) fn check(catalog: &Catalog, req: &wire::CreateCustomerRequest) -> Res
     Ok(CustomerDraft { fields, password: req.password.clone() })
 }
 
+/// The customer registered under `email` (trimmed, in any case), from the lookup table
+/// of e-mails: an e-mail is unique across customers.
+fn registered_under(conn: &Read<'_>, email: &str) -> Result<Option<String>> {
+    conn.row("SELECT customer_id FROM customer_emails WHERE email_key = ?1", args![email.trim().to_lowercase()], |r| r.get(0))
+}
+
 /// Whether a customer is registered under `email` (trimmed, in any case).
 pub(crate) fn is_registered(conn: &Read<'_>, email: &str) -> Result<bool> {
-    Ok(conn.row("SELECT 1 FROM customers WHERE email_key = ?1", args![email.trim().to_lowercase()], |_| Ok(()))?.is_some())
+    Ok(registered_under(conn, email)?.is_some())
 }
 
 /// The answer to a create customer with an e-mail already registered: the same whoever
@@ -178,6 +184,7 @@ pub(crate) fn create(tx: &Tx<'_>, new: &NewCustomer, now: DateTime<Utc>) -> Resu
             crate::dates::timestamp(now),
         ],
     )?;
+    tx.execute("INSERT INTO customer_emails (email_key, customer_id) VALUES (?1, ?2)", args![f.email.to_lowercase(), id])?;
     ledger::append(tx, &id, EntryKind::Recharge, f.recharge, "account opened", now)?;
     Ok(wire::CustomerIdResponse { customer_id: id })
 }
@@ -206,9 +213,10 @@ fn hash_password(password: &str) -> Result<String> {
 /// The id and password hash of the customer registered under `email`, if any: what
 /// [`verify`] checks a login against, outside the connection's lock.
 pub(crate) fn credentials(conn: &Read<'_>, email: &str) -> Result<Option<(String, String)>> {
-    conn.row("SELECT id, password_hash FROM customers WHERE email_key = ?1", args![email.trim().to_lowercase()], |r| {
-        Ok((r.get(0)?, r.get(1)?))
-    })
+    let Some(id) = registered_under(conn, email)? else {
+        return Ok(None);
+    };
+    conn.row("SELECT id, password_hash FROM customers WHERE id = ?1", args![id], |r| Ok((r.get(0)?, r.get(1)?)))
 }
 
 /// Connect customer: the customer id when `password` is the one of `credentials`, else

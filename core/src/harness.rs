@@ -98,6 +98,7 @@ pub fn insert_shipment_copies(
         let mut piece = tx.statement(
             "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost, customer_id) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
+        let mut lookup = tx.statement(crate::tracking::RECORD_TRACKING_NUMBER)?;
         let kind = catalog
             .carrier(&row.0)
             .and_then(|c| c.tracking_kind(&row.3))
@@ -129,6 +130,7 @@ pub fn insert_shipment_copies(
                 row.11,
             ])?;
             piece.execute(args![view.book_number, 0, view.tracking_number, row.8, customer_id])?;
+            lookup.execute(args![view.tracking_number, customer_id, view.book_number, 0])?;
             search::index_now(tx, customer_id, seq, &view)?;
         }
         // The copies are indexed already: a search must not scan them as waiting.

@@ -51,6 +51,10 @@ pub(crate) fn record(
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         args![customer_id, book_number, tracking_number, wire::to_json(return_to)?, price.zone, price.total.to_string(), price.cost_cents],
     )?;
+    tx.execute(
+        "INSERT INTO return_tracking_numbers (tracking_number, customer_id, book_number) VALUES (?1, ?2, ?3)",
+        args![tracking_number, customer_id, book_number],
+    )?;
     Ok(())
 }
 
@@ -78,15 +82,24 @@ pub(crate) struct Owner {
     pub voided: bool,
 }
 
-/// The shipment whose return label is `tracking_number`.
+/// The shipment whose return label is `tracking_number`: the lookup table names the
+/// customer, and the customer's rows say the rest.
 pub(crate) fn owner(conn: &Read<'_>, tracking_number: &str) -> Result<Option<Owner>> {
-    conn.row(
-        "SELECT r.customer_id, r.book_number, s.voided FROM return_labels r
+    let Some((customer_id, book_number)) =
+        conn.row("SELECT customer_id, book_number FROM return_tracking_numbers WHERE tracking_number = ?1", args![tracking_number], |r| {
+            Ok((r.get::<String>(0)?, r.get::<String>(1)?))
+        })?
+    else {
+        return Ok(None);
+    };
+    let voided: Option<bool> = conn.row(
+        "SELECT s.voided FROM return_labels r
              JOIN shipments s ON s.customer_id = r.customer_id AND s.book_number = r.book_number
-             WHERE r.tracking_number = ?1",
-        args![tracking_number],
-        |r| Ok(Owner { customer_id: r.get(0)?, book_number: r.get(1)?, voided: r.get(2)? }),
-    )
+             WHERE r.customer_id = ?1 AND r.book_number = ?2",
+        args![customer_id, book_number],
+        |r| r.get(0),
+    )?;
+    Ok(voided.map(|voided| Owner { customer_id, book_number, voided }))
 }
 
 /// Refuses the scan (`CONFLICT` on `field`) of the return label of shipment

@@ -49,6 +49,12 @@ fn is_event_time(text: &str) -> bool {
 /// The `id_sequences` row that numbers tracking events in the order they are recorded.
 const EVENT_IDS: &str = "tracking_event";
 
+/// Records a piece's tracking number in the lookup table the carrier feed finds
+/// shipments by, beside its row of `shipment_pieces`: `(tracking_number, customer_id,
+/// book_number, piece_index)`.
+pub(crate) const RECORD_TRACKING_NUMBER: &str =
+    "INSERT INTO tracking_numbers (tracking_number, customer_id, book_number, piece_index) VALUES (?1, ?2, ?3, ?4)";
+
 /// The text of a booking's first event.
 const BOOKED_EVENT: &str = "Shipment information received; label created";
 
@@ -300,19 +306,26 @@ pub(crate) fn record_for_carrier(
     let Some(feed) = catalog.carrier(carrier).filter(|c| c.trackable) else {
         return Err(Error::invalid("carrier", format!("expected a carrier whose shipments can be tracked, found {carrier:?}")));
     };
-    // Carriers know a tracking number only: the index on it finds the customer too, in
-    // key order (which the ORDER BY names, so that it costs no sort).
-    let shipment: Option<(String, String)> = tx
-        .rows(
-            "SELECT p.customer_id, p.book_number, s.carrier_code FROM shipment_pieces p
-             JOIN shipments s ON s.customer_id = p.customer_id AND s.book_number = p.book_number
-             WHERE p.tracking_number = ?1 ORDER BY p.customer_id, p.book_number, p.piece_index",
-            args![tracking_number],
-            |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get::<String>(2)?)),
-        )?
-        .into_iter()
-        .find(|(_, _, c)| accepted_carriers(catalog, c).contains(&carrier))
-        .map(|(customer, b, _)| (customer, b));
+    // Carriers know a tracking number only: the lookup table finds the customers' pieces
+    // that carry it, in key order (which the ORDER BY names, so that it costs no sort),
+    // and each customer's shipment says its carrier.
+    let candidates = tx.rows(
+        "SELECT customer_id, book_number FROM tracking_numbers WHERE tracking_number = ?1
+         ORDER BY customer_id, book_number, piece_index",
+        args![tracking_number],
+        |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)),
+    )?;
+    let mut shipment = None;
+    for (customer, book_number) in candidates {
+        let carrier_code: Option<String> =
+            tx.row("SELECT carrier_code FROM shipments WHERE customer_id = ?1 AND book_number = ?2", args![customer, book_number], |r| {
+                r.get(0)
+            })?;
+        if carrier_code.is_some_and(|c| accepted_carriers(catalog, &c).contains(&carrier)) {
+            shipment = Some((customer, book_number));
+            break;
+        }
+    }
     // Return labels are scanned by the carriers that print them.
     let returned = match shipment {
         None if feed.scan_based_return_labels => crate::returns::owner(tx, tracking_number)?,

@@ -256,11 +256,13 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
         let mut piece_stmt = tx.statement(
             "INSERT INTO shipment_pieces (customer_id, book_number, piece_index, tracking_number, shipping_cost) VALUES (?1, ?2, ?3, ?4, ?5)",
         )?;
+        let mut lookup_stmt = tx.statement(crate::tracking::RECORD_TRACKING_NUMBER)?;
         let mut label_stmt =
             tx.statement("INSERT INTO labels (customer_id, book_number, piece_index, format, data) VALUES (?1, ?2, ?3, ?4, ?5)")?;
         for (i, tn) in tracking_numbers.iter().enumerate() {
             let cost = piece_costs.get(i).copied().unwrap_or_default();
             piece_stmt.execute(args![ctx.customer.id, book_number, i as i64, tn, cost.to_string()])?;
+            lookup_stmt.execute(args![tn, ctx.customer.id, book_number, i as i64])?;
             if let Some(label) = labels.get(i) {
                 label_stmt.execute(args![ctx.customer.id, book_number, i as i64, v.label_format.code(), label])?;
             }

@@ -28,6 +28,8 @@ mod connection;
 pub(crate) mod pg;
 pub(crate) mod search;
 pub(crate) mod sql;
+#[cfg(test)]
+pub(crate) mod tenancy;
 
 pub(crate) use connection::Database;
 pub(crate) use sql::{args, Read, Row, Tx};
@@ -54,6 +56,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../migrations/0010_quote_days.sql"),
     include_str!("../../migrations/0011_ledger_debt.sql"),
     include_str!("../../migrations/0012_request_answers.sql"),
+    include_str!("../../migrations/0013_citus_keys.sql"),
 ];
 
 /// The schema version this build writes.
@@ -213,10 +216,22 @@ fn refuse_foreign(conn: &Connection) -> Result<()> {
 /// Creates the schema of a new database, or brings an older one up to
 /// [`SCHEMA_VERSION`], in one IMMEDIATE transaction.
 ///
+/// Foreign keys are off meanwhile, as SQLite's procedure for changing a table's keys
+/// asks (an upgrade copies a table that others reference, drops it and renames the
+/// copy), and `foreign_key_check` finds no violation before the transaction commits.
+///
 /// # Errors
 /// `INTERNAL` when the file was written by a newer schema, is not a consign database,
 /// or an upgrade fails.
 pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
+    conn.pragma_update(None, "foreign_keys", "OFF")?;
+    let migrated = migrate_without_foreign_keys(conn);
+    conn.pragma_update(None, "foreign_keys", "ON")?;
+    migrated
+}
+
+/// [`migrate`], on a connection whose foreign keys are off.
+fn migrate_without_foreign_keys(conn: &mut Connection) -> Result<()> {
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     let version = match identify(&tx)? {
         Kind::Foreign(why) => return Err(Error::internal(format!("the database is not a consign database: {why}"))),
@@ -234,6 +249,12 @@ pub(crate) fn migrate(conn: &mut Connection) -> Result<()> {
         }
     };
     if version < SCHEMA_VERSION {
+        let violations: i64 = tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| r.get(0))?;
+        if violations > 0 {
+            return Err(Error::internal(format!(
+                "the upgrade to schema {SCHEMA_VERSION} left {violations} rows whose foreign keys name no row; nothing was changed"
+            )));
+        }
         tx.pragma_update(None, "user_version", SCHEMA_VERSION)?;
     }
     tx.commit()?;

@@ -24,7 +24,10 @@ const BASELINE: i64 = 11;
 /// The upgrades in order: `UPGRADES[i]` brings a database of version `BASELINE + i` to
 /// `BASELINE + i + 1`, and is the file `core/pg/migrations/{BASELINE + i + 1:04}_*.sql`,
 /// the twin of the SQLite upgrade of the same number. Never edit one that has shipped.
-const UPGRADES: &[&str] = &[include_str!("../../../pg/migrations/0012_request_answers.sql")];
+const UPGRADES: &[&str] = &[
+    include_str!("../../../pg/migrations/0012_request_answers.sql"),
+    include_str!("../../../pg/migrations/0013_citus_keys.sql"),
+];
 
 // Every SQLite upgrade after the baseline has its PostgreSQL twin in `UPGRADES`.
 const _: () = assert!(
@@ -148,6 +151,9 @@ mod tests {
     use rusqlite::Connection;
 
     use super::*;
+
+    /// Schema 11 as first written, frozen: where the PostgreSQL upgrades start.
+    const BASELINE_SCHEMA: &str = include_str!("../../../pg/baseline.sql");
 
     /// A fresh database of its own on the server `CONSIGN_TEST_PG` names (an admin
     /// connection URL), dropped at the end; `None`, and the test is skipped, without it.
@@ -547,6 +553,34 @@ mod tests {
         });
         let mut client = db.connect();
         assert_eq!(version(&mut client), [SCHEMA_VERSION]);
+    }
+
+    /// A database of schema 11 with rows is brought to the schema a new database gets:
+    /// the lookup tables hold the e-mails and tracking numbers of its rows, and the rows
+    /// of the tables whose keys changed are kept.
+    #[test]
+    fn the_upgrade_to_schema_12_gives_the_current_schema_and_keeps_the_rows() {
+        use crate::store::tenancy::{KEPT, KEPT_ROWS, LOOKUPS, SCHEMA_11_ROWS, SCHEMA_12_LOOKUPS};
+        let Some(old) = TestDb::new() else { return };
+        let Some(new) = TestDb::new() else { return };
+        let mut client = old.connect();
+        client.batch_execute(BASELINE_SCHEMA).unwrap();
+        client.execute("INSERT INTO schema_version (version) VALUES ($1)", &[&BASELINE]).unwrap();
+        client.batch_execute(SCHEMA_11_ROWS).unwrap();
+        client
+            .batch_execute(
+                "INSERT INTO api_keys (id, digest, customer_id, name, created_at) VALUES ('K1', '\\x00', 'C1', 'k', '');
+                 INSERT INTO api_key_customers (key_id, customer_id) VALUES ('K1', 'C2');",
+            )
+            .unwrap();
+        migrate(&mut client).unwrap();
+        assert_eq!(version(&mut client), [SCHEMA_VERSION]);
+        let mut fresh = new.connect();
+        migrate(&mut fresh).unwrap();
+        assert_eq!(pg_schema(&mut client), pg_schema(&mut fresh));
+        let rows = |client: &mut Client, sql: &str| -> Vec<String> { client.query(sql, &[]).unwrap().iter().map(|r| r.get(0)).collect() };
+        assert_eq!(rows(&mut client, LOOKUPS), SCHEMA_12_LOOKUPS);
+        assert_eq!(rows(&mut client, KEPT), KEPT_ROWS);
     }
 
     #[test]
