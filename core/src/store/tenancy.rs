@@ -154,8 +154,8 @@ fn violations(conn: &Connection) -> Vec<String> {
     found
 }
 
-/// Rows of a database at schema 11 whose global values the upgrade to schema 12 copies
-/// to the lookup tables, in SQL both dialects run (an API key's digest apart).
+/// Rows of a database at schema 11 whose global values the upgrades copy to the lookup
+/// tables, in SQL both dialects run (an API key's digest apart).
 pub(crate) const SCHEMA_11_ROWS: &str = "
     INSERT INTO customers (id, email, email_key, password_hash, profile_code, mailing_address, billing_address,
         minimum_balance_cents, recharge_amount_cents, created_at)
@@ -173,7 +173,7 @@ pub(crate) const SCHEMA_11_ROWS: &str = "
 ";
 
 /// What the lookup tables hold after the upgrade of [`SCHEMA_11_ROWS`], one row a line.
-pub(crate) const SCHEMA_12_LOOKUPS: &[&str] = &[
+pub(crate) const LOOKUP_ROWS: &[&str] = &[
     "customer_emails ann@example.org C1",
     "customer_emails bo@example.org C2",
     "return_tracking_numbers R1 C2 1000000002",
@@ -182,7 +182,7 @@ pub(crate) const SCHEMA_12_LOOKUPS: &[&str] = &[
     "tracking_numbers T3 C2 1000000002 0",
 ];
 
-/// The query that lists the lookup tables as [`SCHEMA_12_LOOKUPS`] does.
+/// The query that lists the lookup tables as [`LOOKUP_ROWS`] does.
 pub(crate) const LOOKUPS: &str = "
     SELECT 'customer_emails ' || email_key || ' ' || customer_id FROM customer_emails
     UNION ALL SELECT 'return_tracking_numbers ' || tracking_number || ' ' || customer_id || ' ' || book_number
@@ -254,7 +254,7 @@ mod tests {
     /// An upgrade from schema 11 copies the e-mails and tracking numbers to the lookup
     /// tables and keeps every row of the tables it rebuilds, foreign keys included.
     #[test]
-    fn the_upgrade_to_schema_12_fills_the_lookup_tables_and_keeps_the_rows() {
+    fn the_upgrade_fills_the_lookup_tables_and_keeps_the_rows() {
         let dir = crate::store::testing::TempDir::new("tenancy");
         let path = dir.0.join("old.db");
         {
@@ -273,7 +273,7 @@ mod tests {
         let rows = |sql: &str| -> Vec<String> {
             conn.prepare(sql).unwrap().query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
         };
-        assert_eq!(rows(LOOKUPS), SCHEMA_12_LOOKUPS);
+        assert_eq!(rows(LOOKUPS), LOOKUP_ROWS);
         assert_eq!(rows(KEPT), KEPT_ROWS);
         assert_eq!(rows("SELECT count(*) || '' FROM pragma_foreign_key_check"), ["0"]);
         assert_eq!(violations(&conn), Vec::<String>::new());
