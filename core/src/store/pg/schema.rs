@@ -24,10 +24,8 @@ const BASELINE: i64 = 11;
 /// The upgrades in order: `UPGRADES[i]` brings a database of version `BASELINE + i` to
 /// `BASELINE + i + 1`, and is the file `core/pg/migrations/{BASELINE + i + 1:04}_*.sql`,
 /// the twin of the SQLite upgrade of the same number. Never edit one that has shipped.
-const UPGRADES: &[&str] = &[
-    include_str!("../../../pg/migrations/0012_request_answers.sql"),
-    include_str!("../../../pg/migrations/0013_citus_keys.sql"),
-];
+const UPGRADES: &[&str] =
+    &[include_str!("../../../pg/migrations/0012_request_answers.sql"), include_str!("../../../pg/migrations/0013_citus_keys.sql")];
 
 // Every SQLite upgrade after the baseline has its PostgreSQL twin in `UPGRADES`.
 const _: () = assert!(
