@@ -35,7 +35,18 @@ pub(crate) use connection::Database;
 pub(crate) use sql::{args, Read, Row, Tx};
 
 /// The current schema in full, what a new database is created with.
-const SCHEMA: &str = include_str!("../../schema.sql");
+#[cfg(not(target_arch = "wasm32"))]
+fn schema() -> &'static str {
+    include_str!("../../schema.sql")
+}
+
+/// The current schema in full, what a new database is created with: embedded deflated
+/// on wasm32 (`core/build.rs`), where every kilobyte of the package counts.
+#[cfg(target_arch = "wasm32")]
+fn schema() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    crate::embedded::inflated(&TEXT, include_bytes!(concat!(env!("OUT_DIR"), "/schema.sql.deflate")))
+}
 
 /// Schema 1, frozen: where the upgrades start. An image or a file of an older schema is
 /// compared with the schema this and the upgrades give at its version.
@@ -244,7 +255,7 @@ fn migrate_without_foreign_keys(conn: &mut Connection) -> Result<()> {
             version
         }
         Kind::Empty => {
-            tx.execute_batch(SCHEMA).map_err(|e| Error::internal(format!("could not create the schema: {e}")))?;
+            tx.execute_batch(schema()).map_err(|e| Error::internal(format!("could not create the schema: {e}")))?;
             0
         }
     };
