@@ -307,6 +307,7 @@ mod pg {
     }
 
     /// `consign keys create` on the database `name` over TLS, trusting the roots of `roots`.
+    #[cfg(feature = "postgres")]
     fn keys_create_over_tls(admin: &str, name: &str, roots: &std::path::Path) -> std::process::Output {
         let url = url_of(admin, name);
         let tls = if url.contains('?') { format!("{url}&sslmode=require") } else { format!("{url}?sslmode=require") };
@@ -319,6 +320,7 @@ mod pg {
             .unwrap()
     }
 
+    #[cfg(feature = "postgres")]
     pub(super) fn tls(admin: &str, ca: &std::path::Path) {
         let name = format!("consign_cli_tls_{}", std::process::id());
         psql(admin, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
