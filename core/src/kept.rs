@@ -163,17 +163,11 @@ impl Shipping {
     /// does the password work of create and connect customer before their short write
     /// ([`Shipping::password_work`]), to answer a retry without that work.
     pub fn kept_answer(&self, caller: &Caller, key: &IdempotencyKey, method: &str, target: &str) -> Option<Response> {
-        let found = router::caught(|| {
-            let Some(owner) = self.owner(caller, method, target)? else {
-                return Ok(Response { status: 0, body: String::new(), retry_after: None, document: None });
-            };
-            let since = self.clock().now().timestamp() - KEPT_FOR_SECS;
-            match self.read(|conn| find(conn, &owner, &key.key, since))? {
-                Some(kept) => replay(kept, key),
-                None => Ok(Response { status: 0, body: String::new(), retry_after: None, document: None }),
-            }
+        let kept = router::unpanicked(|| match self.owner(caller, method, target)? {
+            Some(owner) => self.replayed(&owner, key, self.clock().now().timestamp() - KEPT_FOR_SECS),
+            None => Ok(None),
         });
-        (found.status != 0).then_some(found)
+        kept.unwrap_or_else(|e| Some(Response::error(&e)))
     }
 
     /// The short write of create or connect customer ([`Shipping::answer_password`])
@@ -246,13 +240,19 @@ impl Shipping {
         Ok(Some(customer.to_string()))
     }
 
+    /// The answer `owner` keeps for `key` since `since`, replayed (or 409 when the key
+    /// came with another request); `None` when there is none.
+    fn replayed(&self, owner: &str, key: &IdempotencyKey, since: i64) -> Result<Option<Response>> {
+        self.read(|conn| find(conn, owner, &key.key, since))?.map(|kept| replay(kept, key)).transpose()
+    }
+
     /// `answer()` once for `owner`'s `key`: the kept answer when there is one, else
     /// `answer()` with its answer kept in the same transaction when it succeeds.
     fn once(&self, owner: &str, key: &IdempotencyKey, answer: impl FnOnce() -> Response) -> Result<Response> {
         let now = self.clock().now().timestamp();
         let since = now - KEPT_FOR_SECS;
-        if let Some(kept) = self.read(|conn| find(conn, owner, &key.key, since))? {
-            return replay(kept, key);
+        if let Some(kept) = self.replayed(owner, key, since)? {
+            return Ok(kept);
         }
         let mut raced = false;
         let done = self.all_or_nothing(|| {
@@ -266,8 +266,8 @@ impl Shipping {
             Ok(answer)
         });
         match done {
-            Err(_) if raced => match self.read(|conn| find(conn, owner, &key.key, since))? {
-                Some(kept) => replay(kept, key),
+            Err(_) if raced => match self.replayed(owner, key, since)? {
+                Some(kept) => Ok(kept),
                 None => Err(Error::new(ErrorCategory::Busy, "another request with this Idempotency-Key was being answered; retry it")),
             },
             done => done,

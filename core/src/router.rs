@@ -943,10 +943,13 @@ impl Shipping {
 
 /// The answer of `f`: its error's answer when it fails, `INTERNAL_ERROR` when it panics.
 pub(crate) fn caught(f: impl FnOnce() -> Result<Response>) -> Response {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
-        Ok(outcome) => answered(outcome),
-        Err(_) => Response::error(&Error::internal("The service failed on this request; nothing was written. Please report it.")),
-    }
+    answered(unpanicked(f))
+}
+
+/// What `f` returns, `INTERNAL_ERROR` when it panics.
+pub(crate) fn unpanicked<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f))
+        .unwrap_or_else(|_| Err(Error::internal("The service failed on this request; nothing was written. Please report it.")))
 }
 
 /// The answer of `outcome`: the error's answer when it is one.
