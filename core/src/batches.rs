@@ -312,7 +312,7 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &booking::Context, req: &wire::BatchBookReq
                 });
             }
             Err(e) => {
-                tx.batch("ROLLBACK TO batch_quote; RELEASE batch_quote")?;
+                tx.roll_back_to("batch_quote")?;
                 all_booked = false;
                 results.push(wire::BatchBookResult {
                     quote_id,

@@ -26,7 +26,24 @@ pub(crate) struct Customer {
 
 /// The customer `id`, or `NOT_FOUND`.
 pub(crate) fn find(conn: &Read<'_>, id: &str) -> Result<Customer> {
-    conn.row("SELECT id, profile_code, minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1", args![id], |r| {
+    read_customer(conn, "SELECT id, profile_code, minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1", id)
+}
+
+/// The customer `id`, whose writes `tx` serialises as [`crate::store::lock_customer`]
+/// does, in one read: on PostgreSQL the row is read and locked together.
+///
+/// # Errors
+/// `NOT_FOUND` naming `customer`; `BUSY` on a deadlock PostgreSQL broke.
+pub(crate) fn find_locked(tx: &Tx<'_>, id: &str) -> Result<Customer> {
+    if !crate::store::locks_rows(tx) {
+        return find(tx, id);
+    }
+    read_customer(tx, "SELECT id, profile_code, minimum_balance_cents, recharge_amount_cents FROM customers WHERE id = ?1 FOR UPDATE", id)
+}
+
+/// The customer `select` reads (`id` its one parameter).
+fn read_customer(conn: &Read<'_>, select: &str, id: &str) -> Result<Customer> {
+    conn.row(select, args![id], |r| {
         Ok(Customer { id: r.get(0)?, profile_code: r.get(1)?, minimum_balance_cents: r.get(2)?, recharge_amount_cents: r.get(3)? })
     })?
     .ok_or_else(|| Error::not_found("customer", id))

@@ -151,10 +151,12 @@ impl Shipping {
     /// ```
     pub fn handle_once_as(&self, caller: &Caller, key: &IdempotencyKey, method: &str, target: &str, body: &str) -> Response {
         router::caught(|| {
-            let Some(owner) = self.owner(caller, method, target)? else {
-                return self.dispatch_as(caller, method, target, body, true);
-            };
-            self.once(&owner, key, || router::answered(self.dispatch_as(caller, method, target, body, true)))
+            self.operation(|| {
+                let Some(owner) = self.owner(caller, method, target)? else {
+                    return self.dispatch_as(caller, method, target, body, true);
+                };
+                self.once(&owner, key, || router::answered(self.dispatch_as(caller, method, target, body, true)))
+            })
         })
     }
 

@@ -55,29 +55,47 @@ pub(crate) fn balance_cents(conn: &Read<'_>, customer_id: &str) -> Result<i64> {
 /// `INSUFFICIENT_FUNDS` if the entry lowers the balance below zero; nothing is written
 /// then.
 pub(crate) fn append(tx: &Tx<'_>, customer: &str, kind: EntryKind, cents: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
-    write(tx, customer, kind, cents, reference, now, false)
+    append_to(tx, customer, balance_cents(tx, customer)?, kind, cents, reference, now)
 }
 
-/// Appends a charge of `cost_cents` as [`append`] does, except that it may take the
-/// balance below zero: a debt, for what a carrier has carried, which is never refused.
-pub(crate) fn charge_owed(tx: &Tx<'_>, customer_id: &str, cost_cents: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
-    write(tx, customer_id, EntryKind::Charge, -cost_cents, reference, now, true)
-}
-
-fn write(tx: &Tx<'_>, customer: &str, kind: EntryKind, cents: i64, reference: &str, now: DateTime<Utc>, may_owe: bool) -> Result<i64> {
-    let before = balance_cents(tx, customer)?;
-    let after = before
-        .checked_add(cents)
-        .ok_or_else(|| Error::new(ErrorCategory::InvalidRequest, "The amount is too large for the prepay balance."))?;
-    if cents < 0 && after < 0 && !may_owe {
+/// Appends an entry as [`append`] does, to a ledger whose balance `tx` has just read as
+/// `before` (the customer's row locked, so that no other write changed it since).
+pub(crate) fn append_to(
+    tx: &Tx<'_>,
+    customer: &str,
+    before: i64,
+    kind: EntryKind,
+    cents: i64,
+    reference: &str,
+    now: DateTime<Utc>,
+) -> Result<i64> {
+    let after = balance_after(before, cents)?;
+    if cents < 0 && after < 0 {
         return Err(Error::new(
             ErrorCategory::InsufficientFunds,
             format!("The prepay balance of {} USD does not cover {} USD.", format2(from_cents(before)), format2(from_cents(-cents))),
         ));
     }
+    insert(tx, customer, kind, cents, after, reference, now)
+}
+
+/// Appends a charge of `cost_cents` as [`append`] does, except that it may take the
+/// balance below zero: a debt, for what a carrier has carried, which is never refused.
+pub(crate) fn charge_owed(tx: &Tx<'_>, customer_id: &str, cost_cents: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
+    let after = balance_after(balance_cents(tx, customer_id)?, -cost_cents)?;
+    insert(tx, customer_id, EntryKind::Charge, -cost_cents, after, reference, now)
+}
+
+/// The balance `before` with `cents` more.
+fn balance_after(before: i64, cents: i64) -> Result<i64> {
+    before.checked_add(cents).ok_or_else(|| Error::new(ErrorCategory::InvalidRequest, "The amount is too large for the prepay balance."))
+}
+
+/// Writes the entry of `cents`, which leaves the balance at `after`; returns `after`.
+fn insert(tx: &Tx<'_>, customer: &str, kind: EntryKind, cents: i64, after: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
     // Entry ids are one sequence over all customers, in the order entries are written.
     let id = crate::store::next_id(tx, "ledger_entry")?;
-    tx.execute(
+    tx.execute_later(
         "INSERT INTO ledger_entries (customer_id, id, kind, amount_cents, balance_after_cents, reference, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         args![customer, id, kind.as_str(), cents, after, reference, timestamp(now)],

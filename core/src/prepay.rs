@@ -27,8 +27,8 @@ pub(crate) fn charge(
     reference: &str,
     now: DateTime<Utc>,
 ) -> Result<i64> {
-    recharge(tx, customer, cost_cents, approve_recharge, reference, now)?;
-    ledger::append(tx, &customer.id, EntryKind::Charge, -cost_cents, reference, now)
+    let balance = recharge(tx, customer, cost_cents, approve_recharge, reference, now)?;
+    ledger::append_to(tx, &customer.id, balance, EntryKind::Charge, -cost_cents, reference, now)
 }
 
 /// Lets a booking that charges nothing (billed to the receiver or a third party) go on

@@ -750,7 +750,7 @@ impl Shipping {
     /// assert!(r.body.contains("NOT_FOUND"));
     /// ```
     pub fn handle(&self, method: &str, path: &str, body: &str) -> Response {
-        caught(|| self.dispatch(method, path, body))
+        caught(|| self.operation(|| self.dispatch(method, path, body)))
     }
 
     fn dispatch(&self, method: &str, path: &str, body: &str) -> Result<Response> {
@@ -806,7 +806,7 @@ impl Shipping {
     }
 
     fn answer_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str, documents: bool) -> Response {
-        caught(|| self.dispatch_as(caller, method, path, body, documents))
+        caught(|| self.operation(|| self.dispatch_as(caller, method, path, body, documents)))
     }
 
     pub(crate) fn dispatch_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str, documents: bool) -> Result<Response> {
@@ -897,7 +897,7 @@ impl Shipping {
     ///
     /// An operation that does not price ([`Operation::prices`]) is answered `INTERNAL_ERROR`.
     pub fn prepare_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Prepared {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.price_as(caller, method, path, body)));
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.operation(|| self.price_as(caller, method, path, body))));
         match outcome {
             Ok(Ok(priced)) if priced.rows.is_empty() => match self.store_priced_quotes(priced) {
                 Ok(body) => Prepared::Answered(Response { status: 200, body, retry_after: None, document: None }),

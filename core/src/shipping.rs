@@ -281,14 +281,14 @@ impl Shipping {
     /// effort: should the database not answer, the operation that follows fails on it.
     #[cfg(feature = "postgres")]
     fn fresh(&self) {
-        if !self.db.is_postgres() {
+        if !self.db.is_postgres() || IN_OPERATION.get() {
             return;
         }
         // The revisions are read and the data loaded without holding the lock, so that
         // operations do not queue behind one another's query; only a newer revision than
         // the one held is swapped in, so a slow load never replaces a newer one.
         let held = || self.revisions.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let Ok(now) = self.read(Revisions::read) else { return };
+        let Ok(now) = self.read_latest(Revisions::read) else { return };
         let before = *held();
         if now.catalog > before.catalog {
             let stored = self.read(|conn| conn.one("SELECT document FROM catalog WHERE id = 1", args![], |r| r.get::<String>(0)));
@@ -309,6 +309,26 @@ impl Shipping {
                 }
             }
         }
+    }
+
+    /// Runs `f`, one operation: on PostgreSQL the catalog and rate book are brought up to
+    /// date once, at its start ([`Shipping::fresh`]), and not again at each use inside it.
+    pub(crate) fn operation<T>(&self, f: impl FnOnce() -> T) -> T {
+        #[cfg(feature = "postgres")]
+        if !IN_OPERATION.get() {
+            self.fresh();
+            /// Ends the operation on this thread, however `f` ends.
+            struct Ended;
+            impl Drop for Ended {
+                fn drop(&mut self) {
+                    IN_OPERATION.set(false);
+                }
+            }
+            IN_OPERATION.set(true);
+            let _ended = Ended;
+            return f();
+        }
+        f()
     }
 
     /// The whole database as bytes (an SQLite file image), for backups and for moving a
@@ -420,11 +440,10 @@ impl Shipping {
 
     /// Runs `f` in one write transaction, committed only if `f` succeeds, once
     /// `customer_id` is known to be a customer, with the customer's writes serialised
-    /// (`store::lock_customer`).
+    /// (`customers::find_locked`).
     pub(crate) fn write_for<T>(&self, customer_id: &str, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         self.write(|tx| {
-            store::lock_customer(tx, customer_id)?;
-            customers::find(tx, customer_id)?;
+            customers::find_locked(tx, customer_id)?;
             f(tx)
         })
     }
@@ -436,8 +455,7 @@ impl Shipping {
         let rates = self.rate_book();
         let (today, now) = (self.clock.today(), self.clock.now());
         self.write(|tx| {
-            store::lock_customer(tx, customer_id)?;
-            let customer = customers::find(tx, customer_id)?;
+            let customer = customers::find_locked(tx, customer_id)?;
             let profile = Self::profile(&catalog, &customer)?;
             let ctx = booking::Context {
                 catalog: &catalog,
@@ -469,6 +487,13 @@ const RATE_REVISION: &str = "rate_revision";
 
 /// The `id_sequences` row counting imports of a catalog.
 const CATALOG_REVISION: &str = "catalog_revision";
+
+#[cfg(feature = "postgres")]
+thread_local! {
+    /// Whether this thread runs an operation ([`Shipping::operation`]) whose catalog and
+    /// rate book were brought up to date at its start.
+    static IN_OPERATION: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
 
 /// The revisions of the catalog and the rate book (0 before the first import).
 #[cfg(feature = "postgres")]

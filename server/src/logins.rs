@@ -40,7 +40,7 @@ pub(super) async fn answer(app: &Arc<App>, call: Call) -> Response {
         return Response::error(&Error::internal("No database connection of the server was free for this request."));
     };
     let worked = tokio::task::spawn_blocking(move || {
-        let begun = lease.shipping.as_ref().map(|shipping| match shipping.authenticate(&call.key) {
+        let begun = lease.shipping.as_ref().map(|shipping| match call.caller(shipping) {
             // A retry with its Idempotency-Key is answered as before, without the work.
             Ok(caller) => match call.once.as_ref().and_then(|once| shipping.kept_answer(&caller, once, &call.method, &call.target)) {
                 Some(kept) => Some(Err(kept)),

@@ -27,7 +27,7 @@ pub(crate) async fn answer(pool: &Arc<Pool>, writes: &Writes, call: Call) -> Opt
     let lease = pool.lease().await?;
     let (key, method, target, once, prepared) = tokio::task::spawn_blocking(move || {
         let shipping = lease.shipping.as_ref()?;
-        let prepared = match shipping.authenticate(&call.key) {
+        let prepared = match call.caller(shipping) {
             Ok(caller) => match call.once.as_ref().and_then(|once| shipping.kept_answer(&caller, once, &call.method, &call.target)) {
                 // A retry with its Idempotency-Key is answered as before, not priced again.
                 Some(kept) => Prepared::Answered(kept),

@@ -45,12 +45,26 @@ pub(crate) struct Call {
     pub(crate) password: Option<consign::PasswordOutcome>,
     /// The request's `Idempotency-Key`, when it came with one.
     pub(crate) once: Option<consign::IdempotencyKey>,
+    /// The holder of `key`, when the key was checked before the body was read.
+    pub(crate) caller: Option<consign::Caller>,
 }
 
 impl Call {
+    /// The holder of the call's key: the one found when the key was checked before the
+    /// body was read, else the key checked now on `shipping`.
+    ///
+    /// # Errors
+    /// `UNAUTHORIZED` for a malformed, unknown or revoked key.
+    pub(crate) fn caller(&self, shipping: &Shipping) -> Result<consign::Caller, Error> {
+        match &self.caller {
+            Some(caller) => Ok(caller.clone()),
+            None => shipping.authenticate(&self.key),
+        }
+    }
+
     /// Core's answer to the call on `shipping`.
     pub(crate) fn answer(&self, shipping: &Shipping) -> consign::Response {
-        match (shipping.authenticate(&self.key), &self.password, &self.once) {
+        match (self.caller(shipping), &self.password, &self.once) {
             (Err(e), _, _) => consign::Response::error(&e),
             (Ok(caller), Some(outcome), Some(once)) => shipping.answer_password_once(&caller, once, outcome),
             (Ok(_), Some(outcome), None) => shipping.answer_password(outcome),

@@ -171,6 +171,15 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
     let arrives = arrival(ctx, &v, &priced.zone);
     let return_price = v.return_to.as_ref().map(|to| price_return(ctx, &v, to)).transpose()?;
 
+    // The numbers the booking takes below, taken together.
+    let pieces = v.shipment.pieces.len();
+    let numbers = pieces + usize::from(return_price.is_some());
+    let tracking_sequence = format!("tracking_{}", v.carrier.code);
+    let mut wanted = vec![("book_number", 1), (tracking_sequence.as_str(), numbers)];
+    if v.billed_to_prepay {
+        wanted.push(("ledger_entry", 1));
+    }
+    store::reserve_ids(tx, &wanted)?;
     let seq = store::next_id(tx, "book_number")?;
     let book_number = format!("{}", 1_000_000_000 + seq);
     let cost_usd = round_cents(ctx.rates.convert(priced.total, v.shipment.currency, Currency::Usd));
@@ -187,9 +196,7 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
         .tracking_kind(&v.service.family)
         .ok_or_else(|| Error::internal(format!("carrier {} has no tracking number format", v.carrier.code)))?;
     // One reservation for the pieces' numbers and the return label's, which comes last.
-    let pieces = v.shipment.pieces.len();
-    let numbers = pieces + usize::from(return_price.is_some());
-    let first_serial = store::next_ids(tx, &format!("tracking_{}", v.carrier.code), numbers)?;
+    let first_serial = store::next_ids(tx, &tracking_sequence, numbers)?;
     let mut serials = (first_serial..).take(numbers).map(|n| tracking_number::generate(kind, n as u64, &ctx.customer.id));
     let tracking_numbers: Vec<String> = serials.by_ref().take(pieces).collect();
     let return_tracking = serials.next();
@@ -209,7 +216,7 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
     let search = crate::search::entry(tx, &ctx.customer.id, seq, &view)?;
     // The first tracking event is kept on the shipment row: it commits with the booking.
     let booked = crate::tracking::booked_event(&v.shipment.sender, ctx.now);
-    tx.execute(
+    tx.execute_later(
         "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
             shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, view_shape, created_at, search_rowid,
             search_body, booked_event_time, booked_event_area, booked_event_country)
@@ -252,20 +259,18 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
     } else {
         Vec::new()
     };
-    {
-        let mut piece_stmt = tx.statement(
+    for (i, tn) in tracking_numbers.iter().enumerate() {
+        let cost = piece_costs.get(i).copied().unwrap_or_default();
+        tx.execute_later(
             "INSERT INTO shipment_pieces (customer_id, book_number, piece_index, tracking_number, shipping_cost) VALUES (?1, ?2, ?3, ?4, ?5)",
+            args![ctx.customer.id, book_number, i as i64, tn, cost.to_string()],
         )?;
-        let mut lookup_stmt = tx.statement(crate::tracking::RECORD_TRACKING_NUMBER)?;
-        let mut label_stmt =
-            tx.statement("INSERT INTO labels (customer_id, book_number, piece_index, format, data) VALUES (?1, ?2, ?3, ?4, ?5)")?;
-        for (i, tn) in tracking_numbers.iter().enumerate() {
-            let cost = piece_costs.get(i).copied().unwrap_or_default();
-            piece_stmt.execute(args![ctx.customer.id, book_number, i as i64, tn, cost.to_string()])?;
-            lookup_stmt.execute(args![tn, ctx.customer.id, book_number, i as i64])?;
-            if let Some(label) = labels.get(i) {
-                label_stmt.execute(args![ctx.customer.id, book_number, i as i64, v.label_format.code(), label])?;
-            }
+        tx.execute_later(crate::tracking::RECORD_TRACKING_NUMBER, args![tn, ctx.customer.id, book_number, i as i64])?;
+        if let Some(label) = labels.get(i) {
+            tx.execute_later(
+                "INSERT INTO labels (customer_id, book_number, piece_index, format, data) VALUES (?1, ?2, ?3, ?4, ?5)",
+                args![ctx.customer.id, book_number, i as i64, v.label_format.code(), label],
+            )?;
         }
     }
     if let Some((data, send_electronically)) = &invoice {

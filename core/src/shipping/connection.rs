@@ -34,6 +34,12 @@ impl Shipping {
         self.db.read(f)
     }
 
+    /// Runs `f`, a read of one statement, which sees what is committed when it runs: on
+    /// PostgreSQL without a transaction around it (one round trip, not three).
+    pub(crate) fn read_latest<T>(&self, f: impl FnOnce(&Read<'_>) -> Result<T>) -> Result<T> {
+        self.db.read_latest(f)
+    }
+
     /// Runs `f` in one write transaction, committed only if `f` succeeds; in a group, in
     /// a savepoint of the group's transaction, released only if `f` succeeds. The
     /// functions `f` calls that write take its [`Tx`].

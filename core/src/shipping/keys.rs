@@ -42,7 +42,7 @@ impl Shipping {
     /// # Errors
     /// `UNAUTHORIZED` for a malformed, unknown or revoked key.
     pub fn authenticate(&self, key: &str) -> Result<Caller> {
-        self.read(|conn| keys::authenticate(conn, key))
+        self.read_latest(|conn| keys::authenticate(conn, key))
     }
 
     /// Whether `caller` acts for the customer `customer_id`.

@@ -12,7 +12,9 @@
 //! every write a READ COMMITTED one on a connection of its own, so writes run in
 //! parallel and PostgreSQL groups their commits itself; a group is then no more than its
 //! writes, each committed on its own. Writes to one customer's data serialise on the
-//! customer's row (`lock_customer`).
+//! customer's row (`lock_customer`). A transaction's BEGIN is sent with its first
+//! statement (one that runs none costs nothing), and a read of one statement
+//! ([`Database::read_latest`]) runs outside any transaction.
 
 use std::path::Path;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -83,7 +85,7 @@ impl Database {
     #[cfg(feature = "postgres")]
     pub(crate) fn postgres(url: &str, pool_size: usize) -> Result<Database> {
         let pool = std::sync::Arc::new(super::pg::Pool::new(url, pool_size)?);
-        super::pg::schema::migrate(&mut pool.get()?.client())?;
+        pool.migrate()?;
         Ok(Database(Backend::Pg(pool)))
     }
 
@@ -216,6 +218,21 @@ impl Database {
         }
     }
 
+    /// Runs `f`, a read of one statement, which sees what is committed when it runs (or,
+    /// inside a transaction of this thread, what that transaction sees). On PostgreSQL
+    /// no transaction is opened around it: one round trip, not three. A read of several
+    /// statements that must agree with each other takes [`Database::read`].
+    ///
+    /// # Errors
+    /// What `f` returns, or a storage failure.
+    pub(crate) fn read_latest<T>(&self, f: impl FnOnce(&Read<'_>) -> Result<T>) -> Result<T> {
+        match &self.0 {
+            Backend::Lite(lite) => lite.read(f),
+            #[cfg(feature = "postgres")]
+            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Latest, |conn| f(&Read::new(conn))),
+        }
+    }
+
     /// Runs `f` in one write transaction, committed only if `f` succeeds; in a group,
     /// in a savepoint of the group's transaction, released only if `f` succeeds. The
     /// [`Tx`] `f` gets stands for that transaction: the functions it calls that write
@@ -274,6 +291,8 @@ enum PgTransaction {
     Read,
     /// A write: READ COMMITTED, the customer's row locked by the operation itself.
     Write,
+    /// One statement, outside any transaction: it sees what is committed when it runs.
+    Latest,
 }
 
 /// Runs `f` on a connection of `pool` inside a transaction of `kind`, committed only if
@@ -284,7 +303,7 @@ enum PgTransaction {
 #[cfg(feature = "postgres")]
 fn in_pg_transaction<T>(pool: &std::sync::Arc<super::pg::Pool>, kind: PgTransaction, f: impl FnOnce(Conn<'_>) -> Result<T>) -> Result<T> {
     if let Some(open) = super::pg::Open::on(pool) {
-        if kind == PgTransaction::Read {
+        if kind != PgTransaction::Write {
             return f(Conn::Pg(&open));
         }
         open.batch("SAVEPOINT operation")?;
@@ -292,28 +311,31 @@ fn in_pg_transaction<T>(pool: &std::sync::Arc<super::pg::Pool>, kind: PgTransact
             Ok(value) => open.batch("RELEASE operation").map(|()| value),
             Err(e) => {
                 // A connection that cannot roll back is closed with its transaction.
-                let _ = open.batch("ROLLBACK TO operation; RELEASE operation");
+                let _ = open.roll_back_to("operation");
                 Err(e)
             }
         };
     }
     let conn = std::rc::Rc::new(pool.get()?);
-    conn.batch(match kind {
-        PgTransaction::Read => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    if kind == PgTransaction::Latest {
+        return f(Conn::Pg(&conn));
+    }
+    conn.begin(match kind {
+        PgTransaction::Read | PgTransaction::Latest => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
         PgTransaction::Write => "BEGIN ISOLATION LEVEL READ COMMITTED",
-    })?;
+    });
     conn.in_transaction.set(true);
     let open = super::pg::Open::mark(&conn);
     let value = f(Conn::Pg(&conn));
     drop(open);
     match value {
         Ok(value) => {
-            conn.commit()?;
+            conn.end("COMMIT")?;
             conn.in_transaction.set(false);
             Ok(value)
         }
         Err(e) => {
-            if conn.batch("ROLLBACK").is_ok() {
+            if conn.end("ROLLBACK").is_ok() {
                 conn.in_transaction.set(false);
             }
             Err(e)

@@ -458,6 +458,25 @@ impl<'c> Read<'c> {
     pub(crate) fn rows<T>(&self, sql: &str, args: Args<'_>, f: impl FnMut(&Row<'_>) -> Result<T>) -> Result<Vec<T>> {
         self.query(sql)?.rows(args, f)
     }
+
+    /// Every row of `sql` with `args`, each through `f`, as [`Read::rows`] gives them,
+    /// with `sql` planned for these values each time it runs. For a query whose best
+    /// plan depends on its values (a trigram search): PostgreSQL plans a prepared
+    /// statement once for any value after a few runs.
+    ///
+    /// # Errors
+    /// What `f` or the database returns.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code, reason = "only the search on PostgreSQL plans each time"))]
+    pub(crate) fn rows_planned_each_time<T>(&self, sql: &str, args: Args<'_>, f: impl FnMut(&Row<'_>) -> Result<T>) -> Result<Vec<T>> {
+        match self.conn {
+            Conn::Lite(_) => self.rows(sql, args, f),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(session) => {
+                let mut f = f;
+                session.query_planned(sql, &bound(args).collect::<Vec<_>>())?.iter().map(|r| f(&Row(RowOf::Pg(r)))).collect()
+            }
+        }
+    }
 }
 
 /// A write transaction: the connection inside the transaction (or, in a group of
@@ -503,6 +522,23 @@ impl<'c> Tx<'c> {
         self.statement(sql)?.execute(args)
     }
 
+    /// Executes `sql`, a write whose outcome is known before it runs: an INSERT of rows
+    /// whose keys no other row holds (numbers just taken, rows of what this operation
+    /// creates), or an UPDATE of rows this transaction wrote. On PostgreSQL it is sent
+    /// with the operation's next statement or its commit, in the same round trip, and
+    /// should it fail (a bug, not an answer) the operation fails there.
+    ///
+    /// # Errors
+    /// What the database returns (on SQLite; on PostgreSQL when `sql` does not prepare,
+    /// or when the writes sent together because many waited fail).
+    pub(crate) fn execute_later(&self, sql: &str, args: Args<'_>) -> Result<()> {
+        match self.read.conn {
+            Conn::Lite(_) => self.execute(sql, args).map(drop),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(session) => session.execute_later(session.prepare(sql)?, &bound(args).collect::<Vec<_>>()),
+        }
+    }
+
     /// Runs `sql`, one or more statements without parameters (savepoints, pragmas).
     ///
     /// # Errors
@@ -512,6 +548,20 @@ impl<'c> Tx<'c> {
             Conn::Lite(conn) => Ok(conn.execute_batch(sql)?),
             #[cfg(feature = "postgres")]
             Conn::Pg(session) => session.batch(sql),
+        }
+    }
+
+    /// Rolls back to the savepoint `name` and releases it: what was written since it
+    /// was set is undone, and the writes held back since ([`Tx::execute_later`]) are
+    /// dropped unsent.
+    ///
+    /// # Errors
+    /// What the database returns.
+    pub(crate) fn roll_back_to(&self, name: &str) -> Result<()> {
+        match self.read.conn {
+            Conn::Lite(conn) => Ok(conn.execute_batch(&format!("ROLLBACK TO {name}; RELEASE {name}"))?),
+            #[cfg(feature = "postgres")]
+            Conn::Pg(session) => session.roll_back_to(name),
         }
     }
 

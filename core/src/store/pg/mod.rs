@@ -8,9 +8,10 @@
 //! bound where PostgreSQL expects text is sent as its digits, and so on; columns read
 //! loosely too (`sum()` of a BIGINT is a NUMERIC, read as an integer).
 //!
-//! Every connection runs with `plan_cache_mode = force_custom_plan`: a prepared statement
-//! is planned for the values it runs with. A trigram search planned once for any keyword
-//! (a generic plan) was measured at 515 ms where its own plan took 0.09 ms.
+//! Prepared statements keep PostgreSQL's plan cache: after a few runs, one generic plan
+//! serves every value, and a run is not planned again. The search is the exception
+//! ([`Session::query_planned`]): a trigram search planned once for any keyword (a generic
+//! plan) was measured at 515 ms where its own plan took 0.09 ms.
 
 use std::cell::{Cell as Flag, RefCell};
 use std::collections::HashMap;
@@ -19,7 +20,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use postgres::types::{FromSql, IsNull, ToSql, Type};
-use postgres::{Client, Config};
+use tokio_postgres::Config;
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
 
@@ -32,6 +33,9 @@ pub(crate) mod search;
 /// Connections a service keeps to the database unless told otherwise.
 pub(crate) const DEFAULT_POOL_SIZE: usize = 16;
 
+/// Most writes a session holds back ([`Session::execute_later`]) before it sends them.
+const MOST_UNSENT: usize = 64;
+
 /// How long an operation waits for a free connection of the pool before `BUSY`.
 const POOL_WAIT: Duration = Duration::from_secs(5);
 
@@ -39,55 +43,207 @@ const POOL_WAIT: Duration = Duration::from_secs(5);
 /// request holds a connection and its locks longer.
 const STATEMENT_TIMEOUT: &str = "30s";
 
-/// One connection and the statements prepared on it, by their SQLite text.
+/// One connection, on a runtime of its own that runs only while the connection is
+/// waited for (as the `postgres` crate does), and the statements prepared on it, by their
+/// SQLite text.
+///
+/// What a transaction can send without waiting is sent with what comes next, in one
+/// round trip: its BEGIN goes with its first statement, and the writes whose outcome is
+/// known before they run ([`Session::execute_later`]) with its next statement or its
+/// COMMIT.
 pub(crate) struct Session {
-    client: RefCell<Client>,
+    runtime: tokio::runtime::Runtime,
+    client: tokio_postgres::Client,
     statements: RefCell<HashMap<Box<str>, postgres::Statement>>,
+    /// The BEGIN of a transaction begun but not sent yet.
+    unsent_begin: Flag<Option<&'static str>>,
+    /// Writes not sent yet ([`Session::execute_later`]), with their values.
+    unsent_writes: RefCell<Vec<(postgres::Statement, Vec<Owned>)>>,
+    /// Numbers of sequences taken ahead for the transaction ([`Session::reserve`]): the
+    /// sequence, the next number and the number past the last.
+    reserved: RefCell<Vec<(Box<str>, i64, i64)>>,
 }
 
 impl Session {
+    /// Begins a transaction with `begin` (a BEGIN statement), sent with the first
+    /// statement run in it.
+    pub(crate) fn begin(&self, begin: &'static str) {
+        self.unsent_begin.set(Some(begin));
+        self.reserved.borrow_mut().clear();
+    }
+
+    /// Keeps the `count` numbers of the sequence `name` from `first` on for the
+    /// transaction ([`Session::reserved`]), until it ends.
+    pub(crate) fn reserve(&self, name: &str, first: i64, count: i64) {
+        self.reserved.borrow_mut().push((name.into(), first, first + count));
+    }
+
+    /// The first of `count` numbers of the sequence `name` taken from those reserved for
+    /// the transaction, if enough are left.
+    pub(crate) fn reserved(&self, name: &str, count: i64) -> Option<i64> {
+        let mut reserved = self.reserved.borrow_mut();
+        let (_, next, _) = reserved.iter_mut().find(|(n, next, end)| &**n == name && *end - *next >= count)?;
+        let first = *next;
+        *next += count;
+        Some(first)
+    }
+
+    /// Ends the transaction with `end` (COMMIT or ROLLBACK): nothing is sent for a
+    /// transaction that ran nothing, nor the writes held back of one rolled back.
+    ///
+    /// # Errors
+    /// For a COMMIT: the first error of the writes sent with it (the transaction is
+    /// then rolled back), a `BUSY` of its own when the connection broke during the
+    /// commit (the outcome is unknown: see [`in_doubt`]), what the database answers
+    /// otherwise.
+    pub(crate) fn end(&self, end: &str) -> Result<()> {
+        self.reserved.borrow_mut().clear();
+        let unsent = self.unsent_begin.get().is_some();
+        if end != "COMMIT" || unsent && self.unsent_writes.borrow().is_empty() {
+            self.unsent_writes.borrow_mut().clear();
+            if self.unsent_begin.take().is_some() {
+                return Ok(());
+            }
+            return self.sent(self.client.batch_execute(end));
+        }
+        self.sent_raw(self.client.batch_execute("COMMIT")).map_err(|e| in_doubt(&e).unwrap_or_else(|| e.into()))
+    }
+
+    /// Rolls back to the savepoint `name`, released then: the writes held back since it
+    /// was set (it was sent with them before it) are dropped unsent.
+    ///
+    /// # Errors
+    /// What the database answers.
+    pub(crate) fn roll_back_to(&self, name: &str) -> Result<()> {
+        self.unsent_writes.borrow_mut().clear();
+        self.batch(&format!("ROLLBACK TO {name}; RELEASE {name}"))
+    }
+
+    /// The outcome of `next`, sent after what is not sent yet (the transaction's BEGIN,
+    /// its writes held back), all in one round trip; the first error of them all.
+    fn sent<T>(&self, next: impl std::future::Future<Output = std::result::Result<T, postgres::Error>>) -> Result<T> {
+        Ok(self.sent_raw(next)?)
+    }
+
+    /// [`Session::sent`], with the driver's error.
+    fn sent_raw<T>(
+        &self,
+        next: impl std::future::Future<Output = std::result::Result<T, postgres::Error>>,
+    ) -> std::result::Result<T, postgres::Error> {
+        let begin = self.unsent_begin.take();
+        let writes = std::mem::take(&mut *self.unsent_writes.borrow_mut());
+        if begin.is_none() && writes.is_empty() {
+            return self.runtime.block_on(next);
+        }
+        let client = &self.client;
+        // Each request is sent when it is first polled, in this order.
+        let begun = async move {
+            match begin {
+                Some(begin) => client.batch_execute(begin).await,
+                None => Ok(()),
+            }
+        };
+        let written = futures_util::future::join_all(writes.iter().map(|(statement, values)| async move {
+            let values: Vec<Value<'_>> = values.iter().map(Owned::value).collect();
+            client.execute(statement, &params(&values)).await
+        }));
+        let (begun, written, next) = self.runtime.block_on(futures_util::future::join3(begun, written, next));
+        begun?;
+        written.into_iter().try_for_each(|done| done.map(drop))?;
+        next
+    }
+
     /// The statement of `sql`, prepared on this connection the first time.
     pub(crate) fn prepare(&self, sql: &str) -> Result<postgres::Statement> {
         if let Some(statement) = self.statements.borrow().get(sql) {
             return Ok(statement.clone());
         }
-        let statement = self.client.borrow_mut().prepare(&numbered(sql))?;
+        let statement = self.runtime.block_on(self.client.prepare(&numbered(sql)))?;
         self.statements.borrow_mut().insert(sql.into(), statement.clone());
         Ok(statement)
     }
 
     /// The rows `statement` answers with `args`.
     pub(crate) fn query(&self, statement: &postgres::Statement, args: &[Value<'_>]) -> Result<Vec<postgres::Row>> {
-        Ok(self.client.borrow_mut().query(statement, &params(args))?)
+        self.sent(self.client.query(statement, &params(args)))
+    }
+
+    /// The rows `sql` answers with `args`, planned for these values: an unnamed
+    /// statement, parsed, bound and run in one round trip, each parameter typed by its
+    /// value (text, a 64-bit integer or bytes).
+    pub(crate) fn query_planned(&self, sql: &str, args: &[Value<'_>]) -> Result<Vec<postgres::Row>> {
+        let typed: Vec<(&(dyn ToSql + Sync), Type)> = args
+            .iter()
+            .map(|v| {
+                let ty = match v {
+                    Value::Int(_) => Type::INT8,
+                    Value::Blob(_) => Type::BYTEA,
+                    Value::Null | Value::Text(_) => Type::TEXT,
+                };
+                (v as &(dyn ToSql + Sync), ty)
+            })
+            .collect();
+        let sql = numbered(sql);
+        self.sent(self.client.query_typed(&sql, &typed))
     }
 
     /// Executes `statement` with `args`; how many rows it changed.
     pub(crate) fn execute(&self, statement: &postgres::Statement, args: &[Value<'_>]) -> Result<usize> {
-        let changed = self.client.borrow_mut().execute(statement, &params(args))?;
+        let changed = self.sent(self.client.execute(statement, &params(args)))?;
         usize::try_from(changed).map_err(|_| Error::internal("a statement changed more rows than this machine counts"))
+    }
+
+    /// Executes `statement`, a write, with `args` once the next statement or the COMMIT
+    /// goes: its error, if any, is theirs, and fails the transaction. Once
+    /// [`MOST_UNSENT`] wait, they go at once.
+    ///
+    /// # Errors
+    /// The first error of the writes sent at once.
+    pub(crate) fn execute_later(&self, statement: postgres::Statement, args: &[Value<'_>]) -> Result<()> {
+        let mut unsent = self.unsent_writes.borrow_mut();
+        unsent.push((statement, args.iter().map(Owned::of).collect()));
+        if unsent.len() < MOST_UNSENT {
+            return Ok(());
+        }
+        drop(unsent);
+        self.sent(std::future::ready(Ok(())))
     }
 
     /// Runs `sql`, statements without parameters (transaction control, savepoints).
     pub(crate) fn batch(&self, sql: &str) -> Result<()> {
-        Ok(self.client.borrow_mut().batch_execute(sql)?)
-    }
-
-    /// Commits the transaction open on this connection.
-    ///
-    /// # Errors
-    /// A `BUSY` of its own when the connection broke during the commit (the outcome is
-    /// unknown: see [`in_doubt`]); what the database answers otherwise.
-    pub(crate) fn commit(&self) -> Result<()> {
-        self.client.borrow_mut().batch_execute("COMMIT").map_err(|e| in_doubt(&e).unwrap_or_else(|| e.into()))
-    }
-
-    /// The connection itself, for what the seam does not cover (migrations).
-    pub(crate) fn client(&self) -> std::cell::RefMut<'_, Client> {
-        self.client.borrow_mut()
+        self.sent(self.client.batch_execute(sql))
     }
 
     fn is_closed(&self) -> bool {
-        self.client.borrow().is_closed()
+        self.client.is_closed()
+    }
+}
+
+/// A [`Value`] kept until its statement is sent.
+enum Owned {
+    Null,
+    Int(i64),
+    Text(Box<str>),
+    Blob(Box<[u8]>),
+}
+
+impl Owned {
+    fn of(value: &Value<'_>) -> Owned {
+        match *value {
+            Value::Null => Owned::Null,
+            Value::Int(i) => Owned::Int(i),
+            Value::Text(t) => Owned::Text(t.into()),
+            Value::Blob(b) => Owned::Blob(b.into()),
+        }
+    }
+
+    fn value(&self) -> Value<'_> {
+        match self {
+            Owned::Null => Value::Null,
+            Owned::Int(i) => Value::Int(*i),
+            Owned::Text(t) => Value::Text(t),
+            Owned::Blob(b) => Value::Blob(b),
+        }
     }
 }
 
@@ -264,21 +420,42 @@ fn described(e: &postgres::Error) -> String {
 
 /// How to reach the database and how many connections to keep.
 struct Target {
-    config: Config,
+    config: tokio_postgres::Config,
     tls: tokio_postgres_rustls::MakeRustlsConnect,
 }
 
 impl Target {
     fn connect(&self) -> Result<Session> {
-        let mut client = self.config.connect(self.tls.clone()).map_err(|e| {
-            Error::new(ErrorCategory::Busy, format!("could not connect to the database: {e}. Retry the request.")).with_source(e)
-        })?;
-        client.batch_execute(&format!(
-            "SET plan_cache_mode = force_custom_plan; SET statement_timeout = '{STATEMENT_TIMEOUT}'; \
-             SET idle_in_transaction_session_timeout = '{STATEMENT_TIMEOUT}'"
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| Error::internal(format!("could not start a database connection's runtime: {e}")))?;
+        let (client, connection) = runtime.block_on(self.config.connect(self.tls.clone())).map_err(unreached)?;
+        // The connection's task runs whenever the session waits for the database.
+        runtime.spawn(connection);
+        let session = Session {
+            runtime,
+            client,
+            statements: RefCell::new(HashMap::new()),
+            unsent_begin: Flag::new(None),
+            unsent_writes: RefCell::new(Vec::new()),
+            reserved: RefCell::new(Vec::new()),
+        };
+        session.batch(&format!(
+            "SET statement_timeout = '{STATEMENT_TIMEOUT}'; SET idle_in_transaction_session_timeout = '{STATEMENT_TIMEOUT}'"
         ))?;
-        Ok(Session { client: RefCell::new(client), statements: RefCell::new(HashMap::new()) })
+        Ok(session)
     }
+
+    /// A connection of the `postgres` crate's, for the schema's migrations.
+    fn connect_for_migrations(&self) -> Result<postgres::Client> {
+        postgres::Config::from(self.config.clone()).connect(self.tls.clone()).map_err(unreached)
+    }
+}
+
+/// The error of a connection that could not be made.
+fn unreached(e: postgres::Error) -> Error {
+    Error::new(ErrorCategory::Busy, format!("could not connect to the database: {e}. Retry the request.")).with_source(e)
 }
 
 /// Connections to one PostgreSQL database: idle ones kept, more opened up to `size`,
@@ -289,9 +466,13 @@ pub(crate) struct Pool {
     size: usize,
     state: Mutex<PoolState>,
     freed: Condvar,
-    /// The connection that allocates ids (`next_ids`), each in a transaction of its own.
-    ids: Mutex<Option<Session>>,
+    /// The connections that allocate ids (`next_ids`), each number in a transaction of
+    /// its own: a few, so that concurrent writes do not queue behind one round trip.
+    ids: [Mutex<Option<Session>>; ID_CONNECTIONS],
 }
+
+/// Connections of a pool that allocate ids ([`Pool::next_ids`]).
+const ID_CONNECTIONS: usize = 4;
 
 struct PoolState {
     idle: Vec<Session>,
@@ -389,7 +570,7 @@ impl Pool {
             size: size.max(1),
             state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }),
             freed: Condvar::new(),
-            ids: Mutex::new(None),
+            ids: std::array::from_fn(|_| Mutex::new(None)),
         })
     }
 
@@ -425,12 +606,35 @@ impl Pool {
         }
     }
 
-    /// Takes `count` (at least 1) numbers of the sequence `name` at once, in a
-    /// transaction of their own, and returns the first. Numbers taken by an operation
-    /// that then fails are not given again (gaps), so that concurrent operations never
-    /// wait for each other's commit to number what they write.
+    /// Brings the database to the current schema, on a connection of its own.
+    ///
+    /// # Errors
+    /// As [`schema::migrate`]; `BUSY` when the database cannot be reached.
+    pub(crate) fn migrate(&self) -> Result<()> {
+        schema::migrate(&mut self.target.connect_for_migrations()?)
+    }
+
+    /// Takes `count` (at least 1) numbers of the sequence `name` at once and returns the
+    /// first, as [`Pool::take_ids`] does.
     pub(crate) fn next_ids(&self, name: &str, count: i64) -> Result<i64> {
-        let mut ids = self.ids.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(self.take_ids(&[(name, count)])?.first().copied().unwrap_or_default())
+    }
+
+    /// Takes `count` (at least 1) numbers of each sequence `name` of `wanted` (no name
+    /// twice) in one statement, in a transaction of its own, and returns the first of
+    /// each, in `wanted`'s order. Numbers taken by an operation that then fails are not
+    /// given again (gaps), so that concurrent operations never wait for each other's
+    /// commit to number what they write.
+    pub(crate) fn take_ids(&self, wanted: &[(&str, i64)]) -> Result<Vec<i64>> {
+        // A free connection of the few, else the one after the last taken.
+        let mut ids = match self.ids.iter().find_map(|slot| slot.try_lock().ok()) {
+            Some(free) => free,
+            None => {
+                static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+                let slot = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % ID_CONNECTIONS;
+                self.ids[slot].lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+            }
+        };
         if ids.as_ref().is_none_or(Session::is_closed) {
             let session = self.target.connect()?;
             // The numbers' commits do not wait for the disk (or a standby): each operation
@@ -442,16 +646,30 @@ impl Pool {
             *ids = Some(session);
         }
         let session = ids.as_ref().unwrap_or_else(|| unreachable!("connected above"));
-        let statement = session.prepare(
-            "INSERT INTO id_sequences (name, last) VALUES (?1, ?2)
-             ON CONFLICT (name) DO UPDATE SET last = id_sequences.last + excluded.last RETURNING last",
-        )?;
-        let rows = session.query(&statement, &[Value::Text(name), Value::Int(count)])?;
-        let last = match rows.first().map(|r| cell(r, 0)).transpose()? {
-            Some(Cell::Int(last)) => last,
-            _ => return Err(Error::internal(format!("the sequence {name} answered no number"))),
-        };
-        Ok(last - count + 1)
+        // The rows are locked in the order of their names, so that two statements
+        // taking the same sequences never wait for each other in a circle.
+        let mut sorted: Vec<(&str, i64)> = wanted.to_vec();
+        sorted.sort_unstable();
+        let rows: Vec<String> = (0..sorted.len()).map(|i| format!("(?{}, ?{})", 2 * i + 1, 2 * i + 2)).collect();
+        let statement = session.prepare(&format!(
+            "INSERT INTO id_sequences (name, last) VALUES {}
+             ON CONFLICT (name) DO UPDATE SET last = id_sequences.last + excluded.last RETURNING name, last",
+            rows.join(", ")
+        ))?;
+        let values: Vec<Value<'_>> = sorted.iter().flat_map(|&(name, count)| [Value::Text(name), Value::Int(count)]).collect();
+        let mut lasts = HashMap::with_capacity(sorted.len());
+        for row in session.query(&statement, &values)? {
+            if let (Cell::Text(name), Cell::Int(last)) = (cell(&row, 0)?, cell(&row, 1)?) {
+                lasts.insert(name.to_string(), last);
+            }
+        }
+        wanted
+            .iter()
+            .map(|&(name, count)| match lasts.get(name) {
+                Some(last) => Ok(last - count + 1),
+                None => Err(Error::internal(format!("the sequence {name} answered no number"))),
+            })
+            .collect()
     }
 }
 

@@ -11,8 +11,8 @@
 //! pattern on each (a keyword of one or two characters has no trigram, and the index
 //! then narrows to the customer alone).
 //!
-//! Every session plans each statement for its values (`plan_cache_mode =
-//! force_custom_plan`, see `store::pg`): a generic plan cannot use the keyword's trigrams.
+//! The search is planned for its keyword each time it runs (`Read::rows_planned_each_time`):
+//! a generic plan cannot use the keyword's trigrams.
 
 use crate::error::Result;
 use crate::store::{args, Read, Tx};
@@ -20,7 +20,7 @@ use crate::store::{args, Read, Tx};
 /// Book numbers of the customer's shipments whose search text holds `keyword`, newest
 /// first (lowest search rowid first), at most `limit`.
 pub(crate) fn matching(conn: &Read<'_>, customer_id: &str, keyword: &str, limit: i64) -> Result<Vec<String>> {
-    conn.rows(
+    conn.rows_planned_each_time(
         "SELECT book_number FROM shipments WHERE customer_id = ?1 AND search_body LIKE ?2 ESCAPE '\\'
          ORDER BY search_rowid LIMIT ?3",
         args![customer_id, contains(keyword), limit],
