@@ -90,28 +90,26 @@ pub fn insert_shipment_copies(
                 ))
             },
         )?;
-        let mut insert = tx.statement(
-            "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
-                shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, view_shape, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, NULL, ?14, ?15, ?16)",
-        )?;
-        let mut piece = tx.statement(
-            "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost, customer_id) VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?;
-        let mut lookup = tx.statement(crate::tracking::RECORD_TRACKING_NUMBER)?;
         let kind = catalog
             .carrier(&row.0)
             .and_then(|c| c.tracking_kind(&row.3))
             .ok_or_else(|| Error::internal("the template's carrier has no tracking numbers"))?;
+        let search_key = search::customer_key(tx, customer_id)?;
+        let tracking_sequence = format!("tracking_{}", row.0);
+        crate::store::reserve_ids(tx, &[("book_number", count as usize), (tracking_sequence.as_str(), count as usize)])?;
         for i in 0..count {
             let seq = crate::store::next_id(tx, "book_number")?;
             let mut view = base.view.clone();
             view.book_number = format!("{}", 1_000_000_000 + seq);
-            let tn = crate::tracking_number::generate(kind, crate::store::next_id(tx, &format!("tracking_{}", row.0))? as u64, customer_id);
+            let tn = crate::tracking_number::generate(kind, crate::store::next_id(tx, &tracking_sequence)? as u64, customer_id);
             view.tracking_number = tn.clone();
             view.tracking_numbers = vec![tn.clone()];
             vary(i, &mut view);
-            insert.execute(args![
+            tx.execute_later(
+                "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
+                    shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, view_shape, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, NULL, ?14, ?15, ?16)",
+                args![
                 view.book_number,
                 customer_id,
                 row.0,
@@ -127,11 +125,15 @@ pub fn insert_shipment_copies(
                 row.9,
                 wire::to_json(&view)?,
                 shipments::view_shape(),
-                row.11,
-            ])?;
-            piece.execute(args![view.book_number, 0, view.tracking_number, row.8, customer_id])?;
-            lookup.execute(args![view.tracking_number, customer_id, view.book_number, 0])?;
-            search::index_now(tx, customer_id, seq, &view)?;
+                    row.11,
+                ],
+            )?;
+            tx.execute_later(
+                "INSERT INTO shipment_pieces (book_number, piece_index, tracking_number, shipping_cost, customer_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+                args![view.book_number, 0, view.tracking_number, row.8, customer_id],
+            )?;
+            tx.execute_later(crate::tracking::RECORD_TRACKING_NUMBER, args![view.tracking_number, customer_id, view.book_number, 0])?;
+            search::index_now(tx, customer_id, search_key, seq, &view)?;
         }
         // The copies are indexed already: a search must not scan them as waiting.
         crate::store::search::flush(tx)?;

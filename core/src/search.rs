@@ -43,7 +43,7 @@ pub(crate) fn body(view: &wire::ShipmentView) -> String {
 }
 
 /// The customer's search key, created on first use.
-fn customer_key(tx: &Tx<'_>, customer_id: &str) -> Result<i64> {
+pub(crate) fn customer_key(tx: &Tx<'_>, customer_id: &str) -> Result<i64> {
     let existing: Option<i64> = tx.row("SELECT key FROM search_customers WHERE customer_id = ?1", args![customer_id], |r| r.get(0))?;
     match existing {
         Some(k) => Ok(k),
@@ -59,7 +59,11 @@ fn customer_key(tx: &Tx<'_>, customer_id: &str) -> Result<i64> {
 /// `seq`: the customer's key above, and below it the lower the newer, because FTS5
 /// reads doclists forward far faster than backward.
 fn rowid(tx: &Tx<'_>, customer_id: &str, seq: i64) -> Result<i64> {
-    let key = customer_key(tx, customer_id)?;
+    rowid_of(customer_key(tx, customer_id)?, seq)
+}
+
+/// [`rowid`] for the customer whose search key is `key`.
+fn rowid_of(key: i64, seq: i64) -> Result<i64> {
     if !(0..=i64::from(u32::MAX)).contains(&seq) {
         return Err(Error::internal("there are more shipments than the search index can number"));
     }
@@ -85,9 +89,9 @@ pub(crate) fn entry(tx: &Tx<'_>, customer_id: &str, seq: i64, view: &wire::Shipm
 /// Adds a shipment stored without its search entry straight to the index (the search
 /// benchmark's bulk loading); `seq` as for [`entry`].
 #[cfg_attr(not(feature = "bench"), allow(dead_code, reason = "the bench loader indexes its copies at once"))]
-pub(crate) fn index_now(tx: &Tx<'_>, customer_id: &str, seq: i64, view: &wire::ShipmentView) -> Result<()> {
-    let rowid = rowid(tx, customer_id, seq)?;
-    crate::store::search::index(tx, rowid, customer_id, &view.book_number, &body(view))
+/// `key` is the customer's search key ([`customer_key`]).
+pub(crate) fn index_now(tx: &Tx<'_>, customer_id: &str, key: i64, seq: i64, view: &wire::ShipmentView) -> Result<()> {
+    crate::store::search::index(tx, rowid_of(key, seq)?, customer_id, &view.book_number, &body(view))
 }
 
 /// Checks a keyword: required, not blank, no control characters, at most 200
@@ -122,14 +126,10 @@ pub(crate) fn matching(conn: &Read<'_>, customer_id: &str, keyword: &str) -> Res
 pub(crate) fn search(conn: &Read<'_>, customer_id: &str, raw_keyword: &str) -> Result<wire::ShipmentsResponse> {
     let keyword = keyword(raw_keyword)?;
     let books = matching(conn, customer_id, &keyword)?;
-    let mut stmt = conn.query("SELECT view, voided FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
-    let mut shipments = Vec::with_capacity(books.len());
-    for book in books {
-        let row: Option<(String, bool)> = stmt.row(args![book, customer_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        if let Some((view, voided)) = row {
-            shipments.push(typed_view(&book, &view, voided)?);
-        }
-    }
+    let shipments = crate::store::search::stored(conn, customer_id, &books)?
+        .into_iter()
+        .map(|s| typed_view(&s.book_number, &s.view, s.voided))
+        .collect::<Result<_>>()?;
     Ok(wire::ShipmentsResponse { shipments })
 }
 
@@ -141,18 +141,15 @@ pub(crate) fn search_json(conn: &Read<'_>, customer_id: &str, raw_keyword: &str)
     let keyword = keyword(raw_keyword)?;
     let books = matching(conn, customer_id, &keyword)?;
     let shape = crate::shipments::view_shape();
-    let mut stmt = conn.query("SELECT view, voided, view_shape FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
     let mut out = String::with_capacity(16 + books.len() * 2048);
     out.push_str(r#"{"shipments":["#);
-    for book in books {
-        let row: Option<(String, bool, Option<i64>)> = stmt.row(args![book, customer_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
-        let Some((view, voided, stored_shape)) = row else { continue };
+    for s in crate::store::search::stored(conn, customer_id, &books)? {
         if !out.ends_with('[') {
             out.push(',');
         }
-        match (stored_shape == Some(shape)).then(|| as_stored(&view, voided)).flatten() {
+        match (s.view_shape == Some(shape)).then(|| as_stored(&s.view, s.voided)).flatten() {
             Some(written) => out.push_str(&written),
-            None => out.push_str(&wire::to_json(&typed_view(&book, &view, voided)?)?),
+            None => out.push_str(&wire::to_json(&typed_view(&s.book_number, &s.view, s.voided)?)?),
         }
     }
     out.push_str("]}");

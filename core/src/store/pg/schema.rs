@@ -24,8 +24,11 @@ const BASELINE: i64 = 11;
 /// The upgrades in order: `UPGRADES[i]` brings a database of version `BASELINE + i` to
 /// `BASELINE + i + 1`, and is the file `core/pg/migrations/{BASELINE + i + 1:04}_*.sql`,
 /// the twin of the SQLite upgrade of the same number. Never edit one that has shipped.
-const UPGRADES: &[&str] =
-    &[include_str!("../../../pg/migrations/0012_request_answers.sql"), include_str!("../../../pg/migrations/0013_citus_keys.sql")];
+const UPGRADES: &[&str] = &[
+    include_str!("../../../pg/migrations/0012_request_answers.sql"),
+    include_str!("../../../pg/migrations/0013_citus_keys.sql"),
+    include_str!("../../../pg/migrations/0014_search_indexes.sql"),
+];
 
 // Every SQLite upgrade after the baseline has its PostgreSQL twin in `UPGRADES`.
 const _: () = assert!(
@@ -226,7 +229,12 @@ mod tests {
     ];
     const ONLY_PG_TABLES: &[(&str, &str)] = &[("schema_version", "SQLite keeps the schema version in PRAGMA user_version")];
     const ONLY_PG_INDEXES: &[(&str, &str, &str)] =
-        &[("shipments", "shipments_search", "the trigram index of search (pg_trgm), where SQLite has its FTS5 tables")];
+        &[
+            ("shipments", "shipments_search", "the trigram index of search (pg_trgm), where SQLite has its FTS5 tables"),
+            ("shipments", "shipments_newest", "search walks a customer's shipments newest first, where SQLite has its FTS5 tables"),
+            ("shipments", "shipments_short_grams", "search finds keywords of one or two characters, where SQLite has shipment_grams"),
+            ("shipments", "shipments_digit_grams", "search finds numbers by six digits, where SQLite has shipment_grams"),
+        ];
     /// Columns whose type class differs: (table, column, SQLite's class, PostgreSQL's, why).
     const OTHER_TYPES: &[(&str, &str, &str, &str, &str)] = &[(
         "quoted_shipments",

@@ -1,0 +1,4 @@
+-- Schema 14, the twin of core/pg/migrations/0014_search_indexes.sql, which gives search
+-- on PostgreSQL three indexes: the customer's shipments newest first, the one- and
+-- two-character windows of their search text, and its six-digit windows. Search on
+-- SQLite has its own tables (shipment_search, shipment_grams): nothing changes here.
