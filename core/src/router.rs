@@ -897,7 +897,8 @@ impl Shipping {
     ///
     /// An operation that does not price ([`Operation::prices`]) is answered `INTERNAL_ERROR`.
     pub fn prepare_as(&self, caller: &crate::Caller, method: &str, path: &str, body: &str) -> Prepared {
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.operation(|| self.price_as(caller, method, path, body))));
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.operation(|| self.price_as(caller, method, path, body))));
         match outcome {
             Ok(Ok(priced)) if priced.rows.is_empty() => match self.store_priced_quotes(priced) {
                 Ok(body) => Prepared::Answered(Response { status: 200, body, retry_after: None, document: None }),

@@ -533,7 +533,8 @@ pub(crate) fn next_ids(tx: &Tx<'_>, name: &str, count: usize) -> Result<i64> {
 pub(crate) fn reserve_ids(tx: &Tx<'_>, wanted: &[(&str, usize)]) -> Result<()> {
     #[cfg(feature = "postgres")]
     if let sql::Conn::Pg(conn) = tx.conn() {
-        let wanted: Vec<(&str, i64)> = wanted.iter().map(|&(name, count)| (name, i64::try_from(count.max(1)).unwrap_or(i64::MAX))).collect();
+        let wanted: Vec<(&str, i64)> =
+            wanted.iter().map(|&(name, count)| (name, i64::try_from(count.max(1)).unwrap_or(i64::MAX))).collect();
         let firsts = conn.pool().take_ids(&wanted)?;
         for (&(name, count), first) in wanted.iter().zip(firsts) {
             conn.reserve(name, first, count);

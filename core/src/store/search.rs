@@ -303,7 +303,8 @@ pub(crate) fn stored(conn: &Read<'_>, customer_id: &str, books: &[String]) -> Re
     let read = |r: &Row<'_>| Ok(Stored { book_number: r.get(0)?, view: r.get(1)?, voided: r.get(2)?, view_shape: r.get(3)? });
     match conn.conn() {
         Conn::Lite(_) => {
-            let mut stmt = conn.query("SELECT book_number, view, voided, view_shape FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
+            let mut stmt =
+                conn.query("SELECT book_number, view, voided, view_shape FROM shipments WHERE book_number = ?1 AND customer_id = ?2")?;
             let mut found = Vec::with_capacity(books.len());
             for book in books {
                 found.extend(stmt.row(args![book, customer_id], read)?);

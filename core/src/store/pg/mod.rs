@@ -20,9 +20,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use postgres::types::{FromSql, IsNull, ToSql, Type};
-use tokio_postgres::Config;
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
+use tokio_postgres::Config;
 
 use super::sql::Value;
 use crate::error::{Error, ErrorCategory, Result};

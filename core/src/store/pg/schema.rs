@@ -228,13 +228,12 @@ mod tests {
         ("shipment_grams_idx", "a shadow table of the FTS5 table shipment_grams"),
     ];
     const ONLY_PG_TABLES: &[(&str, &str)] = &[("schema_version", "SQLite keeps the schema version in PRAGMA user_version")];
-    const ONLY_PG_INDEXES: &[(&str, &str, &str)] =
-        &[
-            ("shipments", "shipments_search", "the trigram index of search (pg_trgm), where SQLite has its FTS5 tables"),
-            ("shipments", "shipments_newest", "search walks a customer's shipments newest first, where SQLite has its FTS5 tables"),
-            ("shipments", "shipments_short_grams", "search finds keywords of one or two characters, where SQLite has shipment_grams"),
-            ("shipments", "shipments_digit_grams", "search finds numbers by six digits, where SQLite has shipment_grams"),
-        ];
+    const ONLY_PG_INDEXES: &[(&str, &str, &str)] = &[
+        ("shipments", "shipments_search", "the trigram index of search (pg_trgm), where SQLite has its FTS5 tables"),
+        ("shipments", "shipments_newest", "search walks a customer's shipments newest first, where SQLite has its FTS5 tables"),
+        ("shipments", "shipments_short_grams", "search finds keywords of one or two characters, where SQLite has shipment_grams"),
+        ("shipments", "shipments_digit_grams", "search finds numbers by six digits, where SQLite has shipment_grams"),
+    ];
     /// Columns whose type class differs: (table, column, SQLite's class, PostgreSQL's, why).
     const OTHER_TYPES: &[(&str, &str, &str, &str, &str)] = &[(
         "quoted_shipments",
