@@ -317,11 +317,9 @@ fn in_pg_transaction<T>(pool: &std::sync::Arc<super::pg::Pool>, kind: PgTransact
         };
     }
     let conn = std::rc::Rc::new(pool.get()?);
-    if kind == PgTransaction::Latest {
-        return f(Conn::Pg(&conn));
-    }
     conn.begin(match kind {
-        PgTransaction::Read | PgTransaction::Latest => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+        PgTransaction::Latest => return f(Conn::Pg(&conn)),
+        PgTransaction::Read => "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
         PgTransaction::Write => "BEGIN ISOLATION LEVEL READ COMMITTED",
     });
     conn.in_transaction.set(true);

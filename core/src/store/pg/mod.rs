@@ -98,15 +98,18 @@ impl Session {
     /// otherwise.
     pub(crate) fn end(&self, end: &str) -> Result<()> {
         self.reserved.borrow_mut().clear();
-        let unsent = self.unsent_begin.get().is_some();
-        if end != "COMMIT" || unsent && self.unsent_writes.borrow().is_empty() {
+        let commit = end == "COMMIT";
+        if !commit {
             self.unsent_writes.borrow_mut().clear();
-            if self.unsent_begin.take().is_some() {
-                return Ok(());
-            }
-            return self.sent(self.client.batch_execute(end));
         }
-        self.sent_raw(self.client.batch_execute("COMMIT")).map_err(|e| in_doubt(&e).unwrap_or_else(|| e.into()))
+        if self.unsent_begin.get().is_some() && self.unsent_writes.borrow().is_empty() {
+            self.unsent_begin.set(None);
+            return Ok(());
+        }
+        self.sent_raw(self.client.batch_execute(end)).map_err(|e| match commit {
+            true => in_doubt(&e).unwrap_or_else(|| e.into()),
+            false => e.into(),
+        })
     }
 
     /// Rolls back to the savepoint `name`, released then: the writes held back since it
