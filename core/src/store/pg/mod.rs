@@ -421,10 +421,12 @@ fn described(e: &postgres::Error) -> String {
     }
 }
 
-/// How to reach the database and how many connections to keep.
+/// How to reach the database.
 struct Target {
     config: tokio_postgres::Config,
-    tls: tokio_postgres_rustls::MakeRustlsConnect,
+    /// The TLS client, for `sslmode=require` only: a plain connection never builds one,
+    /// so that a Unix socket (a host without a name to check) connects.
+    tls: Option<tokio_postgres_rustls::MakeRustlsConnect>,
 }
 
 impl Target {
@@ -433,9 +435,19 @@ impl Target {
             .enable_all()
             .build()
             .map_err(|e| Error::internal(format!("could not start a database connection's runtime: {e}")))?;
-        let (client, connection) = runtime.block_on(self.config.connect(self.tls.clone())).map_err(unreached)?;
         // The connection's task runs whenever the session waits for the database.
-        runtime.spawn(connection);
+        let client = match &self.tls {
+            Some(tls) => {
+                let (client, connection) = runtime.block_on(self.config.connect(tls.clone())).map_err(unreached)?;
+                runtime.spawn(connection);
+                client
+            }
+            None => {
+                let (client, connection) = runtime.block_on(self.config.connect(tokio_postgres::NoTls)).map_err(unreached)?;
+                runtime.spawn(connection);
+                client
+            }
+        };
         let session = Session {
             runtime,
             client,
@@ -452,7 +464,12 @@ impl Target {
 
     /// A connection of the `postgres` crate's, for the schema's migrations.
     fn connect_for_migrations(&self) -> Result<postgres::Client> {
-        postgres::Config::from(self.config.clone()).connect(self.tls.clone()).map_err(unreached)
+        let config = postgres::Config::from(self.config.clone());
+        match &self.tls {
+            Some(tls) => config.connect(tls.clone()),
+            None => config.connect(postgres::NoTls),
+        }
+        .map_err(unreached)
     }
 }
 
@@ -551,9 +568,10 @@ impl Drop for Open {
 
 impl Pool {
     /// A pool for the database at `url` (a libpq connection string or URL; several hosts
-    /// and `target_session_attrs` as libpq reads them; `sslmode=require` for TLS, with
-    /// the machine's trusted certificates, or those of `SSL_CERT_FILE`; plain without it,
-    /// `prefer` included).
+    /// and `target_session_attrs` as libpq reads them; a host that is a folder, such as
+    /// `%2Fvar%2Frun%2Fpostgresql` in a URL, is the Unix socket there; `sslmode=require`
+    /// for TLS, with the machine's trusted certificates, or those of `SSL_CERT_FILE`;
+    /// plain without it, `prefer` included).
     ///
     /// # Errors
     /// `INVALID_REQUEST` when `url` does not parse (the message does not repeat it: it
@@ -568,8 +586,9 @@ impl Pool {
         if config.get_ssl_mode() == postgres::config::SslMode::Prefer {
             config.ssl_mode(postgres::config::SslMode::Disable);
         }
+        let tls = (config.get_ssl_mode() != postgres::config::SslMode::Disable).then(tls);
         Ok(Pool {
-            target: Target { config, tls: tls() },
+            target: Target { config, tls },
             size: size.max(1),
             state: Mutex::new(PoolState { idle: Vec::new(), open: 0 }),
             freed: Condvar::new(),
@@ -724,5 +743,24 @@ mod tests {
         assert_eq!(numbered("VALUES (?, ?)"), "VALUES ($1, $2)");
         assert_eq!(numbered("SELECT '?1', \"a?\" WHERE x = ?2"), "SELECT '?1', \"a?\" WHERE x = $2");
         assert_eq!(numbered("SELECT 'it''s ?' || ?1"), "SELECT 'it''s ?' || $1");
+    }
+
+    /// A Unix socket has no host name for a certificate to name: a plain connection (the
+    /// default) goes to it without building a TLS client. The socket here is a listener
+    /// that hangs up on the first connection, so the connection fails after it was made.
+    #[test]
+    fn a_unix_socket_is_reached_without_tls() {
+        let dir = std::env::temp_dir().join(format!("consign-socket-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let _ = std::fs::remove_file(dir.join(".s.PGSQL.5432"));
+        let listener = std::os::unix::net::UnixListener::bind(dir.join(".s.PGSQL.5432")).unwrap();
+        let hang_up = std::thread::spawn(move || drop(listener.accept().unwrap()));
+        let host = dir.to_str().unwrap().replace('/', "%2F");
+        let pool = Arc::new(Pool::new(&format!("postgres://consign@{host}/consign"), 1).unwrap());
+        let error = pool.get().err().expect("the listener hangs up").to_string();
+        hang_up.join().unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(error.contains("could not connect to the database"), "{error}");
+        assert!(!error.contains("TLS"), "{error}");
     }
 }
