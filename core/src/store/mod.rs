@@ -69,6 +69,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../migrations/0012_request_answers.sql"),
     include_str!("../../migrations/0013_citus_keys.sql"),
     include_str!("../../migrations/0014_search_indexes.sql"),
+    include_str!("../../migrations/0015_inlined_grams.sql"),
 ];
 
 /// The schema version this build writes.

@@ -28,6 +28,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../../pg/migrations/0012_request_answers.sql"),
     include_str!("../../../pg/migrations/0013_citus_keys.sql"),
     include_str!("../../../pg/migrations/0014_search_indexes.sql"),
+    include_str!("../../../pg/migrations/0015_inlined_grams.sql"),
 ];
 
 // Every SQLite upgrade after the baseline has its PostgreSQL twin in `UPGRADES`.

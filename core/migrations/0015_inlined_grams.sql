@@ -1,0 +1,3 @@
+-- Schema 15, the twin of core/pg/migrations/0015_inlined_grams.sql, which rewrites two
+-- functions of PostgreSQL's search indexes so that PostgreSQL inlines them. Search on
+-- SQLite has its own tables (shipment_search, shipment_grams): nothing changes here.
