@@ -19,7 +19,7 @@ export interface ConsignError extends Error {
   status: number;
   errorCategory:
     | "INVALID_REQUEST" | "LIMIT_EXCEEDED" | "UNAUTHORIZED" | "INSUFFICIENT_FUNDS" | "NOT_FOUND"
-    | "METHOD_NOT_ALLOWED" | "CONFLICT" | "QUOTE_EXPIRED" | "SERVICE_NOT_AVAILABLE" | "DELIVERY_DATE_NOT_MET"
+    | "METHOD_NOT_ALLOWED" | "CONFLICT" | "QUOTE_EXPIRED" | "GONE" | "SERVICE_NOT_AVAILABLE" | "DELIVERY_DATE_NOT_MET"
     | "TOO_MANY_ATTEMPTS" | "TOO_MANY_REQUESTS" | "BUSY" | "INTERNAL";
   /** The fields at fault, as JSON paths (`shipments[3].sender.state`); empty otherwise. */
   details: FieldError[];
@@ -2093,4 +2093,96 @@ export type OrderPackage = {
   height?: Decimal | null,
   insuranceAmount?: Decimal | null,
   declaredValue?: Decimal | null,
+};
+
+/**
+ * One event of a customer's feed (`GET .../events`).
+ */
+export type Event = {
+  /**
+   * The event's number in the customer's feed, from 1, in commit order.
+   */
+  id: number,
+  /**
+   * The event's type: one of `consign::EVENT_TYPES`, such as `shipment.booked`.
+   */
+  type: string,
+  /**
+   * The id of what changed: a book number, a batch, pickup or manifest id,
+   * `<integrationId>/<orderId>` for an order, a ledger entry id for prepay events.
+   */
+  subjectId: string,
+  /**
+   * When the change committed, by the service's clock (RFC 3339, UTC).
+   */
+  createdAt: string,
+  /**
+   * What changed, after the change: the JSON its retrieve route answers (the
+   * shipment, batch, pickup, manifest, order or ledger entry), or for tracking and
+   * return label events a [`TrackingUpdate`] or [`ReturnLabelUse`].
+   */
+  data: unknown,
+};
+
+/**
+ * A page of events (`GET .../events?after=&limit=&types=`).
+ */
+export type EventsResponse = {
+  /**
+   * The events after the cursor, oldest first.
+   */
+  events: Array<Event>,
+  /**
+   * The cursor of the next page: send it as `after`.
+   */
+  nextCursor: string,
+  /**
+   * Whether events after `nextCursor` exist now (more may come at any time).
+   */
+  hasMore: boolean,
+};
+
+/**
+ * The data of `tracking.updated` and `shipment.delivered`: the events just recorded
+ * and where the shipment stands.
+ */
+export type TrackingUpdate = {
+  /**
+   * The shipment's book number.
+   */
+  bookNumber: string,
+  /**
+   * The status of the shipment's latest event (as trackShipment lists them, first).
+   */
+  status: string,
+  /**
+   * The events recorded by this change (duplicates left out), as trackShipment shows them.
+   */
+  newEvents: Array<TrackingEvent>,
+};
+
+/**
+ * The data of `return_label.used`: a scan-based return label's first scan, and its charge.
+ */
+export type ReturnLabelUse = {
+  /**
+   * The shipment's book number.
+   */
+  bookNumber: string,
+  /**
+   * The return label's tracking number.
+   */
+  returnTrackingNumber: string,
+  /**
+   * What the return cost, charged to the prepay balance (USD, 2 decimals).
+   */
+  charge: string,
+  /**
+   * The prepay balance after the charge (USD, 2 decimals; negative for a debt).
+   */
+  balanceAfter: string,
+  /**
+   * When the label was first scanned (RFC 3339, UTC).
+   */
+  usedAt: string,
 };

@@ -10,6 +10,8 @@
 //!   the catalog.
 //! - `consign purge-quotes --older-than-days N` removes the quotes expired N days or more
 //!   and prints how many.
+//! - `consign purge-events` removes the events older than 90 days (each customer's newest
+//!   stays) and prints how many.
 //! - `consign serve` serves the interface over HTTP or HTTPS (crate `consign-server`) until
 //!   SIGTERM or Ctrl-C, within the limits its options set.
 //! - `consign keys create|list|revoke|disconnect` issues, lists and revokes the API keys of
@@ -66,6 +68,11 @@ enum Command {
     Export(ExportArgs),
     /// Remove the quotes expired N days or more (those kept by batches excepted).
     PurgeQuotes(PurgeArgs),
+    /// Remove the events older than 90 days, but each customer's newest (it numbers the next).
+    PurgeEvents {
+        #[command(flatten)]
+        db: Db,
+    },
     /// Serve the interface over HTTP, or HTTPS with a certificate, until SIGTERM or Ctrl-C.
     Serve(Box<ServeArgs>),
     /// Issue, list and revoke the API keys of `serve`, and disconnect partner keys.
@@ -507,10 +514,27 @@ fn run(command: Command) -> Result<ExitCode, String> {
             println!("removed {removed} quotes expired {days} days or more");
             Ok(ExitCode::SUCCESS)
         }
+        Command::PurgeEvents { db } => {
+            let shipping = open_database(&db.database(), None)?;
+            let mut removed = 0;
+            loop {
+                let part = shipping.purge_expired_events(PURGE_EVENTS_PART).map_err(|e| describe(&e))?;
+                removed += part;
+                if part < u64::from(PURGE_EVENTS_PART) {
+                    break;
+                }
+            }
+            println!("removed {removed} events older than {} days", consign::EVENTS_KEPT_DAYS);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Serve(args) => serve(*args),
         Command::Keys { command } => keys(command),
     }
 }
+
+/// Events `consign purge-events` removes per transaction, so that other writers of the
+/// file wait for a part at a time, never for the whole purge.
+const PURGE_EVENTS_PART: u32 = 10_000;
 
 /// `consign call`: one request, its JSON answer pretty-printed.
 fn call(args: CallArgs) -> Result<ExitCode, String> {

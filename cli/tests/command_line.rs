@@ -53,13 +53,14 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-const COMMANDS: [&[&str]; 12] = [
+const COMMANDS: [&[&str]; 13] = [
     &[],
     &["demo"],
     &["call"],
     &["import"],
     &["export"],
     &["purge-quotes"],
+    &["purge-events"],
     &["serve"],
     &["keys"],
     &["keys", "create"],
@@ -192,6 +193,7 @@ fn every_answer_printed_ends_with_a_newline() {
         &["keys", "create", "--db", "shop.db"],
         &["keys", "list", "--db", "shop.db"],
         &["purge-quotes", "--older-than-days", "7", "--db", "shop.db"],
+        &["purge-events", "--db", "shop.db"],
         &["demo", "--db", "demo.db"],
     ] {
         let out = consign_in(&dir, args);

@@ -53,3 +53,32 @@ fn purge_quotes_removes_the_quotes_expired_long_enough_and_prints_how_many() {
     assert_eq!(out.status.code(), Some(2), "the number of days is required");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn purge_events_removes_the_events_older_than_ninety_days_but_each_customers_newest() {
+    let dir = common::fresh_dir("consign-cli-purge-events");
+    let path = dir.join("shop.db");
+    let db = path.to_str().unwrap();
+    stdout(&consign(&["call", "POST", "/restapi/v1/customers", &common::ann_customer(), "--db", db]));
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    // The opening recharge and two more events were 100 days ago, a fourth 89 days ago.
+    let at = |days: i64| (chrono::Utc::now() - chrono::Duration::days(days)).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+    conn.execute("UPDATE events SET created_at = ?1", [at(100)]).unwrap();
+    for (id, days) in [(2, 100), (3, 100), (4, 89)] {
+        conn.execute(
+            "INSERT INTO events (customer_id, id, type, type_bit, subject_id, created_at, data)
+             SELECT customer_id, ?1, type, type_bit, subject_id, ?2, data FROM events WHERE id = 1",
+            rusqlite::params![id, at(days)],
+        )
+        .unwrap();
+    }
+    let purge = || stdout(&consign(&["purge-events", "--db", db]));
+    assert_eq!(purge(), "removed 3 events older than 90 days\n");
+    assert_eq!(purge(), "removed 0 events older than 90 days\n");
+    let kept: Vec<i64> = conn.prepare("SELECT id FROM events").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+    assert_eq!(kept, [4]);
+    // Once 91 days old, the newest stays all the same: the next event is numbered from it.
+    conn.execute("UPDATE events SET created_at = ?1", [at(91)]).unwrap();
+    assert_eq!(purge(), "removed 0 events older than 90 days\n");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

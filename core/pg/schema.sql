@@ -504,6 +504,20 @@ CREATE TABLE request_answers (
 );
 CREATE INDEX request_answers_by_time ON request_answers (created_at);
 
+-- The event feed (events.rs), as core/schema.sql; the purge finds the oldest events by
+-- `events_by_time`, where SQLite walks its rowids.
+CREATE TABLE events (
+    customer_id TEXT COLLATE "C" NOT NULL REFERENCES customers(id),
+    id BIGINT NOT NULL,
+    type TEXT COLLATE "C" NOT NULL,
+    type_bit BIGINT NOT NULL,
+    subject_id TEXT COLLATE "C" NOT NULL,
+    created_at TEXT COLLATE "C" NOT NULL,
+    data TEXT COLLATE "C" NOT NULL,
+    PRIMARY KEY (customer_id, id)
+);
+CREATE INDEX events_by_time ON events (created_at);
+
 -- Lookup tables: a value unique or looked up across customers, and the customer (and
 -- row) it belongs to, written in the same transaction as that row. No foreign keys:
 -- each can be a reference table or a table distributed by its own first column.

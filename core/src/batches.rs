@@ -13,6 +13,7 @@ use crate::booking;
 use crate::catalog::Catalog;
 use crate::dates::timestamp;
 use crate::error::{Error, ErrorCategory, Result};
+use crate::events;
 use crate::ledger;
 use crate::limits::MAX_BATCH_QUOTES;
 use crate::money::{format2, from_cents};
@@ -330,6 +331,10 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &booking::Context, req: &wire::BatchBookReq
     }
     if all_booked {
         tx.execute("UPDATE batches SET status = 'booked' WHERE customer_id = ?2 AND id = ?1", args![req.batch_id.as_str(), customer_id])?;
+    }
+    // Each booking has its own events; the batch's tells that this call booked some.
+    if results.iter().any(|r| r.tracking_number.is_some()) {
+        events::append(tx, customer_id, events::Type::BatchBooked, &req.batch_id, ctx.now, &get(tx, customer_id, &req.batch_id)?)?;
     }
     let balance = ledger::balance_cents(tx, customer_id)?;
     let booked: Vec<&str> = results.iter().filter_map(|r| r.book_number.as_deref()).collect();

@@ -30,6 +30,9 @@ pub enum ErrorCategory {
     Conflict,
     /// Booking or batching a quote older than 30 days (409).
     QuoteExpired,
+    /// What was asked for is no longer kept: an event cursor older than the oldest event
+    /// kept (410).
+    Gone,
     /// A named service does not serve the route (a quote result; 400 if ever answered alone).
     ServiceNotAvailable,
     /// A service cannot arrive by the shipment's `deliverBy` date (a quote result; 400
@@ -60,6 +63,7 @@ impl ErrorCategory {
         Self::MethodNotAllowed,
         Self::Conflict,
         Self::QuoteExpired,
+        Self::Gone,
         Self::ServiceNotAvailable,
         Self::DeliveryDateNotMet,
         Self::TooManyAttempts,
@@ -76,6 +80,7 @@ impl ErrorCategory {
             Self::Unauthorized => "UNAUTHORIZED",
             Self::InsufficientFunds => "INSUFFICIENT_FUNDS",
             Self::NotFound => "NOT_FOUND",
+            Self::Gone => "GONE",
             Self::MethodNotAllowed => "METHOD_NOT_ALLOWED",
             Self::Conflict => "CONFLICT",
             Self::QuoteExpired => "QUOTE_EXPIRED",
@@ -97,6 +102,7 @@ impl ErrorCategory {
             Self::NotFound => 404,
             Self::MethodNotAllowed => 405,
             Self::Conflict | Self::QuoteExpired => 409,
+            Self::Gone => 410,
             Self::TooManyAttempts | Self::TooManyRequests => 429,
             Self::Internal => 500,
             Self::Busy => 503,
@@ -365,7 +371,8 @@ mod tests {
             NotFound => MethodNotAllowed,
             MethodNotAllowed => Conflict,
             Conflict => QuoteExpired,
-            QuoteExpired => ServiceNotAvailable,
+            QuoteExpired => Gone,
+            Gone => ServiceNotAvailable,
             ServiceNotAvailable => DeliveryDateNotMet,
             DeliveryDateNotMet => TooManyAttempts,
             TooManyAttempts => TooManyRequests,

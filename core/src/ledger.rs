@@ -12,6 +12,7 @@ use chrono::{DateTime, Utc};
 
 use crate::dates::timestamp;
 use crate::error::{Error, ErrorCategory, Result};
+use crate::events;
 use crate::money::{format2, from_cents};
 use crate::store::{args, Read, Tx};
 use crate::wire;
@@ -91,15 +92,31 @@ fn balance_after(before: i64, cents: i64) -> Result<i64> {
     before.checked_add(cents).ok_or_else(|| Error::new(ErrorCategory::InvalidRequest, "The amount is too large for the prepay balance."))
 }
 
-/// Writes the entry of `cents`, which leaves the balance at `after`; returns `after`.
+/// Writes the entry of `cents`, which leaves the balance at `after`, and its event
+/// (`prepay.charged`, `prepay.recharged` or `prepay.refunded`); returns `after`.
 fn insert(tx: &Tx<'_>, customer: &str, kind: EntryKind, cents: i64, after: i64, reference: &str, now: DateTime<Utc>) -> Result<i64> {
     // Entry ids are one sequence over all customers, in the order entries are written.
     let id = crate::store::next_id(tx, "ledger_entry")?;
+    let created_at = timestamp(now);
     tx.execute_later(
         "INSERT INTO ledger_entries (customer_id, id, kind, amount_cents, balance_after_cents, reference, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        args![customer, id, kind.as_str(), cents, after, reference, timestamp(now)],
+        args![customer, id, kind.as_str(), cents, after, reference, created_at],
     )?;
+    let event = match kind {
+        EntryKind::Recharge => events::Type::PrepayRecharged,
+        EntryKind::Charge => events::Type::PrepayCharged,
+        EntryKind::Refund => events::Type::PrepayRefunded,
+    };
+    let entry = wire::LedgerEntry {
+        id,
+        kind: kind.as_str().to_string(),
+        amount: format2(from_cents(cents)),
+        balance_after: format2(from_cents(after)),
+        created_at,
+        reference: reference.to_string(),
+    };
+    events::append(tx, customer, event, &id.to_string(), now, &entry)?;
     Ok(after)
 }
 

@@ -46,6 +46,7 @@ mod dates;
 mod documents;
 mod embedded;
 mod error;
+mod events;
 #[cfg(any(feature = "bench", feature = "fuzzing"))]
 #[doc(hidden)]
 pub mod harness;
@@ -81,6 +82,10 @@ pub use catalog::{Carrier, Catalog, CatalogDocument, PackageType, Profile, Servi
 pub use clock::{Clock, FixedClock, SystemClock};
 pub use documents::LabelLayout;
 pub use error::{Error, ErrorCategory, FieldError, Result};
+pub use events::{
+    KEPT_DAYS as EVENTS_KEPT_DAYS, MAX_PAGE as MAX_EVENTS_PAGE, MAX_PAGE_BYTES as MAX_EVENTS_PAGE_BYTES, MAX_SCANNED as MAX_EVENTS_SCANNED,
+    TYPES as EVENT_TYPES,
+};
 pub use kept::{IdempotencyKey, KEPT_FOR_SECS};
 pub use keys::{key_required, ApiKey, Caller, NewApiKey, KEY_PREFIX};
 pub use ledger::EntryKind;

@@ -11,6 +11,7 @@ use crate::address::{self, AddressUse};
 use crate::catalog::Catalog;
 use crate::documents::{self, LabelAddress, ManifestData, ManifestLine};
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::events;
 use crate::pickups::{flat_address, listed, Listed};
 use crate::store::{args, Read, Tx};
 use crate::wire;
@@ -125,12 +126,14 @@ pub(crate) fn create(
     for (i, s) in shipments.iter().enumerate() {
         stmt.execute(args![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number, customer_id])?;
     }
-    Ok(wire::ManifestResponse {
+    let manifest = wire::ManifestResponse {
         manifest_id: id,
         kind: MANIFEST_TYPE.to_string(),
         data: crate::documents::base64(&pdf),
         book_numbers: shipments.into_iter().map(|s| s.book_number).collect(),
-    })
+    };
+    events::append(tx, customer_id, events::Type::ManifestCreated, &manifest.manifest_id, now, &manifest)?;
+    Ok(manifest)
 }
 
 /// The customer's manifest `id`, or `NOT_FOUND`.

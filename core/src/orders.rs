@@ -16,6 +16,7 @@ use rust_decimal::Decimal;
 
 use crate::address::{self, AddressUse};
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::events;
 use crate::limits::MAX_ORDER_LINES;
 use crate::shipment;
 use crate::store::{args, Read, Tx};
@@ -183,6 +184,13 @@ pub(crate) fn put(
     integration(tx, customer_id, integration_id)?;
     let order = validate(order_id, req)?;
     let at = crate::dates::timestamp(now);
+    let existed = tx
+        .row(
+            "SELECT 1 FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3",
+            args![integration_id, order_id, customer_id],
+            |_| Ok(()),
+        )?
+        .is_some();
     tx.execute(
         "INSERT INTO orders (integration_id, order_id, customer_id, fulfillment_status, document, created_at, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?6)
@@ -190,7 +198,22 @@ pub(crate) fn put(
          SET fulfillment_status = excluded.fulfillment_status, document = excluded.document, updated_at = excluded.updated_at",
         args![integration_id, order_id, customer_id, order.fulfillment_status, wire::to_json(&order)?, at],
     )?;
+    let kind = if existed { events::Type::OrderUpdated } else { events::Type::OrderCreated };
+    announce(tx, customer_id, integration_id, order_id, kind, now)?;
     Ok(wire::OkResponse::OK)
+}
+
+/// Appends the event `kind` of the order, with the order as get order shows it now.
+fn announce(tx: &Tx<'_>, customer_id: &str, integration_id: &str, order_id: &str, kind: events::Type, now: DateTime<Utc>) -> Result<()> {
+    match load(tx, customer_id, integration_id, order_id)? {
+        Some(order) => events::append(tx, customer_id, kind, &subject(integration_id, order_id), now, &order),
+        None => Ok(()),
+    }
+}
+
+/// The subject id of an order's events: `<integrationId>/<orderId>`.
+fn subject(integration_id: &str, order_id: &str) -> String {
+    format!("{integration_id}/{order_id}")
 }
 
 fn load(conn: &Read<'_>, customer_id: &str, integration_id: &str, order_id: &str) -> Result<Option<wire::Order>> {
@@ -221,15 +244,14 @@ pub(crate) fn get(conn: &Read<'_>, customer_id: &str, integration_id: &str, orde
 }
 
 /// Delete order. Shipments that fulfilled it keep their `fulfillment` link.
-pub(crate) fn delete(tx: &Tx<'_>, customer_id: &str, integration_id: &str, order_id: &str) -> Result<wire::OkResponse> {
+pub(crate) fn delete(tx: &Tx<'_>, customer_id: &str, integration_id: &str, order_id: &str, now: DateTime<Utc>) -> Result<wire::OkResponse> {
     integration(tx, customer_id, integration_id)?;
-    let n = tx.execute(
+    let order = load(tx, customer_id, integration_id, order_id)?.ok_or_else(|| Error::not_found("order", order_id))?;
+    tx.execute(
         "DELETE FROM orders WHERE integration_id = ?1 AND order_id = ?2 AND customer_id = ?3",
         args![integration_id, order_id, customer_id],
     )?;
-    if n == 0 {
-        return Err(Error::not_found("order", order_id));
-    }
+    events::append(tx, customer_id, events::Type::OrderDeleted, &subject(integration_id, order_id), now, &order)?;
     tx.execute(
         "DELETE FROM order_shipments WHERE customer_id = ?3 AND integration_id = ?1 AND order_id = ?2",
         args![integration_id, order_id, customer_id],
@@ -296,8 +318,9 @@ fn shipped(conn: &Read<'_>, customer_id: &str, integration_id: &str, order_id: &
         .collect()
 }
 
-/// Recomputes the status of an order from its non-voided shipments.
-fn recompute(tx: &Tx<'_>, customer_id: &str, integration_id: &str, order_id: &str) -> Result<()> {
+/// Recomputes the status of an order from its non-voided shipments; a change of it is
+/// written, with its `order.status_changed` event.
+fn recompute(tx: &Tx<'_>, customer_id: &str, integration_id: &str, order_id: &str, now: DateTime<Utc>) -> Result<()> {
     let Some(order) = load(tx, customer_id, integration_id, order_id)? else { return Ok(()) };
     let lines = order.items.unwrap_or_default();
     let index = LineIndex::of(&lines);
@@ -321,17 +344,20 @@ fn recompute(tx: &Tx<'_>, customer_id: &str, integration_id: &str, order_id: &st
     } else {
         "pending"
     };
+    if status == order.fulfillment_status {
+        return Ok(());
+    }
     tx.execute(
         "UPDATE orders SET fulfillment_status = ?3 WHERE customer_id = ?4 AND integration_id = ?1 AND order_id = ?2",
         args![integration_id, order_id, status, customer_id],
     )?;
-    Ok(())
+    announce(tx, customer_id, integration_id, order_id, events::Type::OrderStatusChanged, now)
 }
 
 /// Links booked shipment `book_number` to the order of its fulfilment, after checking
 /// that the order exists (else `NOT_FOUND`), that each item matches an order line and
 /// that no line is shipped beyond its quantity; then moves the order's status.
-pub(crate) fn fulfil(tx: &Tx<'_>, customer_id: &str, book_number: &str, f: &wire::Fulfillment) -> Result<()> {
+pub(crate) fn fulfil(tx: &Tx<'_>, customer_id: &str, book_number: &str, f: &wire::Fulfillment, now: DateTime<Utc>) -> Result<()> {
     let order = load(tx, customer_id, &f.integration_id, &f.order_id)?.ok_or_else(|| {
         Error::fields(
             ErrorCategory::NotFound,
@@ -374,18 +400,18 @@ pub(crate) fn fulfil(tx: &Tx<'_>, customer_id: &str, book_number: &str, f: &wire
         "INSERT INTO order_shipments (integration_id, order_id, book_number, customer_id) VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
         args![f.integration_id, f.order_id, book_number, customer_id],
     )?;
-    recompute(tx, customer_id, &f.integration_id, &f.order_id)
+    recompute(tx, customer_id, &f.integration_id, &f.order_id, now)
 }
 
 /// After shipment `book_number` was voided: recomputes the status of the order it fulfilled.
-pub(crate) fn on_void(tx: &Tx<'_>, customer_id: &str, book_number: &str) -> Result<()> {
+pub(crate) fn on_void(tx: &Tx<'_>, customer_id: &str, book_number: &str, now: DateTime<Utc>) -> Result<()> {
     let links: Vec<(String, String)> = tx.rows(
         "SELECT integration_id, order_id FROM order_shipments WHERE customer_id = ?1 AND book_number = ?2",
         args![customer_id, book_number],
         |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
     for (integration_id, order_id) in links {
-        recompute(tx, customer_id, &integration_id, &order_id)?;
+        recompute(tx, customer_id, &integration_id, &order_id, now)?;
     }
     Ok(())
 }

@@ -11,6 +11,7 @@ use chrono::{DateTime, NaiveDate, NaiveTime, Utc};
 use crate::address::{self, AddressUse};
 use crate::catalog::{Carrier, Catalog};
 use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
+use crate::events;
 use crate::limits::MAX_SHIPMENTS;
 use crate::store::{args, Read, Tx};
 use crate::wire::{self, CompactString, WireAddress};
@@ -208,6 +209,7 @@ pub(crate) fn schedule(
     for (i, s) in shipments.iter().enumerate() {
         stmt.execute(args![id, i64::try_from(i).unwrap_or(i64::MAX), s.book_number, customer_id])?;
     }
+    events::append(tx, customer_id, events::Type::PickupScheduled, &id, now, &get(tx, customer_id, &id)?)?;
     Ok(wire::PickupIdResponse { pickup_id: id })
 }
 
@@ -263,5 +265,7 @@ pub(crate) fn cancel(
         "UPDATE pickups SET cancelled = 1, cancelled_at = ?2 WHERE customer_id = ?3 AND id = ?1",
         args![id, &crate::dates::timestamp(now), customer_id],
     )?;
-    Ok(wire::Pickup { cancelled: true, ..pickup })
+    let pickup = wire::Pickup { cancelled: true, ..pickup };
+    events::append(tx, customer_id, events::Type::PickupCancelled, id, now, &pickup)?;
+    Ok(pickup)
 }

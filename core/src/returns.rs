@@ -12,7 +12,9 @@ use rust_decimal::Decimal;
 
 use crate::documents::{self, LabelData, LabelLayout};
 use crate::error::{Error, ErrorCategory, FieldError, Result};
+use crate::events;
 use crate::labels::{self, Books};
+use crate::money::{format2, from_cents};
 use crate::store::{args, Read, Tx};
 use crate::{customers, ledger, prepay, shipments, wire};
 
@@ -116,18 +118,27 @@ pub(crate) fn refuse_if_voided(voided: bool, book_number: &str, field: &str) -> 
 /// a ledger charge naming it, recharging the prepay balance first when it falls short
 /// and a payment method is on file (pay on use is the customer's standing consent), and
 /// taken as a debt when it cannot be recharged: the carrier carried it, so the scan is
-/// never refused for money. A label already used is not charged again.
+/// never refused for money. A label already used is not charged again. Its
+/// `return_label.used` event follows the charge's.
 pub(crate) fn charge_first_use(tx: &Tx<'_>, customer_id: &str, book_number: &str, now: DateTime<Utc>) -> Result<()> {
     let Some(label) = find(tx, customer_id, book_number)?.filter(|l| l.used_at.is_none()) else {
         return Ok(());
     };
     let customer = customers::find(tx, customer_id)?;
-    prepay::charge_carried(tx, &customer, label.cost_cents, &reference(&label, book_number), now)?;
+    let balance = prepay::charge_carried(tx, &customer, label.cost_cents, &reference(&label, book_number), now)?;
+    let used_at = crate::dates::timestamp(now);
     tx.execute(
         "UPDATE return_labels SET used_at = ?3 WHERE customer_id = ?1 AND book_number = ?2",
-        args![customer_id, book_number, crate::dates::timestamp(now)],
+        args![customer_id, book_number, used_at],
     )?;
-    Ok(())
+    let used = wire::ReturnLabelUse {
+        book_number: book_number.to_string(),
+        return_tracking_number: label.tracking_number,
+        charge: format2(from_cents(label.cost_cents)),
+        balance_after: format2(from_cents(balance)),
+        used_at,
+    };
+    events::append(tx, customer_id, events::Type::ReturnLabelUsed, book_number, now, &used)
 }
 
 /// How the ledger names the return label of shipment `book_number`.

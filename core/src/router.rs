@@ -483,6 +483,7 @@ static ROUTES: LazyLock<Vec<Operation>> = LazyLock::new(|| {
         ),
         Operation::new("createIntegration", Post, "/restapi/v1/customers/:customerId/integrations", create_integration),
         Operation::new("prepay", Get, "/restapi/v1/customers/:customerId/prepay", prepay),
+        Operation::new("listEvents", Get, "/restapi/v1/customers/:customerId/events", list_events),
         Operation::new("partners", Get, "/restapi/v1/customers/:customerId/partners", partners).by_caller(partners_as),
         Operation::new("disconnectPartner", Delete, "/restapi/v1/customers/:customerId/partners/:keyId", disconnect_partner)
             .by_caller(disconnect_partner_as),
@@ -1034,6 +1035,21 @@ fn create_integration(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<
 /// Prepay balance and ledger (DECISIONS 9).
 fn prepay(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
     json(200, &s.prepay(p.get("customerId")?)?)
+}
+
+/// List events (an extension; DECISIONS, "Events"): `?after=&limit=&types=`.
+fn list_events(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
+    let limit = match q.get("limit").filter(|l| !l.is_empty()) {
+        None => None,
+        Some(l) => Some(l.parse().map_err(|_| {
+            Error::invalid(
+                "limit",
+                format!("expected a whole number from 1 to {}, found {:?}", crate::MAX_EVENTS_PAGE, l.chars().take(40).collect::<String>()),
+            )
+        })?),
+    };
+    let (after, types) = (q.get("after").filter(|a| !a.is_empty()), q.get("types"));
+    json(200, &s.events(CustomerId(p.get("customerId")?), after.as_deref(), types.as_deref(), limit)?)
 }
 
 /// The partner keys connected to a customer (an extension; DECISIONS, "Logins").

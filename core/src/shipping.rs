@@ -18,6 +18,7 @@ use crate::store::{self, args, Read, Settings, Synchronous, Tx};
 mod accounts;
 mod batches;
 mod connection;
+mod events;
 mod fulfilment;
 mod ids;
 

@@ -8,11 +8,13 @@ use crate::error::{Error, ErrorCategory, FieldError, Problems, Result};
 use crate::limits::MAX_FEED_EVENTS;
 use crate::shipments::StoredShipment;
 use crate::store::{args, Read, Tx};
-use crate::wire;
+use crate::{events as feed, wire};
 
 /// The status of the event a booking records: the carrier knows of the shipment but
 /// has not had it in hand yet.
 pub(crate) const INFO_RECEIVED: &str = "Info Received";
+/// The status of a delivery (2.9).
+const DELIVERED: &str = "Delivered";
 
 /// The closed list of `eventStatus` values (2.9), spelled as the interface spells them.
 pub const EVENT_STATUSES: [&str; 9] = [
@@ -23,7 +25,7 @@ pub const EVENT_STATUSES: [&str; 9] = [
     "With Delivery Courier",
     "Delivered to Broker",
     "Failed Attempt",
-    "Delivered",
+    DELIVERED,
     "Exception",
 ];
 
@@ -184,22 +186,54 @@ pub(crate) fn check_event(p: &mut crate::error::Problems, at: &str, e: &crate::w
     }
 }
 
-/// Stores checked events of shipment `book_number`; an event already stored (same
-/// tracking number, status, time, text and place) is a duplicate and ignored. Returns
-/// (recorded, duplicates).
-pub(crate) fn store(tx: &Tx<'_>, customer_id: &str, book_number: &str, events: &[crate::wire::TrackingEvent]) -> Result<(usize, usize)> {
+/// Stores checked events of shipment `book_number`, and announces those it recorded: a
+/// `tracking.updated` event, and `shipment.delivered` when one of them is a delivery of
+/// the shipment (`return_number` is its return label's tracking number, whose delivery
+/// is not the shipment's). An event already stored (same tracking number, status, time,
+/// text and place) is a duplicate and ignored. Returns (recorded, duplicates).
+fn store(
+    tx: &Tx<'_>,
+    customer_id: &str,
+    book_number: &str,
+    events: &[crate::wire::TrackingEvent],
+    return_number: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(usize, usize)> {
+    let new_events = insert_new(tx, customer_id, book_number, events)?;
+    let recorded = new_events.len();
+    if recorded > 0 {
+        let delivered = new_events.iter().any(|e| e.event_status == DELIVERED && Some(e.tracking_number.as_str()) != return_number);
+        let status = self::events(tx, customer_id, book_number)?.into_iter().next().map(|e| e.event_status).unwrap_or_default();
+        let update = wire::TrackingUpdate { book_number: book_number.to_string(), status, new_events };
+        let data = wire::to_json(&update)?;
+        feed::append_json(tx, customer_id, feed::Type::TrackingUpdated, book_number, now, &data)?;
+        if delivered {
+            feed::append_json(tx, customer_id, feed::Type::ShipmentDelivered, book_number, now, &data)?;
+        }
+    }
+    Ok((recorded, events.len() - recorded))
+}
+
+/// Stores checked events of shipment `book_number`, leaving out duplicates (same
+/// tracking number, status, time, text and place as one stored); returns those stored.
+fn insert_new(
+    tx: &Tx<'_>,
+    customer_id: &str,
+    book_number: &str,
+    events: &[crate::wire::TrackingEvent],
+) -> Result<Vec<crate::wire::TrackingEvent>> {
     let booked = booked_events(tx, customer_id, book_number)?;
     let first_id = crate::store::next_ids(tx, EVENT_IDS, events.len())?;
     let mut stmt = tx.statement(
         "INSERT INTO tracking_events (id, book_number, tracking_number, carrier, event, event_status, event_time, service_area, service_area_country, customer_id)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) ON CONFLICT DO NOTHING",
     )?;
-    let mut recorded = 0;
+    let mut recorded = Vec::new();
     for (id, e) in (first_id..).zip(events) {
         if booked.iter().any(|b| same_event(b, e)) {
             continue;
         }
-        recorded += stmt.execute(args![
+        let inserted = stmt.execute(args![
             id,
             book_number,
             e.tracking_number,
@@ -211,8 +245,11 @@ pub(crate) fn store(tx: &Tx<'_>, customer_id: &str, book_number: &str, events: &
             e.service_area_country,
             customer_id
         ])?;
+        if inserted > 0 {
+            recorded.push(e.clone());
+        }
     }
-    Ok((recorded, events.len() - recorded))
+    Ok(recorded)
 }
 
 /// Records the events a carrier feed sends for `shipment` (DECISIONS 9), all or none;
@@ -277,7 +314,7 @@ pub(crate) fn record(
         return Err(Error::fields(ErrorCategory::NotFound, unknown));
     }
     p.finish()?;
-    let (recorded, duplicates) = store(tx, customer_id, book_number, &checked)?;
+    let (recorded, duplicates) = store(tx, customer_id, book_number, &checked, shipment.view.return_tracking_number.as_deref(), now)?;
     if checked.iter().any(|e| is_return(&e.tracking_number)) {
         crate::returns::charge_first_use(tx, customer_id, book_number, now)?;
     }
@@ -351,7 +388,8 @@ pub(crate) fn record_for_carrier(
     if let Some(r) = &returned {
         crate::returns::refuse_if_voided(r.voided, &r.book_number, "trackingNumber")?;
     }
-    let (recorded, duplicates) = store(tx, &customer_id, &book_number, &[checked])?;
+    let return_number = returned.as_ref().map(|_| tracking_number);
+    let (recorded, duplicates) = store(tx, &customer_id, &book_number, &[checked], return_number, now)?;
     if returned.is_some() {
         crate::returns::charge_first_use(tx, &customer_id, &book_number, now)?;
     }
@@ -400,14 +438,17 @@ mod tests {
         let old = [event("T1", "Info Received", "2026-11-21 10:00:00"), event("T1", "In Transit", "2026-11-22 08:00:00")];
         // stored as schema 1 stores them
         let tx = conn.transaction().unwrap();
-        assert_eq!(store(&crate::store::Tx::of(&tx), "C1", "1000000001", &old).unwrap(), (2, 0));
+        assert_eq!(insert_new(&crate::store::Tx::of(&tx), "C1", "1000000001", &old).unwrap(), old);
         tx.commit().unwrap();
         crate::store::migrate(&mut conn).unwrap();
         let listed = events(&crate::store::Read::of(&conn), "C1", "1000000001").unwrap();
         assert_eq!(listed, [old[1].clone(), old[0].clone()]);
         let tx = conn.transaction().unwrap();
         let newer = event("T1", "Delivered", "2026-11-23 09:00:00");
-        assert_eq!(store(&crate::store::Tx::of(&tx), "C1", "1000000001", &[old[1].clone(), newer.clone()]).unwrap(), (1, 1));
+        assert_eq!(
+            insert_new(&crate::store::Tx::of(&tx), "C1", "1000000001", &[old[1].clone(), newer.clone()]).unwrap(),
+            std::slice::from_ref(&newer)
+        );
         tx.commit().unwrap();
         assert_eq!(events(&crate::store::Read::of(&conn), "C1", "1000000001").unwrap(), [newer, old[1].clone(), old[0].clone()]);
         // one B-tree, keyed by the customer, the shipment and the duplicate check
@@ -457,7 +498,9 @@ mod tests {
         let earlier = event("T1", "Exception", "2026-11-20 09:00:00");
         let tx = conn.transaction().unwrap();
         let sent = [booked("T1"), same_time.clone(), later.clone(), booked("T2"), earlier.clone()];
-        assert_eq!(store(&crate::store::Tx::of(&tx), "C1", "1000000001", &sent).unwrap(), (3, 2), "the first events are there already");
+        let now = chrono::TimeZone::with_ymd_and_hms(&Utc, 2026, 11, 22, 10, 0, 0).unwrap();
+        let counted = store(&crate::store::Tx::of(&tx), "C1", "1000000001", &sent, None, now).unwrap();
+        assert_eq!(counted, (3, 2), "the first events are there already");
         tx.commit().unwrap();
         assert_eq!(
             events(&crate::store::Read::of(&conn), "C1", "1000000001").unwrap(),

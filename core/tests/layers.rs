@@ -24,6 +24,8 @@ const LAYERS: &[&[&str]] = &[
     &["secrets", "logins"],
     // The serde types of every request and answer.
     &["wire"],
+    // The event feed, which every operation that changes data appends to.
+    &["events"],
     // Values and records every operation reads: addresses, the catalog, the ledger, the stored shipment.
     &["address", "catalog", "ledger", "shipments"],
     // The rate book; customers and accounts; what reads a stored shipment.

@@ -26,6 +26,9 @@ extern "C" {
     /// The query of the shipment list.
     #[wasm_bindgen(typescript_type = "{ minBookNumber?: string; limit?: number }")]
     pub type ShipmentsQuery;
+    /// The query of the event feed.
+    #[wasm_bindgen(typescript_type = "{ after?: string; limit?: number; types?: string }")]
+    pub type EventsQuery;
     /// `VoidRequest` of consign.d.ts, or its JSON text.
     #[wasm_bindgen(typescript_type = "VoidRequest | string")]
     pub type VoidBody;
@@ -77,19 +80,19 @@ fn layout_query(layout: Option<&str>) -> String {
     layout.map(|l| format!("?layout={}", seg(l))).unwrap_or_default()
 }
 
-/// The query of the shipment list: `minBookNumber` and `limit`, where given.
-fn shipments_query(options: Option<ShipmentsQuery>) -> String {
-    let options: Option<JsValue> = options.map(Into::into);
+/// The query of a list (the shipments, the events): each of `names` that `options`
+/// gives, a string as it is, a number as its text; the router answers anything else
+/// (shown as the debug text of the value) as INVALID_REQUEST.
+fn list_query(options: Option<JsValue>, names: &[&str]) -> String {
     let get = |name: &str| options.as_ref().and_then(|o| Reflect::get(o, &JsValue::from_str(name)).ok()).filter(|v| !v.is_undefined());
-    let mut query = Vec::new();
-    if let Some(min) = get("minBookNumber").and_then(|v| v.as_string()) {
-        query.push(format!("minBookNumber={}", seg(&min)));
-    }
-    if let Some(limit) = get("limit") {
-        // A number or a numeric string; the router answers anything else as INVALID_REQUEST.
-        let limit = limit.as_f64().map(|n| n.to_string()).or_else(|| limit.as_string()).unwrap_or_else(|| format!("{limit:?}"));
-        query.push(format!("limit={}", seg(&limit)));
-    }
+    let query: Vec<String> = names
+        .iter()
+        .filter_map(|name| {
+            let value = get(name)?;
+            let text = value.as_string().or_else(|| value.as_f64().map(|n| n.to_string())).unwrap_or_else(|| format!("{value:?}"));
+            Some(format!("{name}={}", seg(&text)))
+        })
+        .collect();
     if query.is_empty() {
         String::new()
     } else {
@@ -228,7 +231,7 @@ impl Shipping {
 /// - `optional req: Extern or "{...}"`: an optional body, `"{...}"` when absent;
 /// - `sends "{...}"`: always that body;
 /// - `layout`: an optional `layout` query (labels), after the body if there is one;
-/// - `options`: the query options of the shipment list.
+/// - `options Type [names]`: an optional object of query options (a list's), those named.
 macro_rules! operation {
     (@method [$($doc:tt)*] $op:tt $js:ident $rust:ident ($($p:ident),*) [$($extra:tt)*] $body:expr, $query:expr => $ret:tt) => {
         #[wasm_bindgen]
@@ -268,8 +271,9 @@ macro_rules! operation {
             [#[wasm_bindgen(unchecked_param_type = $ty)] $req: JsValue, layout: Option<String>]
             Some($req), &layout_query(layout.as_deref()) => $ret);
     };
-    ($(#[doc = $doc:tt])* $op:literal => $js:ident $rust:ident ($($p:ident),*) options -> $ret:tt) => {
-        operation!(@method [$($doc)*] $op $js $rust ($($p),*) [options: Option<ShipmentsQuery>] None, &shipments_query(options) => $ret);
+    ($(#[doc = $doc:tt])* $op:literal => $js:ident $rust:ident ($($p:ident),*) options $ext:ident [$($name:literal),*] -> $ret:tt) => {
+        operation!(@method [$($doc)*] $op $js $rust ($($p),*) [options: Option<$ext>] None,
+            &list_query(options.map(Into::into), &[$($name),*]) => $ret);
     };
 }
 
@@ -337,6 +341,11 @@ operations! {
         "prepay" => prepay prepay(customerId) -> "PrepayResponse"
     }
     {
+        #[doc = " List events, `GET .../events?after=&limit=&types=`: the customer's changes after the"]
+        #[doc = " cursor `after`, oldest first; page on with `nextCursor` while `hasMore`."]
+        "listEvents" => events events(customerId) options EventsQuery ["after", "limit", "types"] -> "EventsResponse"
+    }
+    {
         #[doc = " The partner keys connected to a customer (an extension), `GET .../partners`."]
         "partners" => partners partners(customerId) -> "PartnersResponse"
     }
@@ -358,7 +367,7 @@ operations! {
     }
     {
         #[doc = " List shipments, `GET .../shipments?minBookNumber=&limit=`."]
-        "listShipments" => shipments shipments(customerId) options -> "ShipmentsResponse"
+        "listShipments" => shipments shipments(customerId) options ShipmentsQuery ["minBookNumber", "limit"] -> "ShipmentsResponse"
     }
     {
         #[doc = " Retrieve shipment, `GET .../shipments/:bookNumber`."]

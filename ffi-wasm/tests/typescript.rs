@@ -97,6 +97,8 @@ fn generated() -> String {
         SearchShipmentsRequest, TrackingEvent, RecordTrackingEventsRequest, RecordTrackingEventsResponse,
         SchedulePickupRequest, PickupIdResponse, Pickup, CreateManifestRequest, ManifestResponse,
         Order, OrderItem, OrderPackage,
+        // events
+        Event, EventsResponse, TrackingUpdate, ReturnLabelUse,
     )
 }
 

@@ -1,6 +1,7 @@
 //! The purge of expired quotes: `consign serve` removes them by itself, at start and then
 //! every [`QuotePurge::every`], so that the file does not grow with quotes nobody can
-//! book; and with them the answers kept for `Idempotency-Key`s past their 24 hours. A thread of its own finds the expired rows on a connection of its own, without
+//! book; and with them the answers kept for `Idempotency-Key`s past their 24 hours and
+//! the events past their 90 days (each customer's newest stays). A thread of its own finds the expired rows on a connection of its own, without
 //! writing; the writer removes them [`PURGE_ROWS`] at a time, each part one short write
 //! taking its turn with the tenants' writes (see [`crate::writer`]). On PostgreSQL the
 //! thread removes them itself, on its connection, as writes run in parallel there.
@@ -73,16 +74,18 @@ fn purge_once(shipping: &Shipping, queue: &Handle, days: u32) -> Result<u64, Sto
             _ => return Ok(removed),
         }
     }
-    purge_answers(shipping, queue)?;
+    purge_in_parts(shipping, queue, Shipping::purge_expired_answers)?;
+    purge_in_parts(shipping, queue, Shipping::purge_expired_events)?;
     Ok(removed)
 }
 
-/// Removes the answers kept for `Idempotency-Key`s past their 24 hours through the
-/// writer, [`PURGE_ROWS`] per write. A failure leaves the rest to the next purge.
-fn purge_answers(shipping: &Shipping, queue: &Handle) -> Result<(), Stopped> {
+/// Runs `purge` (the answers kept for `Idempotency-Key`s past their 24 hours, or the
+/// events past their 90 days) through the writer, [`PURGE_ROWS`] rows per write, until
+/// it removes fewer. A failure leaves the rest to the next purge.
+fn purge_in_parts(shipping: &Shipping, queue: &Handle, purge: fn(&Shipping, u32) -> consign::Result<u64>) -> Result<(), Stopped> {
     let at_most = u32::try_from(PURGE_ROWS).unwrap_or(u32::MAX);
     loop {
-        let work: writer::Work = Box::new(move |s: &Shipping| counted(s.purge_expired_answers(at_most)));
+        let work: writer::Work = Box::new(move |s: &Shipping| counted(purge(s, at_most)));
         let answer = writer::run_blocking(queue, shipping, PURGE_TENANT, PURGE_ROWS / ROWS_PER_UNIT, work).map_err(|_| Stopped)?;
         match (answer.status, answer.body.parse::<u64>()) {
             (200, Ok(n)) if n == u64::from(at_most) => {}

@@ -356,6 +356,14 @@ fn run_examples(x: &mut Examples) {
         "/restapi/v1/customers/C0000099/prepay",
         none.clone(),
     );
+    x.ex(
+        "listEvents",
+        "The customer's changes after a cursor, of the types asked for.",
+        get,
+        &format!("{C}/events?types=prepay.*&limit=2"),
+        none.clone(),
+    );
+    x.ex("listEvents-invalid", "A type that does not exist.", get, &format!("{C}/events?types=shipments.*"), none.clone());
     let payment = json!({"billingAddress": ann(),
         "paymentMethod": {"paymentMethodType": "processorCardToken", "processorCardTokenId": "tok_visa_8d1e"}});
     x.ex("updatePaymentMethod", "Stores a card token of the payment processor.", post, &format!("{C}/paymentMethod"), Some(payment));
@@ -1109,6 +1117,7 @@ fn every_example_is_the_servers_real_answer() {
     // Every example of the document was checked above, but those of answers no request
     // provokes on purpose, whose shape is checked here.
     let unprovoked = [
+        ("/components/responses/Error410/content/application~1json", "GONE"),
         ("/components/responses/Error500/content/application~1json", "INTERNAL"),
         ("/components/responses/Error503/content/application~1json", "BUSY"),
     ];

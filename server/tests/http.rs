@@ -219,6 +219,9 @@ fn keys_are_read_from_rsis_or_bearer_and_act_for_their_customers_only() {
     let hidden = s.call_as(&ann_key, "GET", &path(&bob, "/prepay"), &Value::Null).expect_error(404, "NOT_FOUND");
     let unknown = s.call_as(&ann_key, "GET", &path("C0000099", "/prepay"), &Value::Null).expect_error(404, "NOT_FOUND");
     assert_eq!(hidden.to_string().replace(&bob, "C0000099"), unknown.to_string());
+    // Nor another customer's events.
+    s.call_as(&ann_key, "GET", &path(&ann, "/events"), &Value::Null).expect(200);
+    s.call_as(&ann_key, "GET", &path(&bob, "/events"), &Value::Null).expect_error(404, "NOT_FOUND");
     s.call_as(&ann_key, "POST", "/restapi/v1/customers", &customer_body("cy@example.com")).expect_error(401, "UNAUTHORIZED");
 
     // Another partner acts for no one until it connects a customer with its password.

@@ -245,3 +245,41 @@ fn the_server_purges_expired_quotes_by_itself() {
     }
     assert_eq!(s.stored_shipments(), before[2..]);
 }
+
+/// The server's purge also removes the events past their 90 days, each customer's newest
+/// excepted (it numbers the next).
+#[test]
+fn the_server_purges_old_events_by_itself_but_each_customers_newest() {
+    let db = fresh_db(TENANTS);
+    {
+        let shipping = Shipping::builder().path(&db).clock(fixed("2026-06-01T15:00:00Z")).open().unwrap();
+        let r = shipping.handle("POST", "/restapi/v1/customers", &customer_body("ann@example.com").to_string());
+        assert_eq!(r.status, 201, "{}", r.body);
+    }
+    let events = || {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let mut q = conn.prepare("SELECT id FROM events ORDER BY id").unwrap();
+        q.query_map([], |r| r.get(0)).unwrap().collect::<rusqlite::Result<Vec<i64>>>().unwrap()
+    };
+    let first = *events().last().unwrap();
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        for id in [first + 1, first + 2] {
+            conn.execute(
+                "INSERT INTO events (customer_id, id, type, type_bit, subject_id, created_at, data)
+                 SELECT customer_id, ?1, type, type_bit, subject_id, created_at, data FROM events WHERE id = ?2",
+                [id, first],
+            )
+            .unwrap();
+        }
+    }
+    let _s = serve_on(db.clone(), fixed(NOW), |config| {
+        config.purge_quotes = Some(QuotePurge { every: Duration::from_secs(3600), expired_for_days: 7 })
+    });
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while events().len() > 1 {
+        assert!(Instant::now() < deadline, "the old events were not purged");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert_eq!(events(), [first + 2]);
+}

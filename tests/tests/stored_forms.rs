@@ -25,7 +25,7 @@ use rusqlite::Connection;
 use serde_json::{json, Value};
 
 /// The JSON columns: table, column, and the key of the one row the scenario samples.
-const COLUMNS: [(&str, &str); 15] = [
+const COLUMNS: [(&str, &str); 16] = [
     ("catalog", "document"),
     ("customers", "mailing_address"),
     ("customers", "billing_address"),
@@ -41,6 +41,7 @@ const COLUMNS: [(&str, &str); 15] = [
     ("orders", "document"),
     ("pickups", "address"),
     ("manifests", "shipper"),
+    ("events", "data"),
 ];
 
 /// The rows sampled: the scenario's last row of each table (each holds one form; the
@@ -49,6 +50,9 @@ fn sampled_row(table: &str) -> &'static str {
     match table {
         "catalog" => "id = 1",
         "quoted_shipments" => "first_quote_id = (SELECT max(first_quote_id) FROM quoted_shipments)",
+        // The data of the other kinds of event is the JSON of their routes, sampled where
+        // those routes' rows are, or made from them on the spot (the manifest's PDF).
+        "events" => "rowid = (SELECT max(rowid) FROM events WHERE type = 'shipment.booked')",
         _ => "rowid = (SELECT max(rowid) FROM TABLE)",
     }
 }
@@ -154,6 +158,7 @@ fn reads(s: &Scenario, h: &Harness) -> Vec<(String, u16, String)> {
         format!("/pickups/{}", s.pickup),
         format!("/manifest/{}", s.manifest),
         "/shipments".to_string(),
+        "/events?types=shipment.booked".to_string(),
     ];
     let [abroad, home] = &s.books;
     gets.extend(["", "/label", "/commercialInvoice"].map(|tail| format!("/shipments/{abroad}{tail}")));

@@ -20,6 +20,7 @@ use crate::catalog::{Carrier, Catalog, PackageType, Profile, Service};
 use crate::customers::Customer;
 use crate::documents::LabelFormat;
 use crate::error::{Error, ErrorCategory, FieldError, Result};
+use crate::events;
 use crate::labels::{customs_declaration, label_data, render};
 use crate::money::{format2, from_cents, round_cents, to_cents};
 use crate::prepay::{charge, refuse_in_debt};
@@ -216,6 +217,7 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
     let search = crate::search::entry(tx, &ctx.customer.id, seq, &view)?;
     // The first tracking event is kept on the shipment row: it commits with the booking.
     let booked = crate::tracking::booked_event(&v.shipment.sender, ctx.now);
+    let view_json = wire::to_json(&view)?;
     tx.execute_later(
         "INSERT INTO shipments (book_number, customer_id, carrier_code, service_code, package_type_code, family, tracking_number,
             shipment_date, zone, currency, total_amount, charged_cents, label_format, quote_id, view, view_shape, created_at, search_rowid,
@@ -236,7 +238,7 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
             if v.billed_to_prepay { cost_cents } else { 0 },
             v.label_format.code(),
             priced.quote_id,
-            wire::to_json(&view)?,
+            view_json,
             view_shape(),
             crate::dates::timestamp(ctx.now),
             search.rowid,
@@ -280,8 +282,9 @@ pub(crate) fn book(tx: &Tx<'_>, ctx: &Context, req: &wire::BookShipmentRequest) 
         crate::returns::record(tx, &ctx.customer.id, &book_number, tracking, &view_address(to), price)?;
     }
     crate::store::search::after_booking(tx, shipment_rowid)?;
+    events::append_json(tx, &ctx.customer.id, events::Type::ShipmentBooked, &book_number, ctx.now, &view_json)?;
     if let Some(f) = &req.fulfillment {
-        crate::orders::fulfil(tx, &ctx.customer.id, &book_number, f)?;
+        crate::orders::fulfil(tx, &ctx.customer.id, &book_number, f, ctx.now)?;
     }
 
     let pieces = (v.carrier.pieces_in_answer && tracking_numbers.len() > 1).then(|| {

@@ -4,6 +4,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::error::{Error, Result};
+use crate::events;
 use crate::ledger::{self, EntryKind};
 use crate::money::{format2, from_cents};
 use crate::shipments::find;
@@ -57,7 +58,10 @@ pub(crate) fn void(
         "UPDATE shipments SET voided = 1, voided_at = ?2 WHERE customer_id = ?3 AND book_number = ?1",
         args![book_number, &crate::dates::timestamp(now), customer_id],
     )?;
-    crate::orders::on_void(tx, customer_id, book_number)?;
+    let mut view = s.view;
+    view.voided = true;
+    events::append(tx, customer_id, events::Type::ShipmentVoided, book_number, now, &view)?;
+    crate::orders::on_void(tx, customer_id, book_number, now)?;
     let refunded = if s.charged_cents > 0 {
         Some(ledger::append(tx, customer_id, EntryKind::Refund, s.charged_cents, &format!("shipment {book_number} voided"), now)?)
     } else {

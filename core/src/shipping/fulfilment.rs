@@ -96,6 +96,7 @@ impl Shipping {
     /// # Errors
     /// `NOT_FOUND` for an unknown customer, integration or order (or another customer's).
     pub fn delete_order(&self, CustomerId(customer_id): CustomerId<'_>, integration_id: &str, order_id: &str) -> Result<wire::OkResponse> {
-        self.write_for(customer_id, |tx| orders::delete(tx, customer_id, integration_id, order_id))
+        let now = self.clock().now();
+        self.write_for(customer_id, |tx| orders::delete(tx, customer_id, integration_id, order_id, now))
     }
 }

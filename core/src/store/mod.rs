@@ -24,6 +24,7 @@ use rusqlite::{Connection, TransactionBehavior};
 use crate::error::{Error, ErrorCategory, Result};
 
 mod connection;
+pub(crate) mod event_log;
 #[cfg(feature = "postgres")]
 pub(crate) mod pg;
 pub(crate) mod search;
@@ -70,6 +71,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../migrations/0013_citus_keys.sql"),
     include_str!("../../migrations/0014_search_indexes.sql"),
     include_str!("../../migrations/0015_inlined_grams.sql"),
+    include_str!("../../migrations/0016_events.sql"),
 ];
 
 /// The schema version this build writes.

@@ -9,6 +9,7 @@ mod after_booking;
 mod booking;
 pub(crate) mod bounded;
 mod customers;
+mod events;
 mod numbers;
 mod quotes;
 mod stored;
@@ -33,6 +34,7 @@ pub use customers::{
     ConnectCustomerRequest, CreateCustomerRequest, CustomerIdResponse, LedgerEntry, Partner, PartnersResponse, PaymentMethod,
     PrepayResponse, PrepaySettings, UpdatePaymentMethodRequest, Utm,
 };
+pub use events::{Event, EventsResponse, ReturnLabelUse, TrackingUpdate};
 pub(crate) use numbers::decimal_text;
 pub use numbers::{Dec, Int};
 #[cfg(any(test, feature = "bench"))]

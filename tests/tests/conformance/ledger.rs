@@ -161,5 +161,11 @@ fn bookings_and_voids_at_once_for_several_customers_keep_every_ledger_whole() {
         let mine = booked.iter().filter(|(who, _)| who == id);
         assert_eq!(kinds("charge"), mine.clone().count(), "one charge per booking of {id}");
         assert_eq!(kinds("refund"), mine.filter(|(_, voided)| *voided).count(), "one refund per void of {id}");
+        // The customer's events are numbered 1, 2, 3... without a gap, one per change.
+        let events = h.get(&Harness::path(id, "/events?limit=1000")).expect(200)["events"].as_array().unwrap().clone();
+        let numbers: Vec<i64> = events.iter().map(|e| e["id"].as_i64().unwrap()).collect();
+        assert_eq!(numbers, (1..=numbers.len() as i64).collect::<Vec<_>>(), "{id}");
+        let prepay_events = events.iter().filter(|e| e["type"].as_str().unwrap().starts_with("prepay.")).count();
+        assert_eq!(prepay_events, entries.len(), "an event per ledger entry of {id}");
     }
 }

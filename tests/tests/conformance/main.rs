@@ -9,6 +9,7 @@ mod booking;
 mod carriers;
 mod customers;
 mod dates;
+mod events;
 mod idempotency;
 mod invoices;
 mod labels;

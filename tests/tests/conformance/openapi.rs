@@ -288,6 +288,10 @@ fn every_answer_matches_the_document() {
     c.check(delete, &order, &[id, &integration, "SO-5002"], "", &none, 200);
     c.check(get, &order, &[id, &integration, "SO-5002"], "", &none, 404);
     c.check(get, &format!("{C}/prepay"), &[id], "", &none, 200);
+    // Every event so far, of every kind of data.
+    c.check(get, &format!("{C}/events"), &[id], "?limit=1000", &none, 200);
+    c.check(get, &format!("{C}/events"), &[id], "?types=nothing", &none, 400);
+    c.check(get, &format!("{C}/events"), &["C9999999"], "", &none, 404);
 
     // What no operation of the document answers still has the error body.
     let wrong_method = c.h.call("DELETE", "/restapi/v1/customers", &none);

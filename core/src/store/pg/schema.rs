@@ -29,6 +29,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../../pg/migrations/0013_citus_keys.sql"),
     include_str!("../../../pg/migrations/0014_search_indexes.sql"),
     include_str!("../../../pg/migrations/0015_inlined_grams.sql"),
+    include_str!("../../../pg/migrations/0016_events.sql"),
 ];
 
 // Every SQLite upgrade after the baseline has its PostgreSQL twin in `UPGRADES`.
@@ -234,6 +235,7 @@ mod tests {
         ("shipments", "shipments_newest", "search walks a customer's shipments newest first, where SQLite has its FTS5 tables"),
         ("shipments", "shipments_short_grams", "search finds keywords of one or two characters, where SQLite has shipment_grams"),
         ("shipments", "shipments_digit_grams", "search finds numbers by six digits, where SQLite has shipment_grams"),
+        ("events", "events_by_time", "the purge finds the oldest events by time, where SQLite walks the rowids of its events"),
     ];
     /// Columns whose type class differs: (table, column, SQLite's class, PostgreSQL's, why).
     const OTHER_TYPES: &[(&str, &str, &str, &str, &str)] = &[(

@@ -1,0 +1,296 @@
+//! The event feed (DECISIONS, "Events"): every change appends its events in its own
+//! transaction, numbered per customer in commit order, each carrying the subject's view
+//! as its retrieve route answers it; `GET .../events` pages them by cursor and type;
+//! events older than 90 days are purged, and a cursor into what was purged is 410.
+
+use consign_conformance::*;
+use serde_json::{json, Value};
+
+/// The customer's events after `after` (all kept when `None`), asserting 200.
+#[track_caller]
+fn events(h: &Harness, id: &str, query: &str) -> Value {
+    h.get(&Harness::path(id, &format!("/events{query}"))).expect(200).clone()
+}
+
+/// Every event of the customer, oldest first.
+#[track_caller]
+fn all(h: &Harness, id: &str) -> Vec<Value> {
+    events(h, id, "?limit=1000")["events"].as_array().unwrap().clone()
+}
+
+/// The test booking, shipped on the clock's day.
+fn shipped_today(h: &Harness) -> Value {
+    use consign::Clock as _;
+    with(book_body(), "/shipmentDate", json!(h.clock.today().to_string()))
+}
+
+/// The types of `list`, in order.
+fn types(list: &[Value]) -> Vec<&str> {
+    list.iter().map(|e| e["type"].as_str().unwrap()).collect()
+}
+
+/// The events of `list` after the first `n`.
+fn after(list: &[Value], n: usize) -> Vec<Value> {
+    list[n..].to_vec()
+}
+
+#[test]
+fn opening_an_account_and_booking_append_the_charge_and_the_shipment_as_retrieve_shows_it() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let first = all(&h, &id);
+    assert_eq!(types(&first), ["prepay.recharged"], "the opening recharge");
+    let book = h.book(&id, &book_body());
+    let list = after(&all(&h, &id), first.len());
+    assert_eq!(types(&list), ["prepay.charged", "shipment.booked"]);
+    let shipment = h.get(&Harness::path(&id, &format!("/shipments/{book}"))).expect(200).clone();
+    let booked = &list[1];
+    assert_eq!((booked["subjectId"].as_str(), &booked["data"]), (Some(book.as_str()), &shipment));
+    assert_eq!(booked["createdAt"], NOW);
+    let prepay = h.get(&Harness::path(&id, "/prepay")).expect(200).clone();
+    assert_eq!(list[0]["data"], prepay["entries"][0], "the charge is the ledger entry");
+    assert_eq!(list[0]["subjectId"], prepay["entries"][0]["id"].to_string());
+    let ids: Vec<i64> = all(&h, &id).iter().map(|e| e["id"].as_i64().unwrap()).collect();
+    assert_eq!(ids, [1, 2, 3], "numbered per customer from 1");
+}
+
+#[test]
+fn a_void_appends_the_void_shipment_and_its_refund() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let book = h.book(&id, &book_body());
+    let before = all(&h, &id).len();
+    h.void(&id, &book);
+    let list = after(&all(&h, &id), before);
+    assert_eq!(types(&list), ["shipment.voided", "prepay.refunded"]);
+    let shipment = h.get(&Harness::path(&id, &format!("/shipments/{book}"))).expect(200).clone();
+    assert_eq!(list[0]["data"], shipment);
+    assert_eq!(list[0]["data"]["voided"], true);
+}
+
+#[test]
+fn an_operation_refused_appends_nothing() {
+    let h = Harness::new();
+    let id = h.create_customer("ann@example.com");
+    let before = all(&h, &id);
+    // No payment method: the booking cannot be recharged and is refused.
+    let heavy = with(book_body(), "/pieces/0/weight", json!("60"));
+    let refused = h.book_with(&id, &with(heavy, "/approvePrepayRecharge", json!(true)));
+    assert_eq!(refused.status, 402, "{}", refused.body);
+    h.book_with(&id, &without(book_body(), "/receiver")).assert_error(400, "INVALID_REQUEST", None);
+    assert_eq!(all(&h, &id), before);
+}
+
+#[test]
+fn tracking_events_append_an_update_once_and_a_delivery_of_the_shipment() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let book = h.book(&id, &book_body());
+    let tracking = h.get(&Harness::path(&id, &format!("/shipments/{book}"))).expect(200)["trackingNumber"].as_str().unwrap().to_string();
+    let before = all(&h, &id).len();
+    let event = |status: &str, time: &str| {
+        json!({"trackingNumber": tracking, "carrier": "postal", "event": format!("{status} at the depot"), "eventStatus": status,
+            "eventTime": time, "serviceArea": "Los Angeles, CA", "serviceAreaCountry": "US"})
+    };
+    let path = Harness::path(&id, &format!("/shipments/{book}/tracking-events"));
+    let transit = event("In Transit", "2026-11-22 08:00:00");
+    h.call("POST", &path, &json!({"events": [transit]})).expect(200);
+    let list = after(&all(&h, &id), before);
+    assert_eq!(types(&list), ["tracking.updated"]);
+    assert_eq!(list[0]["data"], json!({"bookNumber": book, "status": "In Transit", "newEvents": [transit]}));
+    // A repeat records nothing, and tells nothing.
+    h.call("POST", &path, &json!({"events": [transit]})).expect(200);
+    assert_eq!(all(&h, &id).len(), before + 1);
+    let delivered = event("Delivered", "2026-11-23 09:00:00");
+    h.call("POST", &path, &json!({"events": [transit, delivered]})).expect(200);
+    let list = after(&all(&h, &id), before + 1);
+    assert_eq!(types(&list), ["tracking.updated", "shipment.delivered"]);
+    assert_eq!(list[1]["data"], json!({"bookNumber": book, "status": "Delivered", "newEvents": [delivered]}));
+    assert_eq!(list[0]["data"], list[1]["data"]);
+}
+
+#[test]
+fn the_first_scan_of_a_return_label_appends_its_charge_and_its_use() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let booked = h.book_with(&id, &with(book_body(), "/scanBasedReturnLabel", json!(true))).expect(201).clone();
+    let (book, ret) = (booked["bookNumber"].as_str().unwrap(), booked["returnTrackingNumber"].as_str().unwrap());
+    let before = all(&h, &id).len();
+    let event = consign_conformance::carrier_event("In Transit", "2026-11-23 09:00:00");
+    assert_eq!(h.shipping.record_tracking_event("postal", ret, &event).unwrap().recorded, 1);
+    let list = after(&all(&h, &id), before);
+    assert_eq!(types(&list), ["tracking.updated", "prepay.charged", "return_label.used"]);
+    let used = &list[2]["data"];
+    assert_eq!((used["bookNumber"].as_str(), used["returnTrackingNumber"].as_str()), (Some(book), Some(ret)));
+    assert_eq!(used["charge"].as_str().map(|c| format!("-{c}")), list[1]["data"]["amount"].as_str().map(String::from));
+    assert_eq!(used["balanceAfter"], list[1]["data"]["balanceAfter"]);
+    assert_eq!(used["usedAt"], NOW);
+    // The second scan charges nothing and is no use of the label.
+    let later = consign_conformance::carrier_event("In Transit", "2026-11-24 09:00:00");
+    h.shipping.record_tracking_event("postal", ret, &later).unwrap();
+    assert_eq!(types(&after(&all(&h, &id), before + 3)), ["tracking.updated"]);
+}
+
+#[test]
+fn a_batch_book_appends_each_booking_then_the_batch_and_nothing_of_a_quote_that_failed() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let quotes = h.quote_one(&id, quote_shipment());
+    let ids: Vec<i64> = quotes["quotes"].as_array().unwrap().iter().take(2).map(|q| q["quoteId"].as_i64().unwrap()).collect();
+    let batch = h.call("POST", &Harness::path(&id, "/batch"), &json!({})).expect(201)["batchId"].as_str().unwrap().to_string();
+    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({"quoteIds": ids})).expect(200);
+    let before = all(&h, &id).len();
+    h.call("POST", &Harness::path(&id, "/batch-book"), &json!({"batchId": batch, "approvePrepayRecharge": true})).expect(200);
+    let list = after(&all(&h, &id), before);
+    let kinds = types(&list);
+    assert_eq!(kinds.iter().filter(|t| **t == "shipment.booked").count(), 2, "{kinds:?}");
+    assert_eq!(kinds.last(), Some(&"batch.booked"));
+    let view = h.get(&Harness::path(&id, &format!("/batch/{batch}"))).expect(200).clone();
+    assert_eq!(list.last().unwrap()["data"], view);
+    assert_eq!(list.last().unwrap()["subjectId"], batch.as_str());
+}
+
+#[test]
+fn pickups_and_manifests_append_what_their_get_routes_answer() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let book = h.book(&id, &book_body());
+    let before = all(&h, &id).len();
+    let pickup = h.call("POST", &Harness::path(&id, "/pickups"), &pickup_body("postal", &[&book])).expect(201)["pickupId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    h.call("POST", &Harness::path(&id, &format!("/pickups/{pickup}")), &json!({"cancelled": true})).expect(200);
+    let manifest = h.call("POST", &Harness::path(&id, "/manifest"), &manifest_body("postal", &[&book])).expect(201)["manifestId"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let list = after(&all(&h, &id), before);
+    assert_eq!(types(&list), ["pickup.scheduled", "pickup.cancelled", "manifest.created"]);
+    let pickup_view = h.get(&Harness::path(&id, &format!("/pickups/{pickup}"))).expect(200).clone();
+    assert_eq!(list[1]["data"], pickup_view);
+    assert_eq!(list[0]["data"], with(pickup_view, "/cancelled", json!(false)));
+    let manifest_view = h.get(&Harness::path(&id, &format!("/manifest/{manifest}"))).expect(200).clone();
+    assert_eq!((list[2]["subjectId"].as_str(), &list[2]["data"]), (Some(manifest.as_str()), &manifest_view));
+}
+
+#[test]
+fn orders_append_their_creation_changes_status_and_deletion() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let integration = h.integration(&id);
+    let order = Harness::path(&id, &format!("/integrations/{integration}/orders/SO-1"));
+    let before = all(&h, &id).len();
+    h.call("PUT", &order, &order_body("SO-1")).expect(201);
+    h.call("PUT", &order, &with(order_body("SO-1"), "/orderNumber", json!("SO-5002"))).expect(201);
+    let fulfil = json!({"orderId": "SO-1", "integrationId": integration, "items": []});
+    h.book(&id, &with(book_body(), "/fulfillment", fulfil));
+    let fulfilled = h.get(&order).expect(200).clone();
+    h.delete(&order).expect(200);
+    let list = after(&all(&h, &id), before);
+    let orders: Vec<&Value> = list.iter().filter(|e| e["type"].as_str().unwrap().starts_with("order.")).collect();
+    let kinds: Vec<&str> = orders.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["order.created", "order.updated", "order.status_changed", "order.deleted"]);
+    assert_eq!(orders[0]["subjectId"], format!("{integration}/SO-1"));
+    assert_eq!(orders[1]["data"]["orderNumber"], "SO-5002");
+    assert_eq!((&orders[2]["data"], &orders[3]["data"]), (&fulfilled, &fulfilled));
+    assert_eq!(fulfilled["fulfillmentStatus"], "fulfilled");
+    let booked = list.iter().position(|e| e["type"] == "shipment.booked").unwrap();
+    let changed = list.iter().position(|e| e["type"] == "order.status_changed").unwrap();
+    assert!(booked < changed, "the booking, then the order it fulfilled");
+}
+
+#[test]
+fn pages_follow_the_cursor_and_the_type_filter() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    for _ in 0..3 {
+        h.book(&id, &book_body());
+    }
+    let every = all(&h, &id);
+    assert_eq!(every.len(), 7);
+    let first = events(&h, &id, "?limit=2");
+    assert_eq!(first["events"].as_array().unwrap()[..], every[..2]);
+    assert_eq!((first["nextCursor"].as_str(), first["hasMore"].as_bool()), (Some("2"), Some(true)));
+    let rest = events(&h, &id, "?after=2&limit=1000");
+    assert_eq!(rest["events"].as_array().unwrap()[..], every[2..]);
+    assert_eq!((rest["nextCursor"].as_str(), rest["hasMore"].as_bool()), (Some("7"), Some(false)));
+    let end = events(&h, &id, "?after=7");
+    assert_eq!((end["events"].as_array().unwrap().len(), end["nextCursor"].as_str()), (0, Some("7")));
+
+    let shipments = events(&h, &id, "?types=shipment.*&limit=2");
+    assert_eq!(types(shipments["events"].as_array().unwrap()), ["shipment.booked", "shipment.booked"]);
+    assert_eq!((shipments["nextCursor"].as_str(), shipments["hasMore"].as_bool()), (Some("5"), Some(true)));
+    let last = events(&h, &id, "?types=shipment.*&after=5");
+    assert_eq!(types(last["events"].as_array().unwrap()), ["shipment.booked"]);
+    let charges = events(&h, &id, "?types=prepay.charged,%20prepay.refunded");
+    assert_eq!(types(charges["events"].as_array().unwrap()), ["prepay.charged"; 3]);
+    let none = events(&h, &id, "?types=pickup.*&after=3");
+    assert_eq!(
+        (none["events"].as_array().unwrap().len(), none["nextCursor"].as_str(), none["hasMore"].as_bool()),
+        (0, Some("7"), Some(false))
+    );
+}
+
+#[test]
+fn every_parameter_out_of_its_range_is_named() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let get = |query: &str| h.get(&Harness::path(&id, &format!("/events{query}")));
+    for query in ["?limit=0", "?limit=1001", "?limit=ten", "?limit=-1"] {
+        get(query).assert_error(400, "INVALID_REQUEST", Some("limit"));
+    }
+    for query in ["?after=x", "?after=-1", "?after=1.5", "?after=+1", "?after=2"] {
+        get(query).assert_error(400, "INVALID_REQUEST", Some("after"));
+    }
+    for query in ["?types=shipment", "?types=shipment.booked,nothing.*", "?types=*"] {
+        get(query).assert_error(400, "INVALID_REQUEST", Some("types"));
+    }
+    get("?after=1&limit=1000&types=").expect(200);
+    h.get(&Harness::path("C0000099", "/events")).assert_error_without_details(404, "NOT_FOUND");
+    h.call("POST", &Harness::path(&id, "/events"), &json!({})).assert_error_without_details(405, "METHOD_NOT_ALLOWED");
+}
+
+#[test]
+fn events_are_kept_ninety_days_and_a_cursor_into_what_was_purged_is_gone() {
+    let h = Harness::new();
+    let id = h.shipper("ann@example.com");
+    let quiet = h.shipper("bo@example.com");
+    h.book(&id, &book_body());
+    assert_eq!(all(&h, &id).len(), 3);
+    h.clock.advance(chrono::Duration::days(60));
+    h.book(&id, &shipped_today(&h));
+    h.clock.advance(chrono::Duration::days(31));
+    // The first booking is 91 days old, the second 31: the first three events go, and
+    // the quiet customer's only event, its newest, stays to number the next.
+    assert_eq!(h.shipping.purge_expired_events(2).unwrap(), 2);
+    assert_eq!(h.shipping.purge_expired_events(100).unwrap(), 1);
+    assert_eq!(h.shipping.purge_expired_events(100).unwrap(), 0);
+    let kept: Vec<i64> = all(&h, &id).iter().map(|e| e["id"].as_i64().unwrap()).collect();
+    assert_eq!(kept, [4, 5]);
+    assert_eq!(all(&h, &quiet).len(), 1);
+    let gone = h.get(&Harness::path(&id, "/events?after=2"));
+    gone.assert_error_without_details(410, "GONE");
+    assert!(gone.body["error"].as_str().unwrap().contains("the oldest cursor kept is 3"), "{}", gone.body);
+    h.get(&Harness::path(&id, "/events?after=0")).assert_error_without_details(410, "GONE");
+    assert_eq!(events(&h, &id, "?after=3")["events"].as_array().unwrap().len(), 2);
+    h.book(&id, &shipped_today(&h));
+    let numbers: Vec<i64> = all(&h, &id).iter().map(|e| e["id"].as_i64().unwrap()).collect();
+    assert_eq!(numbers, [4, 5, 6, 7], "numbering goes on after a purge");
+    h.book(&quiet, &shipped_today(&h));
+    let quiet_numbers: Vec<i64> = all(&h, &quiet).iter().map(|e| e["id"].as_i64().unwrap()).collect();
+    assert_eq!(quiet_numbers, [1, 2, 3]);
+}
+
+#[test]
+fn the_typed_method_answers_as_the_route_and_customers_see_only_their_own() {
+    let h = Harness::new();
+    let ann = h.shipper("ann@example.com");
+    let bo = h.shipper("bo@example.com");
+    h.book(&ann, &book_body());
+    let typed = h.shipping.events(consign::CustomerId(&ann), Some("1"), Some("shipment.*"), Some(5)).unwrap();
+    let routed = events(&h, &ann, "?after=1&types=shipment.*&limit=5");
+    assert_eq!(serde_json::to_value(&typed).unwrap(), routed);
+    assert_eq!(types(&all(&h, &bo)), ["prepay.recharged"]);
+    assert!(all(&h, &bo).iter().all(|e| !e.to_string().contains(&ann)), "nothing of ann's in bo's feed");
+}
