@@ -49,33 +49,67 @@ fn schema() -> &'static str {
     crate::embedded::inflated(&TEXT, include_bytes!(concat!(env!("OUT_DIR"), "/schema.sql.deflate")))
 }
 
-/// Schema 1, frozen: where the upgrades start. An image or a file of an older schema is
-/// compared with the schema this and the upgrades give at its version.
-const BASELINE: &str = include_str!("../../migrations/0001_baseline.sql");
+/// Declares the files of `core/migrations/` once, in order: [`MIGRATIONS`] names them
+/// and, natively, [`history`] embeds their text.
+macro_rules! migrations {
+    ($($file:literal,)+) => {
+        /// The files of `core/migrations/`, in order: `MIGRATIONS[i]` brings a database of
+        /// version `i` to `i + 1`, the first (the frozen baseline, schema 1) an empty one.
+        /// An image or a file of an older schema is compared with the schema these give at
+        /// its version. Add one with every change to `core/schema.sql`; never edit one that
+        /// has shipped.
+        const MIGRATIONS: &[&str] = &[$($file,)+];
 
-/// The upgrades in order: `UPGRADES[i]` brings a database of version `i + 1` to
-/// `i + 2`, and is the file `core/migrations/{i + 2:04}_*.sql`. Add one with every change
-/// to `core/schema.sql`; never edit one that has shipped.
-const UPGRADES: &[&str] = &[
-    include_str!("../../migrations/0002_application_id.sql"),
-    include_str!("../../migrations/0003_api_keys.sql"),
-    include_str!("../../migrations/0004_search_merging.sql"),
-    include_str!("../../migrations/0005_view_shape.sql"),
-    include_str!("../../migrations/0006_commercial_invoices.sql"),
-    include_str!("../../migrations/0007_return_labels.sql"),
-    include_str!("../../migrations/0008_transit.sql"),
-    include_str!("../../migrations/0009_logins.sql"),
-    include_str!("../../migrations/0010_quote_days.sql"),
-    include_str!("../../migrations/0011_ledger_debt.sql"),
-    include_str!("../../migrations/0012_request_answers.sql"),
-    include_str!("../../migrations/0013_citus_keys.sql"),
-    include_str!("../../migrations/0014_search_indexes.sql"),
-    include_str!("../../migrations/0015_inlined_grams.sql"),
-    include_str!("../../migrations/0016_events.sql"),
-];
+        /// The text of every file of [`MIGRATIONS`], in order.
+        #[cfg(not(target_arch = "wasm32"))]
+        fn history() -> &'static [&'static str] {
+            &[$(include_str!(concat!("../../migrations/", $file)),)+]
+        }
+    };
+}
+
+migrations! {
+    "0001_baseline.sql",
+    "0002_application_id.sql",
+    "0003_api_keys.sql",
+    "0004_search_merging.sql",
+    "0005_view_shape.sql",
+    "0006_commercial_invoices.sql",
+    "0007_return_labels.sql",
+    "0008_transit.sql",
+    "0009_logins.sql",
+    "0010_quote_days.sql",
+    "0011_ledger_debt.sql",
+    "0012_request_answers.sql",
+    "0013_citus_keys.sql",
+    "0014_search_indexes.sql",
+    "0015_inlined_grams.sql",
+    "0016_events.sql",
+}
+
+/// The text of every file of [`MIGRATIONS`], in order: embedded deflated on wasm32
+/// (`core/build.rs`, the files one after another, each ended by a NUL byte), inflated and
+/// split once, when an older database is first upgraded or an image checked.
+#[cfg(target_arch = "wasm32")]
+fn history() -> &'static [&'static str] {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    static FILES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    FILES.get_or_init(|| {
+        crate::embedded::inflated(&TEXT, include_bytes!(concat!(env!("OUT_DIR"), "/migrations.deflate"))).split_terminator('\0').collect()
+    })
+}
+
+/// The SQL of the migration that brings a database to schema `version` (1, the baseline,
+/// creates schema 1 in an empty one).
+fn migration(version: i64) -> Result<&'static str> {
+    usize::try_from(version - 1)
+        .ok()
+        .and_then(|i| history().get(i).copied())
+        .ok_or_else(|| Error::internal(format!("this build has no upgrade to schema {version}")))
+}
 
 /// The schema version this build writes.
-pub const SCHEMA_VERSION: i64 = 1 + UPGRADES.len() as i64;
+pub const SCHEMA_VERSION: i64 = MIGRATIONS.len() as i64;
 
 /// The `PRAGMA application_id` of a consign database (schema 2 on): the ASCII bytes
 /// `CSGN` read as a big-endian integer, as the SQLite header stores it at offset 68.
@@ -279,11 +313,7 @@ fn migrate_without_foreign_keys(conn: &mut Connection) -> Result<()> {
 /// Applies the upgrades that bring schema `from` (at least 1) to `to`.
 fn upgrade(tx: &Connection, from: i64, to: i64) -> Result<()> {
     for version in from + 1..=to {
-        let sql = usize::try_from(version - 2)
-            .ok()
-            .and_then(|i| UPGRADES.get(i))
-            .ok_or_else(|| Error::internal(format!("this build has no upgrade to schema {version}")))?;
-        tx.execute_batch(sql).map_err(|e| Error::internal(format!("the upgrade to schema {version} failed: {e}")))?;
+        tx.execute_batch(migration(version)?).map_err(|e| Error::internal(format!("the upgrade to schema {version} failed: {e}")))?;
     }
     Ok(())
 }
@@ -292,7 +322,7 @@ fn upgrade(tx: &Connection, from: i64, to: i64) -> Result<()> {
 /// upgrades after it, as an old database has them. Images and files of older schemas are
 /// compared with it, and upgrade tests start from here.
 pub(crate) fn create_at(conn: &Connection, version: i64) -> Result<()> {
-    conn.execute_batch(BASELINE)?;
+    conn.execute_batch(migration(1)?)?;
     let tx = conn.unchecked_transaction()?;
     upgrade(&tx, 1, version)?;
     tx.pragma_update(None, "user_version", version)?;
@@ -665,6 +695,23 @@ mod tests {
         assert_eq!(APPLICATION_ID.to_be_bytes(), *b"CSGN");
     }
 
+    /// [`MIGRATIONS`] names every file of `core/migrations/` and nothing else, in the
+    /// order of their names, each numbered with the schema it brings a database to: a new
+    /// file left out of the list would never run natively, and the WebAssembly package,
+    /// which embeds the whole folder, would disagree with native builds.
+    #[test]
+    fn migrations_lists_the_folder_in_order() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations");
+        let mut files: Vec<String> =
+            std::fs::read_dir(&dir).unwrap().map(|entry| entry.unwrap().file_name().into_string().unwrap()).collect();
+        files.sort();
+        assert_eq!(files, MIGRATIONS, "core/migrations/ and store::MIGRATIONS disagree: list every file there, in order");
+        for (i, file) in MIGRATIONS.iter().enumerate() {
+            assert!(file.starts_with(&format!("{:04}_", i + 1)) && file.ends_with(".sql"), "{file} at position {}", i + 1);
+        }
+        assert_eq!(history().len(), MIGRATIONS.len());
+    }
+
     #[test]
     fn normalising_keeps_string_literals_and_drops_comments_and_layout() {
         assert_eq!(normalise("CREATE TABLE t (\n  a TEXT, -- note\n  b \"x\" )"), "CREATE TABLE t (a TEXT, b x)");
@@ -695,7 +742,7 @@ mod tests {
     /// ```
     ///
     /// until `core/migrations/0002_customer_nickname.sql`, holding
-    /// `ALTER TABLE customers ADD COLUMN nickname TEXT;`, is added to `UPGRADES`.
+    /// `ALTER TABLE customers ADD COLUMN nickname TEXT;`, is added to `MIGRATIONS`.
     #[test]
     fn upgrades_end_at_the_current_schema() {
         let mut fresh_conn = Connection::open_in_memory().unwrap();
