@@ -1,18 +1,20 @@
 //! For wasm32 only: the default rate files of thousands of rows (`data/rates/rates.csv`,
 //! 1.8 MB, and the zone charts, surcharges and transit times), the default catalog
-//! (`data/catalog.json`), the schema a new database is created with (`schema.sql`,
+//! (`data/catalog.json`), the reference lists of countries and ZIP3 prefixes, the schema a new database is created with (`schema.sql`,
 //! read once per new database) and the frozen migrations (`migrations/`, read when an
 //! older database is upgraded or an imported image checked) are embedded deflated,
 //! which keeps the WebAssembly package under its 3.5 MB budget; each is inflated once,
 //! when first read. Native builds embed the text as it is.
 
 /// The files deflated, from `core/`; each is written as `OUT_DIR/<file name>.deflate`.
-const DEFLATED: [&str; 6] = [
+const DEFLATED: [&str; 8] = [
     "data/rates/rates.csv",
     "data/rates/zones.csv",
     "data/rates/surcharges.csv",
     "data/rates/transit.csv",
     "data/catalog.json",
+    "data/countries.csv",
+    "data/us-zip3.csv",
     "schema.sql",
 ];
 

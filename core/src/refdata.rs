@@ -4,10 +4,21 @@
 
 use std::sync::OnceLock;
 
-const COUNTRIES_CSV: &str = include_str!("../data/countries.csv");
+crate::embedded::default_text!(
+    /// ISO 3166-1 countries (`core/data/countries.csv`).
+    countries_csv,
+    "data/countries.csv",
+    "countries.csv"
+);
 const US_STATES_CSV: &str = include_str!("../data/us-states.csv");
 const CA_PROVINCES_CSV: &str = include_str!("../data/ca-provinces.csv");
-const US_ZIP3_CSV: &str = include_str!("../data/us-zip3.csv");
+crate::embedded::default_text!(
+    /// The ZIP3 prefixes in use, with their state and a point (`core/data/us-zip3.csv`):
+    /// also the points the default zone chart is computed from.
+    us_zip3_csv,
+    "data/us-zip3.csv",
+    "us-zip3.csv"
+);
 
 /// A country of ISO 3166-1 (plus XK, which carriers use).
 #[derive(Debug, Clone)]
@@ -104,12 +115,12 @@ fn rows(csv: &str) -> impl Iterator<Item = Vec<&str>> {
 fn tables() -> &'static Tables {
     static TABLES: OnceLock<Tables> = OnceLock::new();
     TABLES.get_or_init(|| {
-        let countries = rows(COUNTRIES_CSV).filter(|r| r.len() > 2).map(|r| (r[0], Country)).collect();
+        let countries = rows(countries_csv()).filter(|r| r.len() > 2).map(|r| (r[0], Country)).collect();
         let us_states = rows(US_STATES_CSV).filter(|r| r.len() > 2).map(|r| (r[0], UsState)).collect();
         let provinces =
             rows(CA_PROVINCES_CSV).filter(|r| r.len() > 3).map(|r| (r[0], Province { fsa_letters: r[3].to_string() })).collect();
         let mut zip3_state = vec![None; 1000];
-        for r in rows(US_ZIP3_CSV) {
+        for r in rows(us_zip3_csv()) {
             if let (Some(zip3), Some(state)) = (r.first(), r.get(1)) {
                 if let Ok(i) = zip3.parse::<usize>() {
                     if let Some(slot) = zip3_state.get_mut(i) {
@@ -176,7 +187,7 @@ mod tests {
     #[test]
     fn every_code_of_the_data_is_found_and_nothing_else() {
         for (csv, min_fields, found) in [
-            (COUNTRIES_CSV, 3, (|c| country(c).is_some()) as fn(&str) -> bool),
+            (countries_csv(), 3, (|c| country(c).is_some()) as fn(&str) -> bool),
             (US_STATES_CSV, 3, |c| us_state(c).is_some()),
             (CA_PROVINCES_CSV, 4, |c| province(c).is_some()),
         ] {

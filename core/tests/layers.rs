@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 /// below its own, never one of its own layer or above.
 const LAYERS: &[&[&str]] = &[
     // Foundations: errors, money, dates, limits, reference data, pure renderers.
-    &["error", "money", "dates", "clock", "limits", "refdata", "embedded", "tracking_number", "documents"],
+    &["embedded"],
+    &["error", "money", "dates", "clock", "limits", "refdata", "tracking_number", "documents"],
     // Storage: the connection, its transactions, and the seam every module speaks SQL through.
     &["store"],
     // Secrets and the login throttle.

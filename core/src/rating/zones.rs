@@ -10,9 +10,6 @@ use std::sync::OnceLock;
 
 use super::{Place, RateError, Zone};
 
-/// Embedded ZIP3 centroids (see `core/data/README` / `shared/data/README.md`).
-const ZIP3_CSV: &str = include_str!("../../data/us-zip3.csv");
-
 /// Points 0..=999 are ZIP3 prefixes; the five after them are Pacific islands that
 /// share ZIP prefixes with Hawaii (967) and Guam (969).
 const PT_AS: u16 = 1000;
@@ -243,7 +240,7 @@ fn parse_deg4(s: &str) -> Option<i64> {
 /// distance does.
 fn build_table() -> Box<[u8]> {
     let mut pts: Vec<Option<[i64; 3]>> = vec![None; POINTS];
-    for line in ZIP3_CSV.lines().skip(1) {
+    for line in crate::refdata::us_zip3_csv().lines().skip(1) {
         let mut f = line.split(',');
         let (Some(z), Some(_), Some(lat), Some(lon)) = (f.next(), f.next(), f.next(), f.next()) else {
             continue;
