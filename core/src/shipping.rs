@@ -70,9 +70,13 @@ pub struct ShippingBuilder {
     settings: Settings,
     secret_key: Option<[u8; 32]>,
     quotes_per_day: Option<u64>,
+    on_commit: Option<CommitListener>,
     #[cfg(feature = "postgres")]
     postgres: Option<(String, usize)>,
 }
+
+/// What [`ShippingBuilder::on_commit`] runs.
+type CommitListener = Arc<dyn Fn(&[crate::wire::CommittedEvent]) + Send + Sync>;
 
 impl std::fmt::Debug for ShippingBuilder {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -110,6 +114,38 @@ impl ShippingBuilder {
         if let Some((_, size)) = &mut self.postgres {
             *size = connections.max(1);
         }
+        self
+    }
+
+    /// Run `listener` after each commit that appended events (the event feed, see
+    /// [`Shipping::events`]), with those events in the order they were appended: for
+    /// one operation, or for a group of them committed together. It runs after the
+    /// commit, never before and never for a change rolled back, on the thread that
+    /// committed, once the database is free again (it may call the service). What one
+    /// process commits is told to its listener only: another process on the same file
+    /// reads the feed.
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use consign::{FixedClock, Shipping};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let told = seen.clone();
+    /// let shipping = Shipping::builder()
+    ///     .clock(Arc::new(FixedClock::at("2026-11-21T09:00:00Z").unwrap()))
+    ///     .on_commit(move |events| told.lock().unwrap().extend(events.iter().map(|e| e.event.kind.clone())))
+    ///     .open()
+    ///     .unwrap();
+    /// # let address = r#"{"name": "Ann Lee", "company": "", "address1": "1 Main St", "address2": "", "city": "Springfield",
+    /// #     "state": "IL", "zip": "62701", "country": "US", "phone": "217-555-0100"}"#;
+    /// # let body = format!(r#"{{"profileCode": "Default", "email": "ann@example.com", "password": "correct horse",
+    /// #     "mailingAddress": {address}, "billingAddress": {address},
+    /// #     "prepaySettings": {{"minimumBalance": 0, "rechargeAmount": 100}}}}"#);
+    /// assert_eq!(shipping.handle("POST", "/restapi/v1/customers", &body).status, 201);
+    /// assert_eq!(*seen.lock().unwrap(), ["prepay.recharged"]);
+    /// ```
+    pub fn on_commit(mut self, listener: impl Fn(&[crate::wire::CommittedEvent]) + Send + Sync + 'static) -> Self {
+        self.on_commit = Some(Arc::new(listener));
         self
     }
 
@@ -194,12 +230,32 @@ impl ShippingBuilder {
     /// that does not load; `INVALID_REQUEST` on `bytes` when the image is refused;
     /// `BUSY` when another connection holds the file locked past the busy timeout.
     pub fn open(self) -> Result<Shipping> {
-        let db = self.database()?;
+        let mut db = self.database()?;
+        if let Some(listener) = self.on_commit.clone() {
+            db.listen(Arc::new(move |stored: &[store::Stored]| listener(&stored.iter().map(committed).collect::<Vec<_>>())));
+        }
         let clock = self.clock.unwrap_or_else(|| Arc::new(SystemClock));
         let sealer = self.secret_key.as_ref().map(Sealer::new);
         let mut shipping = Shipping::from_database(db, clock, !self.lazy_labels, sealer)?;
         shipping.quotes_per_day = self.quotes_per_day.unwrap_or(DEFAULT_QUOTED_SHIPMENTS_PER_DAY);
         Ok(shipping)
+    }
+}
+
+/// An event as stored, as the listener of commits is given it.
+fn committed(stored: &store::Stored) -> crate::wire::CommittedEvent {
+    // The service wrote the data as JSON; should a row have been altered outside it,
+    // the event still goes out, with null (the default) for data.
+    let data = serde_json::value::RawValue::from_string(stored.data.clone()).unwrap_or_default();
+    crate::wire::CommittedEvent {
+        customer_id: stored.customer_id.clone(),
+        event: crate::wire::Event {
+            id: stored.id,
+            kind: stored.kind.clone(),
+            subject_id: stored.subject_id.clone(),
+            created_at: stored.created_at.clone(),
+            data,
+        },
     }
 }
 

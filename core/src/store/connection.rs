@@ -22,6 +22,7 @@ use std::thread::ThreadId;
 
 use rusqlite::Connection;
 
+use super::event_log::{Journal, Listener, Stored};
 use super::sql::{Conn, Read, Tx};
 use super::Settings;
 use crate::error::{Error, ErrorCategory, Result};
@@ -32,8 +33,9 @@ struct Db {
     group: Option<ThreadId>,
 }
 
-/// A service's database: SQLite's one connection, or a pool of PostgreSQL connections.
-pub(crate) struct Database(Backend);
+/// A service's database: SQLite's one connection, or a pool of PostgreSQL connections;
+/// and what runs after each commit that appended events, if anything.
+pub(crate) struct Database(Backend, Option<Listener>);
 
 enum Backend {
     Lite(Lite),
@@ -73,7 +75,14 @@ impl std::ops::DerefMut for Locked<'_> {
 impl Database {
     /// The database of `conn`, which the caller has set up and migrated.
     pub(crate) fn new(conn: Connection) -> Database {
-        Database(Backend::Lite(Lite { db: Mutex::new(Db { conn, group: None }), group_ended: Condvar::new() }))
+        Database(Backend::Lite(Lite { db: Mutex::new(Db { conn, group: None }), group_ended: Condvar::new() }), None)
+    }
+
+    /// Runs `listener` after each commit that appended events (a write, or a group of
+    /// them), with those events, once the connection is free again: it may run
+    /// operations of its own. Never for a write rolled back.
+    pub(crate) fn listen(&mut self, listener: Listener) {
+        self.1 = Some(listener);
     }
 
     /// The PostgreSQL database at `url`, with at most `pool_size` connections, brought
@@ -86,7 +95,7 @@ impl Database {
     pub(crate) fn postgres(url: &str, pool_size: usize) -> Result<Database> {
         let pool = std::sync::Arc::new(super::pg::Pool::new(url, pool_size)?);
         pool.migrate()?;
-        Ok(Database(Backend::Pg(pool)))
+        Ok(Database(Backend::Pg(pool), None))
     }
 
     /// Whether this is a PostgreSQL database (shared with other services).
@@ -214,7 +223,7 @@ impl Database {
         match &self.0 {
             Backend::Lite(lite) => lite.read(f),
             #[cfg(feature = "postgres")]
-            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Read, |conn| f(&Read::new(conn))),
+            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Read, None, |conn| f(&Read::new(conn))),
         }
     }
 
@@ -229,7 +238,7 @@ impl Database {
         match &self.0 {
             Backend::Lite(lite) => lite.read(f),
             #[cfg(feature = "postgres")]
-            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Latest, |conn| f(&Read::new(conn))),
+            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Latest, None, |conn| f(&Read::new(conn))),
         }
     }
 
@@ -244,9 +253,9 @@ impl Database {
     /// then nothing of `f` was written.
     pub(crate) fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
         match &self.0 {
-            Backend::Lite(lite) => lite.write(f),
+            Backend::Lite(lite) => lite.write(f, self.1.as_ref()),
             #[cfg(feature = "postgres")]
-            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Write, |conn| f(&Tx::new(conn))),
+            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Write, self.1.as_ref(), |conn| f(&Tx::new(conn))),
         }
     }
 
@@ -260,7 +269,7 @@ impl Database {
     /// called again inside `work`. Then nothing of `work` was written.
     pub(crate) fn commit_together<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
         match &self.0 {
-            Backend::Lite(lite) => lite.commit_together(work),
+            Backend::Lite(lite) => lite.commit_together(work, self.1.as_ref()),
             #[cfg(feature = "postgres")]
             Backend::Pg(_) => Ok(work()),
         }
@@ -276,9 +285,9 @@ impl Database {
     pub(crate) fn all_or_nothing<T>(&self, work: impl FnOnce() -> Result<T>) -> Result<T> {
         match &self.0 {
             Backend::Lite(lite) if lite.grouped() => lite.savepoint(work),
-            Backend::Lite(lite) => lite.commit_together(|| lite.savepoint(work))?,
+            Backend::Lite(lite) => lite.commit_together(|| lite.savepoint(work), self.1.as_ref())?,
             #[cfg(feature = "postgres")]
-            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Write, |_| work()),
+            Backend::Pg(pool) => in_pg_transaction(pool, PgTransaction::Write, self.1.as_ref(), |_| work()),
         }
     }
 }
@@ -299,9 +308,15 @@ enum PgTransaction {
 /// `f` succeeds. Inside a transaction this thread has open on `pool` already, `f` runs
 /// in it instead: a read directly, a write in a savepoint, released only if `f`
 /// succeeds. A connection lost at the commit leaves the outcome unknown: that is a
-/// `BUSY` of its own, telling the client to retry with its idempotency key.
+/// `BUSY` of its own, telling the client to retry with its idempotency key. A write
+/// with a `listener` runs it after the commit, with the events it appended.
 #[cfg(feature = "postgres")]
-fn in_pg_transaction<T>(pool: &std::sync::Arc<super::pg::Pool>, kind: PgTransaction, f: impl FnOnce(Conn<'_>) -> Result<T>) -> Result<T> {
+fn in_pg_transaction<T>(
+    pool: &std::sync::Arc<super::pg::Pool>,
+    kind: PgTransaction,
+    listener: Option<&Listener>,
+    f: impl FnOnce(Conn<'_>) -> Result<T>,
+) -> Result<T> {
     if let Some(open) = super::pg::Open::on(pool) {
         if kind != PgTransaction::Write {
             return f(Conn::Pg(&open));
@@ -324,12 +339,15 @@ fn in_pg_transaction<T>(pool: &std::sync::Arc<super::pg::Pool>, kind: PgTransact
     });
     conn.in_transaction.set(true);
     let open = super::pg::Open::mark(&conn);
-    let value = f(Conn::Pg(&conn));
+    let journal = Journal::start(listener.is_some() && kind == PgTransaction::Write);
+    let value = f(Conn::Pg(&conn)).and_then(|value| Ok((value, written(&journal, listener, &Tx::new(Conn::Pg(&conn)))?)));
+    drop(journal);
     drop(open);
     match value {
-        Ok(value) => {
+        Ok((value, events)) => {
             conn.end("COMMIT")?;
             conn.in_transaction.set(false);
+            tell(listener, &events);
             Ok(value)
         }
         Err(e) => {
@@ -399,7 +417,7 @@ impl Lite {
     /// # Errors
     /// What `f` returns, `BUSY` when another connection holds the write lock past the
     /// busy timeout, or a storage failure; then nothing of `f` was written.
-    fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>) -> Result<T> {
+    fn write<T>(&self, f: impl FnOnce(&Tx<'_>) -> Result<T>, listener: Option<&Listener>) -> Result<T> {
         let conn = self.lock();
         if conn.grouped() {
             if conn.is_autocommit() {
@@ -416,9 +434,15 @@ impl Lite {
         }
         conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
         let undo = EndOnDrop(&conn, "ROLLBACK");
-        let value = f(&Tx::new(Conn::Lite(&conn)))?;
+        let journal = Journal::start(listener.is_some());
+        let tx = Tx::new(Conn::Lite(&conn));
+        let value = f(&tx)?;
+        let events = written(&journal, listener, &tx)?;
+        drop(journal);
         conn.prepare_cached("COMMIT")?.execute([])?;
         std::mem::forget(undo);
+        drop(conn);
+        tell(listener, &events);
         Ok(value)
     }
 
@@ -429,7 +453,7 @@ impl Lite {
     /// `BUSY` when another process holds the database's write lock past the busy
     /// timeout; `INTERNAL` on a storage failure at the start or the commit, or when
     /// called again inside `work`. Then nothing of `work` was written.
-    fn commit_together<T>(&self, work: impl FnOnce() -> T) -> Result<T> {
+    fn commit_together<T>(&self, work: impl FnOnce() -> T, listener: Option<&Listener>) -> Result<T> {
         {
             let mut db = self.lock();
             if db.grouped() {
@@ -439,17 +463,24 @@ impl Lite {
             db.0.group = Some(std::thread::current().id());
         }
         let end = GroupEnd(self);
+        let journal = Journal::start(listener.is_some());
         let value = work();
         let committed = {
             let db = self.lock();
             if db.is_autocommit() {
                 Err(Error::internal("the transaction of this group of operations ended early"))
             } else {
-                db.prepare_cached("COMMIT").and_then(|mut commit| commit.execute([])).map(drop).map_err(Error::from)
+                written(&journal, listener, &Tx::new(Conn::Lite(&db))).and_then(|events| {
+                    db.prepare_cached("COMMIT").and_then(|mut commit| commit.execute([])).map_err(Error::from)?;
+                    Ok(events)
+                })
             }
         };
+        drop(journal);
         drop(end);
-        committed.map(|()| value)
+        let events = committed?;
+        tell(listener, &events);
+        Ok(value)
     }
 }
 
@@ -463,6 +494,22 @@ impl Lite {
         self.lock().prepare_cached("RELEASE together")?.execute([])?;
         std::mem::forget(undo);
         Ok(value)
+    }
+}
+
+/// The events the transaction of `tx` appended, read back before it commits, when a
+/// `listener` waits for them.
+fn written(journal: &Journal, listener: Option<&Listener>, tx: &Tx<'_>) -> Result<Vec<Stored>> {
+    match listener {
+        Some(_) => journal.written(tx),
+        None => Ok(Vec::new()),
+    }
+}
+
+/// Gives `listener` the events of a commit, if there were any.
+fn tell(listener: Option<&Listener>, events: &[Stored]) {
+    if let (Some(listener), false) = (listener, events.is_empty()) {
+        listener(events);
     }
 }
 

@@ -29,6 +29,7 @@ const APPEND: &str = "INSERT INTO events (customer_id, id, type, type_bit, subje
 /// # Errors
 /// A storage failure (on PostgreSQL, at the statement or commit it is sent with).
 pub(crate) fn append(tx: &Tx<'_>, customer_id: &str, kind: &str, bit: i64, subject_id: &str, created_at: &str, data: &str) -> Result<()> {
+    follow(tx, customer_id)?;
     #[cfg(feature = "postgres")]
     if let Conn::Pg(_) = tx.conn() {
         tx.execute_later("SELECT 1 FROM customers WHERE id = ?1 FOR UPDATE", args![customer_id])?;
@@ -92,4 +93,106 @@ fn oldest_rowids(tx: &Tx<'_>, cutoff: &str, at_most: u32) -> Result<Vec<i64>> {
             return Ok(doomed);
         }
     }
+}
+
+/// An event as stored, read back for the listener of commits.
+#[derive(Debug, Clone)]
+pub(crate) struct Stored {
+    /// The customer whose feed holds it.
+    pub customer_id: String,
+    /// Its number in that feed.
+    pub id: i64,
+    /// Its type's name.
+    pub kind: String,
+    /// What changed.
+    pub subject_id: String,
+    /// When.
+    pub created_at: String,
+    /// The subject's view after the change, JSON.
+    pub data: String,
+}
+
+/// What a service runs after each commit that appended events, with those events.
+pub(crate) type Listener = std::sync::Arc<dyn Fn(&[Stored]) + Send + Sync>;
+
+std::thread_local! {
+    /// The customers whose feeds the write transaction of this thread appended to, with
+    /// the newest event number each had before: kept only while a [`Journal`] follows
+    /// the transaction (the service has a listener).
+    static JOURNAL: std::cell::RefCell<Option<Vec<(String, i64)>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Follows the events an outermost write transaction (or a group of them) appends, for
+/// the listener of commits: each customer's newest event number is read when the
+/// transaction first appends to its feed (on PostgreSQL after locking the customer's
+/// row, so that no other transaction appends to it until this one ends), and the
+/// events after it are read back before the commit ([`Journal::written`]). A
+/// savepoint rolled back takes its events with it. Costs nothing without a listener.
+pub(crate) struct Journal {
+    following: bool,
+}
+
+impl Journal {
+    /// Starts following this thread's write transaction when `following` (the service
+    /// has a listener).
+    pub(crate) fn start(following: bool) -> Journal {
+        if following {
+            JOURNAL.with(|j| *j.borrow_mut() = Some(Vec::new()));
+        }
+        Journal { following }
+    }
+
+    /// The events the transaction of `tx` appended, read back in it before it commits:
+    /// customer by customer in the order they were first written to, each in order.
+    ///
+    /// # Errors
+    /// A storage failure.
+    pub(crate) fn written(&self, tx: &Tx<'_>) -> Result<Vec<Stored>> {
+        let floors = JOURNAL.with(|j| j.borrow().clone()).unwrap_or_default();
+        let mut events = Vec::new();
+        for (customer_id, floor) in floors {
+            events.extend(tx.rows(
+                "SELECT id, type, subject_id, created_at, data FROM events WHERE customer_id = ?1 AND id > ?2 ORDER BY id",
+                args![customer_id, floor],
+                |r| {
+                    Ok(Stored {
+                        customer_id: customer_id.clone(),
+                        id: r.get(0)?,
+                        kind: r.get(1)?,
+                        subject_id: r.get(2)?,
+                        created_at: r.get(3)?,
+                        data: r.get(4)?,
+                    })
+                },
+            )?);
+        }
+        Ok(events)
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        if self.following {
+            JOURNAL.with(|j| *j.borrow_mut() = None);
+        }
+    }
+}
+
+/// When a [`Journal`] follows this thread's transaction and `customer_id`'s feed is
+/// appended to for the first time in it: its newest event number before.
+fn follow(tx: &Tx<'_>, customer_id: &str) -> Result<()> {
+    let first = JOURNAL.with(|j| j.borrow().as_ref().map(|floors| !floors.iter().any(|(c, _)| c == customer_id)));
+    if first != Some(true) {
+        return Ok(());
+    }
+    // The lock comes before the read: a transaction that waited for it reads what the
+    // one before it committed.
+    super::lock_customer(tx, customer_id)?;
+    let floor = tx.one("SELECT COALESCE(MAX(id), 0) FROM events WHERE customer_id = ?1", args![customer_id], |r| r.get(0))?;
+    JOURNAL.with(|j| {
+        if let Some(floors) = j.borrow_mut().as_mut() {
+            floors.push((customer_id.to_string(), floor));
+        }
+    });
+    Ok(())
 }

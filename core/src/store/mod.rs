@@ -33,6 +33,7 @@ pub(crate) mod sql;
 pub(crate) mod tenancy;
 
 pub(crate) use connection::Database;
+pub(crate) use event_log::Stored;
 pub(crate) use sql::{args, Read, Row, Tx};
 
 /// The current schema in full, what a new database is created with.

@@ -28,6 +28,18 @@ pub struct Event {
     pub data: Box<RawValue>,
 }
 
+/// An event of a commit, as `ShippingBuilder::on_commit` gives it: the customer whose
+/// feed holds it, and the event as the feed shows it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[serde(rename_all = "camelCase")]
+pub struct CommittedEvent {
+    /// The customer whose feed holds the event.
+    pub customer_id: String,
+    /// The event.
+    pub event: Event,
+}
+
 /// A page of events (`GET .../events?after=&limit=&types=`).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]

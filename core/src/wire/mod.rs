@@ -34,7 +34,7 @@ pub use customers::{
     ConnectCustomerRequest, CreateCustomerRequest, CustomerIdResponse, LedgerEntry, Partner, PartnersResponse, PaymentMethod,
     PrepayResponse, PrepaySettings, UpdatePaymentMethodRequest, Utm,
 };
-pub use events::{Event, EventsResponse, ReturnLabelUse, TrackingUpdate};
+pub use events::{CommittedEvent, Event, EventsResponse, ReturnLabelUse, TrackingUpdate};
 pub(crate) use numbers::decimal_text;
 pub use numbers::{Dec, Int};
 #[cfg(any(test, feature = "bench"))]

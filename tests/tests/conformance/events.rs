@@ -450,3 +450,89 @@ fn the_feed_alone_rebuilds_every_shipment_order_pickup_and_ledger_entry() {
         panic!("{e}");
     }
 }
+
+/// A service whose listener of commits keeps what it is told, a list per call.
+fn listened() -> (Harness, std::sync::Arc<std::sync::Mutex<Vec<Vec<Value>>>>) {
+    let told = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let keep = told.clone();
+    let clock = std::sync::Arc::new(consign::FixedClock::at(NOW).unwrap());
+    let builder = consign::Shipping::builder().clock(clock.clone()).on_commit(move |events| {
+        keep.lock().unwrap().push(events.iter().map(|e| serde_json::to_value(e).unwrap()).collect());
+    });
+    (Harness::with(builder, clock), told)
+}
+
+/// The feed of `id` as the listener is told it: `{customerId, event}` each.
+fn told_as_feed(h: &Harness, id: &str) -> Vec<Value> {
+    all(h, id).into_iter().map(|event| json!({"customerId": id, "event": event})).collect()
+}
+
+#[test]
+fn the_listener_is_told_each_commits_events_once_committed_and_nothing_of_a_refusal() {
+    let (h, told) = listened();
+    let id = h.shipper("ann@example.com");
+    let book = h.book(&id, &book_body());
+    h.void(&id, &book);
+    // Refused: nothing appended, nothing told.
+    h.book_with(&id, &without(book_body(), "/receiver")).assert_error(400, "INVALID_REQUEST", None);
+    let calls = told.lock().unwrap().clone();
+    let kinds: Vec<Vec<&str>> = calls.iter().map(|c| c.iter().map(|e| e["event"]["type"].as_str().unwrap()).collect()).collect();
+    assert_eq!(kinds, [vec!["prepay.recharged"], vec!["prepay.charged", "shipment.booked"], vec!["shipment.voided", "prepay.refunded"]]);
+    assert_eq!(calls.concat(), told_as_feed(&h, &id));
+}
+
+#[test]
+fn a_group_is_told_once_after_its_commit_and_a_quote_that_failed_to_book_is_not_told() {
+    let (h, told) = listened();
+    let id = h.shipper("ann@example.com");
+    let quotes = h.quote_one(&id, quote_shipment());
+    let ids: Vec<i64> = quotes["quotes"].as_array().unwrap().iter().take(2).map(|q| q["quoteId"].as_i64().unwrap()).collect();
+    let batch = h.call("POST", &Harness::path(&id, "/batch"), &json!({})).expect(201)["batchId"].as_str().unwrap().to_string();
+    h.call("POST", &Harness::path(&id, &format!("/batch/{batch}/quotes")), &json!({"quoteIds": ids})).expect(200);
+    told.lock().unwrap().clear();
+    // Two bookings committed together, then a batch book whose second quote expired.
+    h.shipping
+        .commit_together(|| {
+            h.book(&id, &book_body());
+            h.book(&id, &book_body());
+        })
+        .unwrap();
+    let grouped = told.lock().unwrap().len();
+    // SQLite commits the group once; PostgreSQL commits each write on its own.
+    assert_eq!(grouped, if h.database.is_some() { 2 } else { 1 });
+    h.clock.advance(chrono::Duration::days(31));
+    let r = h.call("POST", &Harness::path(&id, "/batch-book"), &json!({"batchId": batch, "approvePrepayRecharge": true}));
+    assert_eq!(r.expect(200)["results"][0]["status"], "error", "{}", r.body);
+    let calls = told.lock().unwrap().clone();
+    assert_eq!(calls.len(), grouped, "a batch book that booked nothing appends nothing: {calls:?}");
+    let feed = told_as_feed(&h, &id);
+    assert_eq!(calls.concat(), feed[feed.len() - calls.concat().len()..]);
+}
+
+#[test]
+fn the_listener_runs_after_the_commit_when_another_connection_sees_the_events() {
+    if std::env::var_os("CONSIGN_TEST_PG").is_some() {
+        return; // a file of SQLite's: what a second connection to it sees
+    }
+    let path = std::env::temp_dir().join(format!("consign-events-listener-{}.db", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let (keep, file) = (seen.clone(), path.clone());
+    let clock = std::sync::Arc::new(consign::FixedClock::at(NOW).unwrap());
+    let shipping = consign::Shipping::builder()
+        .path(&path)
+        .clock(clock)
+        .on_commit(move |events| {
+            // Another connection to the file sees what the listener is told.
+            let other = consign::Shipping::open(&file).unwrap();
+            let customer = consign::CustomerId(&events[0].customer_id);
+            let feed = other.events(customer, None, None, None).unwrap();
+            keep.lock().unwrap().push((events.len(), feed.events.last().map(|e| e.id) == events.last().map(|e| e.event.id)));
+        })
+        .open()
+        .unwrap();
+    assert_eq!(shipping.handle("POST", "/restapi/v1/customers", &customer_body("ann@example.com").to_string()).status, 201);
+    assert_eq!(*seen.lock().unwrap(), [(1, true)]);
+    drop(shipping);
+    let _ = std::fs::remove_file(&path);
+}
