@@ -11,6 +11,9 @@ export type Decimal = number | string;
 export interface ShippingOptions {
   /** A fixed RFC 3339 instant ("2026-11-21T09:00:00Z") instead of the JS `Date` clock. */
   now?: string;
+  /** A `BroadcastChannel` name each commit's events are posted to, for the package's
+   * `onEvent` in other tabs and workers of the origin. */
+  channel?: string;
 }
 
 /** What every failing method throws. */
@@ -2140,6 +2143,21 @@ export type EventsResponse = {
    * Whether events after `nextCursor` exist now (more may come at any time).
    */
   hasMore: boolean,
+};
+
+/**
+ * An event of a commit, as `ShippingBuilder::on_commit` gives it: the customer whose
+ * feed holds it, and the event as the feed shows it.
+ */
+export type CommittedEvent = {
+  /**
+   * The customer whose feed holds the event.
+   */
+  customerId: string,
+  /**
+   * The event.
+   */
+  event: Event,
 };
 
 /**

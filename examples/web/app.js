@@ -2,6 +2,8 @@
 // PDF label (and the commercial invoice of an international shipment), the shipments
 // booked so far (they survive a reload) and the day's labels in one PDF. The shipping
 // service runs in worker.js; `consign.<method>(...)` calls the package's method there.
+// The list of shipments refreshes from the service's events, which the worker posts to
+// a BroadcastChannel: in this tab and in every other tab of the page.
 
 const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module" });
 let nextId = 0;
@@ -161,7 +163,6 @@ async function bookQuote(q, button) {
     $("#quotes").hidden = true;
     $("#unavailable").hidden = true;
     say(`Booked with ${q.serviceDescription}.`);
-    await showHistory();
   } catch (e) {
     say(explain(e), true);
     button.disabled = false;
@@ -247,6 +248,11 @@ async function start() {
   customerId = await account();
   await showHistory();
 }
+
+// A shipment booked or voided, here or in another tab: the list shows it.
+new BroadcastChannel("consign-demo-events").onmessage = ({ data: events }) => {
+  if (customerId && events.some((e) => e.customerId === customerId && e.event.type.startsWith("shipment."))) showHistory();
+};
 
 const date = new Date();
 date.setDate(date.getDate() + 1);

@@ -4,18 +4,20 @@
 import init, { Shipping } from "./pkg/consign_wasm.js";
 
 const DB_NAME = "consign-demo";
+// Each commit's events are posted here; the page (every tab of it) refreshes from them.
+const CHANNEL = "consign-demo-events";
 let shipping;
 let storage;
 
 async function open(bytes) {
   try {
-    shipping = await Shipping.openPersistent(DB_NAME, bytes ? { bytes } : undefined);
+    shipping = await Shipping.openPersistent(DB_NAME, bytes ? { bytes, channel: CHANNEL } : { channel: CHANNEL });
     storage = "kept in this browser (OPFS)";
   } catch (e) {
     // No OPFS (an old browser, a private window, or the page already open in another
     // tab, which holds the files): the database lives in memory.
     console.warn("consign: no persistent storage, using memory:", e.message);
-    shipping = bytes ? Shipping.fromBytes(bytes) : new Shipping();
+    shipping = bytes ? Shipping.fromBytes(bytes, { channel: CHANNEL }) : new Shipping({ channel: CHANNEL });
     storage = "in memory only (the browser's private file system is unavailable or in use by another tab)";
   }
 }

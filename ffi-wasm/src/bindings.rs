@@ -3,12 +3,14 @@
 //! method fills the operation's path from its arguments and sends it through
 //! [`consign::Shipping::handle`].
 
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use consign::CsvKind;
 use consign::{Clock, FixedClock, ShippingBuilder};
-use js_sys::{Array, JsString, Reflect, Uint8Array, JSON};
+use js_sys::{Array, Function, JsString, Reflect, Uint8Array, JSON};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -100,20 +102,102 @@ fn list_query(options: Option<JsValue>, names: &[&str]) -> String {
     }
 }
 
-/// Options of every constructor: `{ now?: string }`, a fixed RFC 3339 instant (tests and
-/// reproducible runs); without it the clock is the JS `Date`.
-fn builder(options: Option<&JsValue>) -> Result<(ShippingBuilder, Option<Arc<FixedClock>>), JsValue> {
-    let now = options.and_then(|o| Reflect::get(o, &JsValue::from_str("now")).ok()).and_then(|v| v.as_string());
-    match now {
+/// Who is told of a service's commits: the callbacks of `onEvent`, and the
+/// `BroadcastChannel` of `options.channel`.
+#[derive(Default, Clone)]
+struct Listeners {
+    callbacks: Vec<Function>,
+    channel: Option<JsValue>,
+}
+
+thread_local! {
+    /// The listeners of each service, by the number its constructor gave it. The
+    /// library's listener must be `Send`, which JS functions are not: it holds the
+    /// number, and finds the functions here (wasm32 runs one thread).
+    static LISTENERS: RefCell<Vec<(u32, Listeners)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The number of the next service made.
+static NEXT_SERVICE: AtomicU32 = AtomicU32::new(1);
+
+/// The events of a commit, as JS values: `{ customerId, event }` each.
+fn events_value(events: &[consign::wire::CommittedEvent]) -> JsValue {
+    serde_json::to_string(events).ok().and_then(|text| JSON::parse(&text).ok()).unwrap_or_else(|| Array::new().into())
+}
+
+/// Tells service `number`'s listeners of a commit: each callback, then the channel. A
+/// callback that throws does not stop the others (the change is committed already).
+fn tell(number: u32, events: &[consign::wire::CommittedEvent]) {
+    let Some(listeners) = LISTENERS.with(|l| l.borrow().iter().find(|(n, _)| *n == number).map(|(_, l)| l.clone())) else { return };
+    let value = events_value(events);
+    for callback in &listeners.callbacks {
+        let _ = callback.call1(&JsValue::NULL, &value);
+    }
+    if let Some(channel) = &listeners.channel {
+        call_method(channel, "postMessage", &value);
+    }
+}
+
+/// Calls `object.name(arg)`, if it has such a method.
+fn call_method(object: &JsValue, name: &str, arg: &JsValue) {
+    if let Some(method) = Reflect::get(object, &JsValue::from_str(name)).ok().and_then(|m| m.dyn_into::<Function>().ok()) {
+        let _ = method.call1(object, arg);
+    }
+}
+
+/// A `BroadcastChannel` named `name`.
+///
+/// # Errors
+/// A JS `Error` where the global scope has no `BroadcastChannel`.
+fn broadcast_channel(name: &str) -> Result<JsValue, JsValue> {
+    let constructor = Reflect::get(&js_sys::global(), &JsValue::from_str("BroadcastChannel"))
+        .ok()
+        .and_then(|c| c.dyn_into::<Function>().ok())
+        .ok_or_else(|| js_sys::Error::new("BroadcastChannel is not available here"))?;
+    Reflect::construct(&constructor, &Array::of1(&JsValue::from_str(name)))
+}
+
+/// Options of every constructor: `{ now?: string, channel?: string }`: a fixed RFC 3339
+/// instant (tests and reproducible runs; without it the clock is the JS `Date`), and a
+/// `BroadcastChannel` name each commit's events are posted to. Returns the builder, the
+/// fixed clock, and the service's number, which its listener of commits holds.
+fn builder(options: Option<&JsValue>) -> Result<(ShippingBuilder, Option<Arc<FixedClock>>, u32), JsValue> {
+    let option = |name: &str| options.and_then(|o| Reflect::get(o, &JsValue::from_str(name)).ok()).and_then(|v| v.as_string());
+    let number = NEXT_SERVICE.fetch_add(1, Ordering::Relaxed);
+    let channel = option("channel").map(|name| broadcast_channel(&name)).transpose()?;
+    LISTENERS.with(|l| l.borrow_mut().push((number, Listeners { callbacks: Vec::new(), channel })));
+    let builder = consign::Shipping::builder().on_commit(move |events| tell(number, events));
+    match option("now") {
         Some(now) => {
             let clock = Arc::new(
                 FixedClock::at(&now)
                     .map_err(|e| js_sys::Error::new(&format!("options.now: expected an RFC 3339 instant, found {now:?} ({e})")))?,
             );
-            Ok((consign::Shipping::builder().clock(clock.clone()), Some(clock)))
+            Ok((builder.clock(clock.clone()), Some(clock), number))
         }
-        None => Ok((consign::Shipping::builder().clock(Arc::new(JsClock)), None)),
+        None => Ok((builder.clock(Arc::new(JsClock)), None, number)),
     }
+}
+
+/// Calls `callback` with the events of each commit that the services posting to the
+/// `BroadcastChannel` `channel` (`options.channel` of their constructor, in this tab, a
+/// worker or another tab of the origin) make. Returns the channel: `close()` it to stop.
+///
+/// # Errors
+/// A JS `Error` where the global scope has no `BroadcastChannel`.
+#[wasm_bindgen(js_name = onEvent, unchecked_return_type = "BroadcastChannel")]
+pub fn on_event(
+    channel: &str,
+    #[wasm_bindgen(unchecked_param_type = "(events: CommittedEvent[]) => void")] callback: Function,
+) -> Result<JsValue, JsValue> {
+    let channel = broadcast_channel(channel)?;
+    let relay = Closure::<dyn FnMut(JsValue)>::new(move |message: JsValue| {
+        let _ = callback.call1(&JsValue::NULL, &Reflect::get(&message, &JsValue::from_str("data")).unwrap_or(JsValue::UNDEFINED));
+    });
+    Reflect::set(&channel, &JsValue::from_str("onmessage"), relay.as_ref())?;
+    // The channel holds the relay for as long as it lives.
+    relay.forget();
+    Ok(channel)
 }
 
 /// The shipping service on one SQLite database: in memory (`new Shipping()`), from
@@ -123,6 +207,23 @@ fn builder(options: Option<&JsValue>) -> Result<(ShippingBuilder, Option<Arc<Fix
 pub struct Shipping {
     inner: consign::Shipping,
     fixed: Option<Arc<FixedClock>>,
+    /// Its number among the services of this instance of the module (its listeners').
+    number: u32,
+}
+
+impl Drop for Shipping {
+    /// Forgets the service's listeners and closes its channel.
+    fn drop(&mut self) {
+        let gone = LISTENERS.with(|l| {
+            let mut all = l.borrow_mut();
+            all.iter().position(|(n, _)| *n == self.number).map(|i| all.swap_remove(i).1)
+        });
+        if let Some(listeners) = gone {
+            if let Some(channel) = listeners.channel {
+                call_method(&channel, "close", &JsValue::UNDEFINED);
+            }
+        }
+    }
 }
 
 #[wasm_bindgen]
@@ -130,16 +231,16 @@ impl Shipping {
     /// A service on a fresh in-memory database.
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<Options>) -> Result<Shipping, JsValue> {
-        let (b, fixed) = builder(options.as_deref())?;
-        Ok(Shipping { inner: b.open().map_err(|e| throw(&e))?, fixed })
+        let (b, fixed, number) = builder(options.as_deref())?;
+        Ok(Shipping { inner: b.open().map_err(|e| throw(&e))?, fixed, number })
     }
 
     /// A service on an in-memory copy of `bytes` (from `exportDatabase`, or an SQLite
     /// file written by the native library).
     #[wasm_bindgen(js_name = fromBytes)]
     pub fn from_bytes(bytes: &[u8], options: Option<Options>) -> Result<Shipping, JsValue> {
-        let (b, fixed) = builder(options.as_deref())?;
-        Ok(Shipping { inner: b.bytes(bytes.to_vec()).open().map_err(|e| throw(&e))?, fixed })
+        let (b, fixed, number) = builder(options.as_deref())?;
+        Ok(Shipping { inner: b.bytes(bytes.to_vec()).open().map_err(|e| throw(&e))?, fixed, number })
     }
 
     /// A service on the database `name` in the origin private file system, kept across
@@ -154,12 +255,25 @@ impl Shipping {
             .await
             .map_err(|e| js_sys::Error::new(&format!("could not open the origin private file system: {e}")))?;
         let bytes = options.as_ref().and_then(|o| Reflect::get(o, &JsValue::from_str("bytes")).ok()).filter(|b| !b.is_undefined());
-        let (mut b, fixed) = builder(options.as_ref())?;
+        let (mut b, fixed, number) = builder(options.as_ref())?;
         b = b.path(format!("/{}.sqlite3", name.as_deref().unwrap_or("consign")));
         if let Some(bytes) = bytes {
             b = b.bytes(Uint8Array::new(&bytes).to_vec());
         }
-        Ok(Shipping { inner: b.open().map_err(|e| throw(&e))?, fixed })
+        Ok(Shipping { inner: b.open().map_err(|e| throw(&e))?, fixed, number })
+    }
+
+    /// Calls `callback` after each commit of this service that changed data, with that
+    /// commit's events (`{ customerId, event }` each, in order); never for a change
+    /// rolled back. It runs before the method that committed returns. Other tabs and
+    /// workers hear of the commits through `options.channel` and the package's `onEvent`.
+    #[wasm_bindgen(js_name = onEvent)]
+    pub fn on_event(&self, #[wasm_bindgen(unchecked_param_type = "(events: CommittedEvent[]) => void")] callback: Function) {
+        LISTENERS.with(|l| {
+            if let Some((_, listeners)) = l.borrow_mut().iter_mut().find(|(n, _)| *n == self.number) {
+                listeners.callbacks.push(callback);
+            }
+        });
     }
 
     /// The whole database as SQLite file bytes.

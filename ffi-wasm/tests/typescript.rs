@@ -98,7 +98,7 @@ fn generated() -> String {
         SchedulePickupRequest, PickupIdResponse, Pickup, CreateManifestRequest, ManifestResponse,
         Order, OrderItem, OrderPackage,
         // events
-        Event, EventsResponse, TrackingUpdate, ReturnLabelUse,
+        Event, EventsResponse, CommittedEvent, TrackingUpdate, ReturnLabelUse,
     )
 }
 

@@ -435,15 +435,9 @@ impl Lite {
         conn.prepare_cached("BEGIN IMMEDIATE")?.execute([])?;
         let undo = EndOnDrop(&conn, "ROLLBACK");
         let journal = Journal::start(listener.is_some());
-        let tx = Tx::new(Conn::Lite(&conn));
-        let value = f(&tx)?;
-        let events = written(&journal, listener, &tx)?;
-        drop(journal);
-        conn.prepare_cached("COMMIT")?.execute([])?;
+        let value = f(&Tx::new(Conn::Lite(&conn)))?;
         std::mem::forget(undo);
-        drop(conn);
-        tell(listener, &events);
-        Ok(value)
+        commit(conn, journal, listener).map(|()| value)
     }
 
     /// Runs `work` with one transaction for all the writes it makes on this thread, and
@@ -465,6 +459,14 @@ impl Lite {
         let end = GroupEnd(self);
         let journal = Journal::start(listener.is_some());
         let value = work();
+        self.end_group(end, journal, listener).map(|()| value)
+    }
+
+    /// Commits the group `end` stands for, then tells `listener` of its events (after
+    /// the group ended, so that the listener may run operations). Not generic, so that
+    /// each kind of work adds only its own code to the WASM package.
+    #[inline(never)]
+    fn end_group(&self, end: GroupEnd<'_>, journal: Journal, listener: Option<&Listener>) -> Result<()> {
         let committed = {
             let db = self.lock();
             if db.is_autocommit() {
@@ -478,9 +480,8 @@ impl Lite {
         };
         drop(journal);
         drop(end);
-        let events = committed?;
-        tell(listener, &events);
-        Ok(value)
+        tell(listener, &committed?);
+        Ok(())
     }
 }
 
@@ -495,6 +496,21 @@ impl Lite {
         std::mem::forget(undo);
         Ok(value)
     }
+}
+
+/// Commits the write transaction `conn` holds (rolled back should the commit fail),
+/// then, with the connection free again, tells `listener` of its events. Not generic,
+/// so that each write adds only its own code to the WASM package.
+#[inline(never)]
+fn commit(conn: Locked<'_>, journal: Journal, listener: Option<&Listener>) -> Result<()> {
+    let undo = EndOnDrop(&conn, "ROLLBACK");
+    let events = written(&journal, listener, &Tx::new(Conn::Lite(&conn)))?;
+    drop(journal);
+    conn.prepare_cached("COMMIT")?.execute([])?;
+    std::mem::forget(undo);
+    drop(conn);
+    tell(listener, &events);
+    Ok(())
 }
 
 /// The events the transaction of `tx` appended, read back before it commits, when a

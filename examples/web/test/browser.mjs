@@ -89,6 +89,9 @@ try {
   assert.equal(head.type, "application/pdf");
   assert.equal(head.start, "%PDF-");
   console.log(`booked ${bookNumber}, tracking ${tracking}, label ${head.size} bytes of PDF`);
+  // The list refreshes from the booking's event, which the worker posts to the page.
+  await page.waitForFunction((t) => [...document.querySelectorAll("#history tbody tr")].some((tr) => tr.cells[1]?.textContent === t),
+    tracking, { timeout: 10_000 });
   const history = await page.$$eval("#history tbody tr", (trs) => trs.map((tr) => tr.cells[1].textContent));
   assert.deepEqual(history, [tracking]);
   await page.screenshot({ path: join(shots, "web-booked.png"), fullPage: true });
