@@ -61,7 +61,7 @@ pub(crate) enum Type {
     PrepayRefunded,
 }
 
-/// The name of every event type, in the order of [`Type`].
+/// The name of every event type, in the order of the kinds of event (`events::Type`).
 pub const TYPES: [&str; 16] = [
     "shipment.booked",
     "shipment.voided",
