@@ -1039,15 +1039,7 @@ fn prepay(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
 
 /// List events (an extension; DECISIONS, "Events"): `?after=&limit=&types=`.
 fn list_events(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
-    let limit = match q.get("limit").filter(|l| !l.is_empty()) {
-        None => None,
-        Some(l) => Some(l.parse().map_err(|_| {
-            Error::invalid(
-                "limit",
-                format!("expected a whole number from 1 to {}, found {:?}", crate::MAX_EVENTS_PAGE, l.chars().take(40).collect::<String>()),
-            )
-        })?),
-    };
+    let limit = limit(q, crate::MAX_EVENTS_PAGE)?;
     let (after, types) = (q.get("after").filter(|a| !a.is_empty()), q.get("types"));
     json(200, &s.events(CustomerId(p.get("customerId")?), after.as_deref(), types.as_deref(), limit)?)
 }
@@ -1109,11 +1101,29 @@ fn book_shipment(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Respo
 /// (default 100) from the query.
 fn shipments(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
     let min = q.get("minBookNumber").unwrap_or_default();
-    let limit = match q.get("limit").filter(|l| !l.is_empty()) {
-        None => 100,
-        Some(l) => l.parse().map_err(|_| Error::invalid("limit", format!("expected a whole number from 1 to 100, found {l:?}")))?,
-    };
+    // A page of list shipments holds 1 to 100 (Shipping::shipments).
+    let limit = limit(q, 100)?.unwrap_or(100);
     json(200, &s.shipments(CustomerId(p.get("customerId")?), BookNumber(&min), limit)?)
+}
+
+/// The `limit` query of a list whose pages hold 1 to `most`: `None` when absent or
+/// empty. The range itself is the operation's to check.
+///
+/// # Errors
+/// `INVALID_REQUEST` on `limit` for anything but a whole number (shown cut to 40
+/// characters).
+fn limit(q: Query, most: i64) -> Result<Option<i64>> {
+    q.get("limit")
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            l.parse().map_err(|_| {
+                Error::invalid(
+                    "limit",
+                    format!("expected a whole number from 1 to {most}, found {:?}", l.chars().take(40).collect::<String>()),
+                )
+            })
+        })
+        .transpose()
 }
 
 /// Retrieve shipment (DECISIONS 9).

@@ -104,7 +104,7 @@ fn list_query(options: Option<JsValue>, names: &[&str]) -> String {
 
 /// Who is told of a service's commits: the callbacks of `onEvent`, and the
 /// `BroadcastChannel` of `options.channel`.
-#[derive(Default, Clone)]
+#[derive(Clone)]
 struct Listeners {
     callbacks: Vec<Function>,
     channel: Option<JsValue>,
