@@ -59,10 +59,14 @@ pub(crate) enum Type {
     PrepayRecharged,
     /// A charge was refunded to the prepay balance; data: the ledger entry.
     PrepayRefunded,
+    /// A webhook endpoint was disabled after its last retry failed; data: the endpoint
+    /// (get webhook).
+    #[cfg_attr(not(feature = "webhooks"), expect(dead_code, reason = "only webhooks disable themselves"))]
+    WebhookDisabled,
 }
 
 /// The name of every event type, in the order of the kinds of event (`events::Type`).
-pub const TYPES: [&str; 16] = [
+pub const TYPES: [&str; 17] = [
     "shipment.booked",
     "shipment.voided",
     "tracking.updated",
@@ -79,6 +83,7 @@ pub const TYPES: [&str; 16] = [
     "prepay.charged",
     "prepay.recharged",
     "prepay.refunded",
+    "webhook.disabled",
 ];
 
 /// Days an event is kept: the purge removes older ones (except each customer's newest).
@@ -107,7 +112,7 @@ impl Type {
     }
 
     /// The type's bit, as events store it.
-    fn bit(self) -> i64 {
+    pub(crate) fn bit(self) -> i64 {
         1 << self as u32
     }
 }

@@ -75,6 +75,8 @@ mod shipping;
 mod store;
 mod tracking;
 mod tracking_number;
+#[cfg(feature = "webhooks")]
+mod webhooks;
 pub mod wire;
 
 pub use address::Address;
@@ -99,10 +101,18 @@ pub use rating::{
 };
 pub use router::{operation, operations, route, routes, Access, AnswerKind, Document, Operation, Prepared, Response, Unrouted};
 pub use secrets::{create_secret_key_file, read_secret_key_file, Secret, MASK, SECRET_KEY_LEN};
+#[cfg(feature = "webhooks")]
+pub use shipping::MAX_DELIVERIES_PAGE as MAX_WEBHOOK_DELIVERIES_PAGE;
 pub use shipping::{BookNumber, CustomerId, PasswordOutcome, PasswordWork, Shipping, ShippingBuilder, DEFAULT_QUOTED_SHIPMENTS_PER_DAY};
 pub use store::{Synchronous, APPLICATION_ID, SCHEMA_VERSION};
 pub use tracking::EVENT_STATUSES;
 pub use tracking_number::TrackingKind;
+#[cfg(feature = "webhooks")]
+pub use webhooks::{
+    forbidden_address, sign as sign_webhook, Attempt as WebhookAttempt, Delivery as WebhookDelivery,
+    MAX_DESCRIPTION as MAX_WEBHOOK_DESCRIPTION, MAX_PAYLOAD as MAX_WEBHOOK_PAYLOAD, MAX_URL as MAX_WEBHOOK_URL, MAX_WEBHOOKS,
+    RETRY_AFTER as WEBHOOK_RETRY_AFTER, ROTATION_OVERLAP_HOURS as WEBHOOK_ROTATION_OVERLAP_HOURS,
+};
 
 /// The examples of README.md, compiled and run as doc tests so that they work as printed
 /// (blocks marked `sh` or `js` are run by scripts/readme-check and scripts/test-wasm).

@@ -555,6 +555,34 @@ static ROUTES: LazyLock<Vec<Operation>> = LazyLock::new(|| {
             "/restapi/v1/customers/:customerId/integrations/:integrationId/orders/:orderId",
             delete_order,
         ),
+        #[cfg(feature = "webhooks")]
+        Operation::new("createWebhook", Post, "/restapi/v1/customers/:customerId/webhooks", create_webhook),
+        #[cfg(feature = "webhooks")]
+        Operation::new("listWebhooks", Get, "/restapi/v1/customers/:customerId/webhooks", list_webhooks),
+        #[cfg(feature = "webhooks")]
+        Operation::new("getWebhook", Get, "/restapi/v1/customers/:customerId/webhooks/:webhookId", webhook),
+        #[cfg(feature = "webhooks")]
+        Operation::new("updateWebhook", Put, "/restapi/v1/customers/:customerId/webhooks/:webhookId", update_webhook),
+        #[cfg(feature = "webhooks")]
+        Operation::new("deleteWebhook", Delete, "/restapi/v1/customers/:customerId/webhooks/:webhookId", delete_webhook),
+        #[cfg(feature = "webhooks")]
+        Operation::new(
+            "rotateWebhookSecret",
+            Post,
+            "/restapi/v1/customers/:customerId/webhooks/:webhookId/rotate-secret",
+            rotate_webhook_secret,
+        ),
+        #[cfg(feature = "webhooks")]
+        Operation::new(
+            "listWebhookDeliveries",
+            Get,
+            "/restapi/v1/customers/:customerId/webhooks/:webhookId/deliveries",
+            webhook_deliveries,
+        ),
+        #[cfg(feature = "webhooks")]
+        Operation::new("replayWebhook", Post, "/restapi/v1/customers/:customerId/webhooks/:webhookId/replay", replay_webhook),
+        #[cfg(feature = "webhooks")]
+        Operation::new("testWebhook", Post, "/restapi/v1/customers/:customerId/webhooks/:webhookId/test", test_webhook),
     ]
 });
 
@@ -1042,6 +1070,61 @@ fn list_events(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> 
     let limit = limit(q, crate::MAX_EVENTS_PAGE)?;
     let (after, types) = (q.get("after").filter(|a| !a.is_empty()), q.get("types"));
     json(200, &s.events(CustomerId(p.get("customerId")?), after.as_deref(), types.as_deref(), limit)?)
+}
+
+/// Create webhook (an extension; DECISIONS, "Webhooks").
+#[cfg(feature = "webhooks")]
+fn create_webhook(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(201, &s.create_webhook(CustomerId(p.get("customerId")?), &parse_body(body)?)?)
+}
+
+/// List webhooks (an extension; DECISIONS, "Webhooks").
+#[cfg(feature = "webhooks")]
+fn list_webhooks(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.webhooks(CustomerId(p.get("customerId")?))?)
+}
+
+/// Get webhook (an extension; DECISIONS, "Webhooks").
+#[cfg(feature = "webhooks")]
+fn webhook(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.webhook(CustomerId(p.get("customerId")?), p.get("webhookId")?)?)
+}
+
+/// Update webhook (an extension; DECISIONS, "Webhooks").
+#[cfg(feature = "webhooks")]
+fn update_webhook(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.update_webhook(CustomerId(p.get("customerId")?), p.get("webhookId")?, &parse_body(body)?)?)
+}
+
+/// Delete webhook (an extension; DECISIONS, "Webhooks").
+#[cfg(feature = "webhooks")]
+fn delete_webhook(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.delete_webhook(CustomerId(p.get("customerId")?), p.get("webhookId")?)?)
+}
+
+/// Rotate a webhook's secret (an extension; DECISIONS, "Webhooks").
+#[cfg(feature = "webhooks")]
+fn rotate_webhook_secret(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(200, &s.rotate_webhook_secret(CustomerId(p.get("customerId")?), p.get("webhookId")?)?)
+}
+
+/// List a webhook's deliveries (an extension; DECISIONS, "Webhooks").
+#[cfg(feature = "webhooks")]
+fn webhook_deliveries(s: &Shipping, p: &Params, q: Query, _: &str) -> Result<Response> {
+    let limit = limit(q, crate::MAX_WEBHOOK_DELIVERIES_PAGE)?;
+    json(200, &s.webhook_deliveries(CustomerId(p.get("customerId")?), p.get("webhookId")?, limit)?)
+}
+
+/// Replay a webhook's events (an extension; DECISIONS, "Webhooks").
+#[cfg(feature = "webhooks")]
+fn replay_webhook(s: &Shipping, p: &Params, _: Query, body: &str) -> Result<Response> {
+    json(200, &s.replay_webhook(CustomerId(p.get("customerId")?), p.get("webhookId")?, &parse_body(body)?)?)
+}
+
+/// Send a test message to a webhook (an extension; DECISIONS, "Webhooks").
+#[cfg(feature = "webhooks")]
+fn test_webhook(s: &Shipping, p: &Params, _: Query, _: &str) -> Result<Response> {
+    json(202, &s.test_webhook(CustomerId(p.get("customerId")?), p.get("webhookId")?)?)
 }
 
 /// The partner keys connected to a customer (an extension; DECISIONS, "Logins").

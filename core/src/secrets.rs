@@ -184,8 +184,8 @@ pub(crate) fn keep(sealer: Option<&Sealer>, context: &str, stored: &str) -> Resu
     }
 }
 
-/// Seals, in the caller's transaction, every provider account field and payment token
-/// stored in clear (before the service had a key), and returns how many it sealed.
+/// Seals, in the caller's transaction, every provider account field, payment token and
+/// webhook secret stored in clear (before the service had a key), and returns how many it sealed.
 /// The rows are rewritten with `secure_delete` on, so that SQLite overwrites the clear
 /// text it frees instead of leaving it in the file's free space.
 ///
@@ -232,12 +232,33 @@ pub(crate) fn seal_stored(tx: &Tx<'_>, sealer: &Sealer) -> Result<usize> {
             accounts.push((customer_id, id, fields));
         }
     }
+    #[cfg(feature = "webhooks")]
+    let webhooks = {
+        let rows = tx.rows("SELECT customer_id, id, secret, previous_secret FROM webhooks", args![], |r| {
+            Ok((r.get::<String>(0)?, r.get::<String>(1)?, r.get::<String>(2)?, r.get::<Option<String>>(3)?))
+        })?;
+        let mut sealed_rows = Vec::new();
+        for (customer_id, id, secret, previous) in rows {
+            let context = crate::webhooks::secret_context(&customer_id, &id);
+            let secret = check(&context, &secret)?;
+            let previous = match &previous {
+                Some(previous) => check(&context, previous)?,
+                None => None,
+            };
+            if secret.is_some() || previous.is_some() {
+                sealed_rows.push((customer_id, id, secret, previous));
+            }
+        }
+        sealed_rows
+    };
+    #[cfg(not(feature = "webhooks"))]
+    let webhooks: Vec<(String, String, Option<String>, Option<String>)> = Vec::new();
     if foreign > 0 {
         return Err(Error::internal(format!(
             "{foreign} stored secrets do not open with this key: the database was sealed with another key; give that one"
         )));
     }
-    if tokens.is_empty() && accounts.is_empty() {
+    if tokens.is_empty() && accounts.is_empty() && webhooks.is_empty() {
         return Ok(0);
     }
     crate::store::secure_delete(tx, true)?;
@@ -247,6 +268,13 @@ pub(crate) fn seal_stored(tx: &Tx<'_>, sealer: &Sealer) -> Result<usize> {
         }
         for (customer_id, id, fields) in &accounts {
             tx.execute("UPDATE provider_accounts SET fields = ?3 WHERE customer_id = ?1 AND id = ?2", args![customer_id, id, fields])?;
+        }
+        for (customer_id, id, secret, previous) in &webhooks {
+            tx.execute(
+                "UPDATE webhooks SET secret = COALESCE(?3, secret), previous_secret = COALESCE(?4, previous_secret)
+                 WHERE customer_id = ?1 AND id = ?2",
+                args![customer_id, id, secret.as_deref(), previous.as_deref()],
+            )?;
         }
         Ok(())
     })();

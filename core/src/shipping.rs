@@ -27,6 +27,10 @@ mod keys;
 mod logins;
 mod quotes;
 mod shipments;
+#[cfg(feature = "webhooks")]
+mod webhooks;
+#[cfg(feature = "webhooks")]
+pub use webhooks::MAX_DELIVERIES_PAGE;
 
 pub use logins::{PasswordOutcome, PasswordWork};
 
@@ -48,6 +52,9 @@ pub struct Shipping {
     sealer: Option<Sealer>,
     /// The most quoted shipments a customer may store per UTC day.
     quotes_per_day: u64,
+    /// Webhook endpoints may be `http://` URLs and private or loopback addresses.
+    #[cfg(feature = "webhooks")]
+    allow_http_webhooks: bool,
     /// The revisions of the catalog and the rate book this service holds (PostgreSQL:
     /// other services on the database may import new ones; see [`Shipping::fresh`]).
     #[cfg(feature = "postgres")]
@@ -71,6 +78,8 @@ pub struct ShippingBuilder {
     secret_key: Option<[u8; 32]>,
     quotes_per_day: Option<u64>,
     on_commit: Option<CommitListener>,
+    #[cfg(feature = "webhooks")]
+    allow_http_webhooks: bool,
     #[cfg(feature = "postgres")]
     postgres: Option<(String, usize)>,
 }
@@ -146,6 +155,15 @@ impl ShippingBuilder {
     /// ```
     pub fn on_commit(mut self, listener: impl Fn(&[crate::wire::CommittedEvent]) + Send + Sync + 'static) -> Self {
         self.on_commit = Some(Arc::new(listener));
+        self
+    }
+
+    /// Allow webhook endpoints at `http://` URLs and at private or loopback addresses
+    /// (default: `https://` and public addresses only): for tests against a receiver on
+    /// this machine, never for a service exposed to customers (feature `webhooks`).
+    #[cfg(feature = "webhooks")]
+    pub fn allow_http_webhooks(mut self, allow: bool) -> Self {
+        self.allow_http_webhooks = allow;
         self
     }
 
@@ -238,6 +256,10 @@ impl ShippingBuilder {
         let sealer = self.secret_key.as_ref().map(Sealer::new);
         let mut shipping = Shipping::from_database(db, clock, !self.lazy_labels, sealer)?;
         shipping.quotes_per_day = self.quotes_per_day.unwrap_or(DEFAULT_QUOTED_SHIPMENTS_PER_DAY);
+        #[cfg(feature = "webhooks")]
+        {
+            shipping.allow_http_webhooks = self.allow_http_webhooks;
+        }
         Ok(shipping)
     }
 }
@@ -327,6 +349,8 @@ impl Shipping {
             labels_at_booking,
             sealer,
             quotes_per_day: DEFAULT_QUOTED_SHIPMENTS_PER_DAY,
+            #[cfg(feature = "webhooks")]
+            allow_http_webhooks: false,
             #[cfg(feature = "postgres")]
             revisions: std::sync::Mutex::new(revisions),
         })

@@ -27,6 +27,8 @@ const LAYERS: &[&[&str]] = &[
     &["wire"],
     // The event feed, which every operation that changes data appends to.
     &["events"],
+    // Webhook endpoints, which deliver the feed (feature `webhooks`).
+    &["webhooks"],
     // Values and records every operation reads: addresses, the catalog, the ledger, the stored shipment.
     &["address", "catalog", "ledger", "shipments"],
     // The rate book; customers and accounts; what reads a stored shipment.

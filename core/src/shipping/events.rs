@@ -52,7 +52,8 @@ impl Shipping {
     }
 
     /// Removes at most `at_most` events older than [`crate::EVENTS_KEPT_DAYS`] days, the
-    /// oldest first, in one transaction, and returns how many it removed (fewer than
+    /// oldest first (then, with the feature `webhooks`, webhook delivery attempts as old),
+    /// in one transaction, and returns how many it removed (fewer than
     /// `at_most`: none are left). Each customer's newest event stays, whatever its age:
     /// the next is numbered from it. `consign serve` purges with its daily purge;
     /// `consign purge-events` does it from the command line.
@@ -61,6 +62,12 @@ impl Shipping {
     /// Only on a storage failure, or `BUSY`.
     pub fn purge_expired_events(&self, at_most: u32) -> Result<u64> {
         let now = self.clock().now();
-        self.write(|tx| events::purge(tx, now, at_most))
+        self.write(|tx| {
+            let removed = events::purge(tx, now, at_most)?;
+            // Webhook delivery attempts are kept as long as events, in the same parts.
+            #[cfg(feature = "webhooks")]
+            let removed = removed + crate::webhooks::purge(tx, now, at_most.saturating_sub(u32::try_from(removed).unwrap_or(u32::MAX)))?;
+            Ok(removed)
+        })
     }
 }

@@ -86,6 +86,7 @@ migrations! {
     "0014_search_indexes.sql",
     "0015_inlined_grams.sql",
     "0016_events.sql",
+    "0017_webhooks.sql",
 }
 
 /// The text of every file of [`MIGRATIONS`], in order: embedded deflated on wasm32

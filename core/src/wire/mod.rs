@@ -14,6 +14,8 @@ mod numbers;
 mod quotes;
 mod stored;
 mod strict;
+#[cfg(feature = "webhooks")]
+mod webhooks;
 
 pub use accounts::{
     CreateIntegrationRequest, CreateIntegrationResponse, IntegratedQuotingOption, IntegratedQuotingOptions, PackageTypeEntry,
@@ -47,6 +49,11 @@ pub use quotes::{
     QuoteError, QuoteShipment, QuoteSurcharge, QuotesResponse, ShipmentQuotes, TaxId,
 };
 pub(crate) use stored::shipment_json;
+#[cfg(feature = "webhooks")]
+pub use webhooks::{
+    CreatedWebhook, ReplayWebhookRequest, Webhook, WebhookDeliveriesResponse, WebhookDelivery, WebhookRequest, WebhookSecret,
+    WebhooksResponse,
+};
 
 /// The string type of an address's fields as sent: text of up to 24 bytes, as address
 /// fields nearly always are, is held inline, without an allocation of its own.

@@ -35,6 +35,7 @@ mod search;
 mod secrets;
 mod services;
 mod tracking;
+mod webhooks;
 
 /// The suite runs on the database the run asks for, and says so: on PostgreSQL when
 /// `CONSIGN_TEST_PG` names a server (and the suite is built with the feature), where a

@@ -30,6 +30,7 @@ const UPGRADES: &[&str] = &[
     include_str!("../../../pg/migrations/0014_search_indexes.sql"),
     include_str!("../../../pg/migrations/0015_inlined_grams.sql"),
     include_str!("../../../pg/migrations/0016_events.sql"),
+    include_str!("../../../pg/migrations/0017_webhooks.sql"),
 ];
 
 // Every SQLite upgrade after the baseline has its PostgreSQL twin in `UPGRADES`.
