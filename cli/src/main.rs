@@ -285,6 +285,13 @@ struct ServeArgs {
     /// The purge removes the quotes expired D days or more.
     #[arg(long, value_name = "D", default_value = "7", help_heading = "Limits")]
     purge_quotes_after: u32,
+    /// One webhook delivery attempt, from resolving the endpoint's host to its answer.
+    #[arg(long, value_name = "SECS", value_parser = positive, default_value = "15", help_heading = "Webhooks")]
+    webhook_timeout: usize,
+    /// Allow webhook endpoints at http:// URLs and at private or loopback addresses: for
+    /// tests with a receiver on this machine, never on a server customers reach.
+    #[arg(long, help_heading = "Webhooks")]
+    allow_http_webhooks: bool,
 }
 
 #[derive(Subcommand)]
@@ -620,6 +627,8 @@ fn server_config(args: ServeArgs) -> Result<(consign_server::Config, Option<Path
         config.rate_limit = None;
     }
     config.quotes_per_day = args.quotes_per_day;
+    config.webhook_timeout = secs(args.webhook_timeout);
+    config.allow_http_webhooks = args.allow_http_webhooks;
     if let Some(purge) = config.purge_quotes.as_mut() {
         purge.every = std::time::Duration::from_secs(args.purge_quotes_every.saturating_mul(3600));
         purge.expired_for_days = args.purge_quotes_after;
@@ -717,6 +726,7 @@ mod tests {
         assert_eq!((ours.max_body_memory, ours.quotes_per_day), (theirs.max_body_memory, theirs.quotes_per_day));
         assert_eq!(ours.rate_limit.map(|l| (l.per_second, l.burst)), theirs.rate_limit.map(|l| (l.per_second, l.burst)));
         assert_eq!(ours.purge_quotes.map(|p| (p.every, p.expired_for_days)), theirs.purge_quotes.map(|p| (p.every, p.expired_for_days)));
+        assert_eq!((ours.webhook_timeout, ours.allow_http_webhooks), (theirs.webhook_timeout, theirs.allow_http_webhooks));
         assert!(matches!(ours.synchronous, consign::Synchronous::Full));
         assert!(ours.tls_cert.is_none() && ours.tls_key.is_none() && ours.cors_origin.is_none());
     }

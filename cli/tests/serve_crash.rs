@@ -184,3 +184,104 @@ fn sigterm_lets_the_request_in_flight_finish() {
     assert!(status.success(), "{status}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// What a receiver was sent: (webhook-id, body) of each request.
+type Sent = std::sync::Arc<Mutex<Vec<(String, String)>>>;
+
+/// A loopback receiver that holds the requests it gets without an answer until `answer`
+/// is set, then answers 200; its URL, the switch and what it was sent.
+fn holding_receiver() -> (String, std::sync::Arc<std::sync::atomic::AtomicBool>, Sent) {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let (answer, received) = (Arc::new(AtomicBool::new(false)), Arc::new(Mutex::new(Vec::new())));
+    let (answering, seen) = (Arc::clone(&answer), Arc::clone(&received));
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let (mut line, mut id, mut length) = (String::new(), String::new(), 0);
+            if reader.read_line(&mut line).is_err() {
+                continue;
+            }
+            loop {
+                line.clear();
+                if reader.read_line(&mut line).is_err() {
+                    break;
+                }
+                let Some((name, value)) = line.trim_end().split_once(':') else { break };
+                match name.to_ascii_lowercase().as_str() {
+                    "webhook-id" => id = value.trim().to_string(),
+                    "content-length" => length = value.trim().parse().unwrap(),
+                    _ => {}
+                }
+            }
+            let mut body = vec![0; length];
+            if reader.read_exact(&mut body).is_err() {
+                continue;
+            }
+            seen.lock().unwrap().push((id, String::from_utf8(body).unwrap()));
+            if answering.load(Ordering::SeqCst) {
+                let _ = write!(stream, "HTTP/1.1 200 OK\r\ncontent-length: 0\r\nconnection: close\r\n\r\n");
+            } else {
+                held.push(stream);
+            }
+        }
+    });
+    (url, answer, received)
+}
+
+/// Killed (SIGKILL) while a delivery is out, a server restarted on the same file
+/// delivers that event again once the claim's lease ends, with the same `webhook-id`.
+#[test]
+fn a_webhook_delivery_cut_off_by_a_kill_is_delivered_after_the_restart_with_the_same_id() {
+    let dir = common::fresh_dir("consign-serve-webhook");
+    let db = dir.join("hooks.db");
+    let (customer, key) = shipper(&db);
+    let flags = |command: &mut Command| {
+        command.args(["--allow-http-webhooks", "--webhook-timeout", "2"]).stderr(Stdio::null());
+    };
+    let (mut server, base) = common::serve(&db, flags);
+    let client = Client { agent: common::agent(), base, key };
+    let (url, answer, received) = holding_receiver();
+    let hooks = format!("/restapi/v1/customers/{customer}/webhooks");
+    let (status, created) = client.send("POST", &hooks, Some(&json!({"url": url, "types": ["shipment.booked"]}))).unwrap();
+    assert_eq!(status, 201, "{created}");
+    let (status, booked) = client.send("POST", &format!("/restapi/v1/customers/{customer}/shipments"), Some(&booking("hook-1"))).unwrap();
+    assert_eq!(status, 201, "{booked}");
+    let wait = |n: usize| {
+        let start = Instant::now();
+        while received.lock().unwrap().len() < n && start.elapsed() < Duration::from_secs(60) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        received.lock().unwrap().clone()
+    };
+    let first = wait(1);
+    assert_eq!(first.len(), 1, "the delivery went out");
+    // SIGKILL while the receiver holds the delivery unanswered.
+    server.kill().unwrap();
+    server.wait().unwrap();
+    answer.store(true, Ordering::SeqCst);
+
+    let (mut server, base) = common::serve(&db, flags);
+    let client = Client { base, ..client };
+    let again = wait(2);
+    assert_eq!(again.len(), 2, "delivered after the restart");
+    assert_eq!(again[1], first[0], "the same webhook-id and body");
+    let webhook = created["webhookId"].as_str().unwrap();
+    let start = Instant::now();
+    loop {
+        let (_, deliveries) = client.send("GET", &format!("{hooks}/{webhook}/deliveries"), None).unwrap();
+        if deliveries["deliveries"][0]["statusCode"] == 200 {
+            break;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "{deliveries}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}

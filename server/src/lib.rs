@@ -88,8 +88,10 @@
 
 mod limits;
 mod maintenance;
+mod outbound;
 mod priced;
 mod transport;
+mod webhooks;
 mod writer;
 
 pub use limits::RateLimit;
@@ -195,6 +197,12 @@ pub struct Config {
     /// The most quoted shipments each customer may store per UTC day
     /// (`--quotes-per-day`; [`consign::ShippingBuilder::quoted_shipments_per_day`]).
     pub quotes_per_day: u64,
+    /// Allow webhook endpoints at `http://` URLs and private or loopback addresses
+    /// (`--allow-http-webhooks`): for tests with a receiver on this machine only.
+    pub allow_http_webhooks: bool,
+    /// Most time one webhook delivery attempt takes, from resolving the endpoint's host
+    /// to its answer's status line (`--webhook-timeout`, default 15 s).
+    pub webhook_timeout: Duration,
 }
 
 impl std::fmt::Debug for Config {
@@ -220,6 +228,8 @@ impl std::fmt::Debug for Config {
             .field("rate_limit", &self.rate_limit)
             .field("purge_quotes", &self.purge_quotes)
             .field("quotes_per_day", &self.quotes_per_day)
+            .field("allow_http_webhooks", &self.allow_http_webhooks)
+            .field("webhook_timeout", &self.webhook_timeout)
             .finish_non_exhaustive()
     }
 }
@@ -252,6 +262,8 @@ impl Config {
             rate_limit: Some(RateLimit::default()),
             purge_quotes: Some(QuotePurge::default()),
             quotes_per_day: consign::DEFAULT_QUOTED_SHIPMENTS_PER_DAY,
+            allow_http_webhooks: false,
+            webhook_timeout: Duration::from_secs(15),
         }
     }
 
@@ -305,7 +317,8 @@ impl Server {
             }
         };
         let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-        let (app, Threads { writer, kept }) = app(&config)?;
+        let (app, Threads { writer, kept }, deliverer) = app(&config)?;
+        runtime.spawn(deliverer);
         let listener = runtime.block_on(tokio::net::TcpListener::bind(config.listen))?;
         let addr = listener.local_addr()?;
         let shutdown = {
@@ -572,9 +585,14 @@ fn checkpoint_loop(shipping: &Shipping, committed: &std::sync::mpsc::Receiver<()
     }
 }
 
-/// A builder of services with the options of `config` its database aside.
-fn builder(config: &Config) -> consign::ShippingBuilder {
-    let builder = Shipping::builder().quoted_shipments_per_day(config.quotes_per_day);
+/// A builder of services with the options of `config` its database aside; each commit
+/// that writes events wakes the deliverer of webhooks by `wake`.
+fn builder(config: &Config, wake: &Arc<tokio::sync::Notify>) -> consign::ShippingBuilder {
+    let wake = Arc::clone(wake);
+    let builder = Shipping::builder()
+        .quoted_shipments_per_day(config.quotes_per_day)
+        .allow_http_webhooks(config.allow_http_webhooks)
+        .on_commit(move |_| wake.notify_one());
     let builder = match &config.clock {
         Some(clock) => builder.clock(Arc::clone(clock)),
         None => builder,
@@ -601,9 +619,9 @@ struct Services {
 
 /// The services of a server on the database file of `config`: the readers, the writer
 /// thread and the checkpointer thread (see the crate docs).
-fn file_services(config: &Config) -> std::io::Result<Services> {
+fn file_services(config: &Config, wake: &Arc<tokio::sync::Notify>) -> std::io::Result<Services> {
     let open = |auto_checkpoint: u32| {
-        builder(config)
+        builder(config, wake)
             .path(&config.db)
             .synchronous(config.synchronous)
             .auto_checkpoint(auto_checkpoint)
@@ -642,10 +660,10 @@ fn file_services(config: &Config) -> std::io::Result<Services> {
 /// blocking thread of its own; the key check and the purge have a connection each.
 /// No writer thread and no checkpoints: PostgreSQL groups commits itself.
 #[cfg(feature = "postgres")]
-fn postgres_services(config: &Config, url: &str) -> std::io::Result<Services> {
+fn postgres_services(config: &Config, url: &str, wake: &Arc<tokio::sync::Notify>) -> std::io::Result<Services> {
     // The message never repeats the URL: it may hold a password.
     let open = |connections: usize| {
-        builder(config)
+        builder(config, wake)
             .postgres(url)
             .postgres_pool(connections)
             .open()
@@ -680,7 +698,7 @@ const GATE_CONNECTIONS: usize = 4;
 
 /// Without the feature `postgres`, a server on PostgreSQL does not start.
 #[cfg(not(feature = "postgres"))]
-fn postgres_services(_config: &Config, _url: &str) -> std::io::Result<Services> {
+fn postgres_services(_config: &Config, _url: &str, _wake: &Arc<tokio::sync::Notify>) -> std::io::Result<Services> {
     Err(std::io::Error::new(
         std::io::ErrorKind::Unsupported,
         "this build of consign has no PostgreSQL support: build it with `--features postgres`",
@@ -696,11 +714,13 @@ struct Threads {
 }
 
 /// The routes, the layers, the services and the writer thread (SQLite only) of `config`,
-/// and the services to drop once the runtime has stopped.
-fn app(config: &Config) -> std::io::Result<(Router, Threads)> {
+/// the services to drop once the runtime has stopped, and the deliverer of webhooks, to
+/// run on the runtime.
+fn app(config: &Config) -> std::io::Result<(Router, Threads, impl std::future::Future<Output = ()> + Send + 'static)> {
+    let wake = Arc::new(tokio::sync::Notify::new());
     let Services { pool, gate, writes, purger, writer, kept } = match &config.postgres {
-        Some(url) => postgres_services(config, url)?,
-        None => file_services(config)?,
+        Some(url) => postgres_services(config, url, &wake)?,
+        None => file_services(config, &wake)?,
     };
     let body_memory = Arc::new(Semaphore::new(config.max_body_memory.clamp(MAX_BODY, Semaphore::MAX_PERMITS)));
     let purge = match (config.purge_quotes, purger) {
@@ -709,6 +729,8 @@ fn app(config: &Config) -> std::io::Result<(Router, Threads)> {
     };
     let limiter = config.rate_limit.map(limits::Limiter::new);
     let state = Arc::new(App { pool, gate, writes, limiter, _purge: purge, body_memory, body_timeout: config.body_timeout });
+    let outbound = Arc::new(outbound::Outbound::new(config.allow_http_webhooks, config.webhook_timeout));
+    let deliverer = webhooks::deliver(Arc::clone(&state), outbound, config.webhook_timeout, wake);
     let mut router =
         Router::new().route("/healthz", get(healthz)).route("/restapi/v1/openapi.json", get(openapi)).fallback(interface).with_state(state);
     if let Some(origin) = &config.cors_origin {
@@ -725,7 +747,7 @@ fn app(config: &Config) -> std::io::Result<(Router, Threads)> {
     if config.log {
         router = router.layer(axum::middleware::from_fn(log));
     }
-    Ok((router, Threads { writer, kept }))
+    Ok((router, Threads { writer, kept }, deliverer))
 }
 
 /// One line per request on stderr: method, path (without the query), status and

@@ -56,13 +56,14 @@ const LATER: &str = "2027-11-02";
 static DOC: LazyLock<Value> =
     LazyLock::new(|| serde_json::from_str(include_str!("../../docs/openapi.json")).expect("docs/openapi.json is JSON"));
 /// The pages of the guide: `docs/interface.md` and one page per area.
-const GUIDE: [(&str, &str); 7] = [
+const GUIDE: [(&str, &str); 8] = [
     ("interface.md", include_str!("../../docs/interface.md")),
     ("interface/customers.md", include_str!("../../docs/interface/customers.md")),
     ("interface/quotes-and-shipments.md", include_str!("../../docs/interface/quotes-and-shipments.md")),
     ("interface/labels-and-tracking.md", include_str!("../../docs/interface/labels-and-tracking.md")),
     ("interface/batches.md", include_str!("../../docs/interface/batches.md")),
     ("interface/pickups-manifests-orders.md", include_str!("../../docs/interface/pickups-manifests-orders.md")),
+    ("interface/webhooks.md", include_str!("../../docs/interface/webhooks.md")),
     ("interface/server-and-partners.md", include_str!("../../docs/interface/server-and-partners.md")),
 ];
 
@@ -98,6 +99,9 @@ struct Exchange {
 struct Examples {
     s: Served,
     done: Vec<Exchange>,
+    /// What the server makes at random (webhook ids and secrets), as the examples show
+    /// it: the value, in a path (a shell variable the guide sets), in an answer.
+    shown: Vec<(String, String, String)>,
 }
 
 /// `/a/:b/c` as OpenAPI writes it: `/a/{b}/c`.
@@ -168,6 +172,8 @@ impl Examples {
         let pattern = consign::route(doc_method, route).map_or_else(|_| route.to_string(), |op| openapi_path(op.pattern()));
         let text_body = body.as_ref().map(Value::to_string);
         let (status, text) = send(&self.s, method, path, text_body.as_deref(), authorization.as_deref());
+        let text = text.map(|t| self.shown.iter().fold(t, |t, (value, _, shown)| t.replace(value.as_str(), shown)));
+        let path = &self.shown.iter().fold(path.to_string(), |p, (value, in_path, _)| p.replace(value.as_str(), in_path));
         let pdf = text.is_none();
         // A PDF is documented as `Shipping::handle` answers the same request, in JSON.
         let text = text.unwrap_or_else(|| {
@@ -195,6 +201,16 @@ impl Examples {
             authorization,
         });
         answer
+    }
+
+    /// Shows `value`, made at random by the server, as `in_path` in the paths of the
+    /// examples from now on and as `in_answer` in their answers.
+    /// The last example, already sent, shows it so too.
+    fn show(&mut self, value: &str, in_path: &str, in_answer: &str) {
+        self.shown.push((value.to_string(), in_path.to_string(), in_answer.to_string()));
+        let last = self.done.last_mut().unwrap();
+        last.text = last.text.replace(value, in_answer);
+        last.answer = serde_json::from_str(&last.text).unwrap();
     }
 
     /// An example of a shared answer to `head` (a POST on `path`, its body never sent
@@ -771,6 +787,8 @@ fn run_examples(x: &mut Examples) {
     x.ex("getOrder-unknown", "It is gone.", get, &order_path, none.clone());
     x.ex("deleteOrder-unknown", "It is gone.", delete, &order_path, none.clone());
 
+    webhook_examples(x);
+
     // The server's own.
     x.send("healthz", "The server is up (no key needed).", get, "/healthz", none.clone(), None, false);
 
@@ -866,6 +884,61 @@ fn run_examples(x: &mut Examples) {
     );
 }
 
+/// The examples of webhook endpoints. The ids and secrets the server makes at random
+/// are shown as fixed ones; the paths name an endpoint by the shell variable the guide
+/// sets (`$WEBHOOK`, `$XPS_WEBHOOK`). No example after these writes an event and the
+/// endpoints' hosts (under `.example`) never resolve, so that each answer is the same
+/// whenever the deliverer runs: the attempts are listed before any is due.
+fn webhook_examples(x: &mut Examples) {
+    let none = None;
+    let (get, post, put, delete) = ("GET", "POST", "PUT", "DELETE");
+    let hooks = format!("{C}/webhooks");
+    let mut endpoint = json!({"url": "https://hooks.leeceramics.example/consign", "types": ["shipment.*", "order.*"],
+        "description": "Lee Ceramics shop", "format": "standard"});
+    let created = x.ex("createWebhook", "An endpoint for the customer's shipment and order events.", post, &hooks, Some(endpoint.clone()));
+    x.show(created["webhookId"].as_str().unwrap(), "$WEBHOOK", "wh_5d1c0a3f9e27b4c86a10");
+    x.show(created["secret"].as_str().unwrap(), "", "whsec_JMAgBkxnVlWYI2emAPJJb96aN61NExb6IwKYVuTlU9Q=");
+    let cursor: i64 = created["cursor"].as_str().unwrap().parse().unwrap();
+    let mut plain = endpoint.clone();
+    plain["url"] = json!("http://hooks.leeceramics.example/consign");
+    x.ex("createWebhook-invalid", "An http:// URL.", post, &hooks, Some(plain));
+    let xps = json!({"url": "https://shop.leeceramics.example/xps/update-order", "types": ["shipment.booked"],
+        "description": "Order updates of the web shop", "format": "xps"});
+    let made = x.ex("createWebhook-xps", "An XPS-style endpoint of the web shop: its orders' bookings.", post, &hooks, Some(xps));
+    x.show(made["webhookId"].as_str().unwrap(), "$XPS_WEBHOOK", "wh_c27e94b05a1d3f68e0b2");
+    x.show(made["secret"].as_str().unwrap(), "", "whsec_TrUd5iS+LTQbVXlKoJL1/m1R8iwtUZdNIrC/Ny95WmM=");
+    let (one, other) =
+        (format!("{hooks}/{}", created["webhookId"].as_str().unwrap()), format!("{hooks}/{}", made["webhookId"].as_str().unwrap()));
+    x.ex("listWebhooks", "The customer's endpoints.", get, &hooks, none.clone());
+    x.ex("getWebhook", "One endpoint.", get, &one, none.clone());
+    x.ex("getWebhook-unknown", "No such endpoint.", get, &format!("{hooks}/wh_00000000000000000000"), none.clone());
+    x.ex("listWebhookDeliveries", "No attempt yet.", get, &format!("{one}/deliveries?limit=10"), none.clone());
+    x.ex("listWebhookDeliveries-invalid", "A limit out of range.", get, &format!("{one}/deliveries?limit=0"), none.clone());
+    x.ex("testWebhook", "A webhook.test message goes out with the next deliveries.", post, &format!("{one}/test"), none.clone());
+    endpoint["description"] = json!("Lee Ceramics shop (paused)");
+    endpoint["enabled"] = json!(false);
+    x.ex("updateWebhook", "A new description, and disabled.", put, &one, Some(endpoint));
+    let rotated = x.ex(
+        "rotateWebhookSecret",
+        "A new secret; the previous one signs too for 24 hours.",
+        post,
+        &format!("{one}/rotate-secret"),
+        none.clone(),
+    );
+    x.show(rotated["secret"].as_str().unwrap(), "", "whsec_YZYGjvW2XbZc9rxvIRyawvHe2j2oODbQ7EXGO7RamE0=");
+    let after = json!({"after": (cursor - 3).to_string()});
+    x.ex(
+        "replayWebhook",
+        "The events after a cursor, again; the disabled endpoint is enabled again.",
+        post,
+        &format!("{one}/replay"),
+        Some(after),
+    );
+    let past = json!({"after": (cursor + 100).to_string()});
+    x.ex("replayWebhook-invalid", "A cursor past the newest event.", post, &format!("{one}/replay"), Some(past));
+    x.ex("deleteWebhook", "Deletes the XPS endpoint; the answer is the endpoint as it was.", delete, &other, none.clone());
+}
+
 /// The booking of the demo shipment to London with a commercial invoice.
 fn intl_booking(shipment: &Value) -> Value {
     let mut b = shipment.clone();
@@ -893,7 +966,7 @@ fn run_limits(done: &mut Vec<Exchange>) {
         config.quotes_per_day = 1;
         config.body_timeout = Duration::from_millis(300);
     });
-    let mut x = Examples { s, done: std::mem::take(done) };
+    let mut x = Examples { s, done: std::mem::take(done), shown: Vec::new() };
     seed_customer_only(&x);
     let mut quote = demo_shipment(SHIP_DATE);
     quote["carrierCode"] = json!("postal");
@@ -942,7 +1015,7 @@ fn seed_customer_only(x: &Examples) {
 /// Every example, sent.
 fn exchanges() -> Vec<Exchange> {
     let s = common::serve_on(common::fresh_db("consign-examples"), common::fixed(NOW), |_| {});
-    let mut x = Examples { s, done: Vec::new() };
+    let mut x = Examples { s, done: Vec::new(), shown: Vec::new() };
     seed_demo(&x.s.db);
     run_examples(&mut x);
     let mut done = std::mem::take(&mut x.done);

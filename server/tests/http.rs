@@ -222,6 +222,18 @@ fn keys_are_read_from_rsis_or_bearer_and_act_for_their_customers_only() {
     // Nor another customer's events.
     s.call_as(&ann_key, "GET", &path(&ann, "/events"), &Value::Null).expect(200);
     s.call_as(&ann_key, "GET", &path(&bob, "/events"), &Value::Null).expect_error(404, "NOT_FOUND");
+    // Nor another customer's webhooks, nor can it make one for them.
+    let hook = json!({"url": "https://hooks.example.com/bob"});
+    let bobs = s.call("POST", &path(&bob, "/webhooks"), &hook).expect(201)["webhookId"].as_str().unwrap().to_string();
+    s.call_as(&ann_key, "GET", &path(&bob, "/webhooks"), &Value::Null).expect_error(404, "NOT_FOUND");
+    s.call_as(&ann_key, "POST", &path(&bob, "/webhooks"), &hook).expect_error(404, "NOT_FOUND");
+    for (method, tail) in [("GET", ""), ("DELETE", ""), ("POST", "/rotate-secret"), ("POST", "/test"), ("GET", "/deliveries")] {
+        let own = path(&ann, &format!("/webhooks/{bobs}{tail}"));
+        s.call_as(&ann_key, method, &own, &Value::Null).expect_error(404, "NOT_FOUND");
+        let theirs = path(&bob, &format!("/webhooks/{bobs}{tail}"));
+        s.call_as(&ann_key, method, &theirs, &Value::Null).expect_error(404, "NOT_FOUND");
+    }
+    assert_eq!(s.call_as(&ann_key, "GET", &path(&ann, "/webhooks"), &Value::Null).expect(200)["webhooks"], json!([]));
     s.call_as(&ann_key, "POST", "/restapi/v1/customers", &customer_body("cy@example.com")).expect_error(401, "UNAUTHORIZED");
 
     // Another partner acts for no one until it connects a customer with its password.
