@@ -292,6 +292,23 @@ fn every_answer_matches_the_document() {
     c.check(get, &format!("{C}/events"), &[id], "?limit=1000", &none, 200);
     c.check(get, &format!("{C}/events"), &[id], "?types=nothing", &none, 400);
     c.check(get, &format!("{C}/events"), &["C9999999"], "", &none, 404);
+    let hooks = format!("{C}/webhooks");
+    let hook = format!("{C}/webhooks/{{webhookId}}");
+    let endpoint = json!({"url": "https://hooks.example.com/consign", "types": ["shipment.*"], "description": "shop"});
+    let created = c.check(post, &hooks, &[id], "", &endpoint, 201);
+    let webhook = created["webhookId"].as_str().unwrap();
+    c.check(post, &hooks, &[id], "", &json!({"url": "http://hooks.example.com/consign"}), 400);
+    c.check(get, &hooks, &[id], "", &none, 200);
+    c.check(get, &hook, &[id, webhook], "", &none, 200);
+    c.check(get, &hook, &[id, "wh_00000000000000000000"], "", &none, 404);
+    c.check(put, &hook, &[id, webhook], "", &with(endpoint.clone(), "/enabled", json!(true)), 200);
+    c.check(post, &format!("{hook}/rotate-secret"), &[id, webhook], "", &none, 200);
+    c.check(post, &format!("{hook}/test"), &[id, webhook], "", &none, 202);
+    c.check(get, &format!("{hook}/deliveries"), &[id, webhook], "", &none, 200);
+    c.check(get, &format!("{hook}/deliveries"), &[id, webhook], "?limit=0", &none, 400);
+    c.check(post, &format!("{hook}/replay"), &[id, webhook], "", &json!({"after": "0"}), 200);
+    c.check(post, &format!("{hook}/replay"), &[id, webhook], "", &json!({"after": "99999"}), 400);
+    c.check(delete, &hook, &[id, webhook], "", &none, 200);
 
     // What no operation of the document answers still has the error body.
     let wrong_method = c.h.call("DELETE", "/restapi/v1/customers", &none);
