@@ -110,8 +110,8 @@ pub use tracking_number::TrackingKind;
 #[cfg(feature = "webhooks")]
 pub use webhooks::{
     forbidden_address, sign as sign_webhook, Attempt as WebhookAttempt, Delivery as WebhookDelivery,
-    MAX_DESCRIPTION as MAX_WEBHOOK_DESCRIPTION, MAX_PAYLOAD as MAX_WEBHOOK_PAYLOAD, MAX_URL as MAX_WEBHOOK_URL, MAX_WEBHOOKS,
-    RETRY_AFTER as WEBHOOK_RETRY_AFTER, ROTATION_OVERLAP_HOURS as WEBHOOK_ROTATION_OVERLAP_HOURS,
+    CLAIMS_PER_CUSTOMER as WEBHOOK_CLAIMS_PER_CUSTOMER, MAX_DESCRIPTION as MAX_WEBHOOK_DESCRIPTION, MAX_PAYLOAD as MAX_WEBHOOK_PAYLOAD,
+    MAX_URL as MAX_WEBHOOK_URL, MAX_WEBHOOKS, RETRY_AFTER as WEBHOOK_RETRY_AFTER, ROTATION_OVERLAP_HOURS as WEBHOOK_ROTATION_OVERLAP_HOURS,
 };
 
 /// The examples of README.md, compiled and run as doc tests so that they work as printed

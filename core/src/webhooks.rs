@@ -586,9 +586,15 @@ struct Payload<'a> {
     data_omitted: bool,
 }
 
+/// Most endpoints of one customer claimed at once: a customer whose endpoints answer
+/// slowly holds this many of a deliverer's slots, not all of them.
+pub const CLAIMS_PER_CUSTOMER: i64 = 2;
+
 /// The endpoints with a message due at `?1`: enabled, not claimed, whose retry (if any)
-/// is due, with a test asked for or events after their cursor.
+/// is due, with a test asked for or events after their cursor, of a customer with fewer
+/// than [`CLAIMS_PER_CUSTOMER`] endpoints claimed.
 const DUE: &str = "status = 'enabled' AND (claimed_until IS NULL OR claimed_until <= ?1)
+    AND (SELECT COUNT(*) FROM webhooks held WHERE held.customer_id = webhooks.customer_id AND held.claimed_until > ?1) < 2
     AND (next_attempt_at IS NULL OR next_attempt_at <= ?1 OR test_requested_at IS NOT NULL)
     AND (test_requested_at IS NOT NULL
          OR cursor < (SELECT COALESCE(MAX(e.id), 0) FROM events e WHERE e.customer_id = webhooks.customer_id))";
@@ -638,8 +644,16 @@ pub(crate) fn claim(tx: &Tx<'_>, sealer: Option<&Sealer>, now: DateTime<Utc>, le
         },
     )?;
     let until = timestamp(now + lease);
-    let mut claimed = Vec::new();
+    let mut claimed: Vec<Delivery> = Vec::new();
     for mut endpoint in due {
+        let held: i64 = tx.one(
+            "SELECT COUNT(*) FROM webhooks WHERE customer_id = ?1 AND claimed_until > ?2",
+            args![endpoint.customer_id.as_str(), at.as_str()],
+            |r| r.get(0),
+        )?;
+        if held >= CLAIMS_PER_CUSTOMER {
+            continue;
+        }
         let mut next = next_message(tx, sealer, &endpoint, now)?;
         // Events an endpoint's format makes nothing of are passed, a few per claim.
         for _ in 0..MAX_PASSED {
@@ -929,6 +943,11 @@ mod tests {
             br#"{"email":"test@example.com","username":"test_user"}"#,
         );
         assert_eq!(rust.ok().as_deref(), Some("v1,tZ1I4/hDygAJgO5TYxiSd6Sd0kDW6hPenDe+bTa3Kkw="));
+    }
+
+    #[test]
+    fn the_due_endpoints_are_those_of_customers_under_the_claims_cap() {
+        assert!(DUE.contains(&format!("held.claimed_until > ?1) < {CLAIMS_PER_CUSTOMER}")), "{DUE}");
     }
 
     #[test]

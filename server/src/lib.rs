@@ -477,6 +477,9 @@ struct App {
     body_memory: Arc<Semaphore>,
     /// [`Config::body_timeout`].
     body_timeout: Duration,
+    /// Wakes the deliverer of webhooks after each write that succeeded: it may have
+    /// written events.
+    wake: Arc<tokio::sync::Notify>,
 }
 
 impl App {
@@ -585,14 +588,9 @@ fn checkpoint_loop(shipping: &Shipping, committed: &std::sync::mpsc::Receiver<()
     }
 }
 
-/// A builder of services with the options of `config` its database aside; each commit
-/// that writes events wakes the deliverer of webhooks by `wake`.
-fn builder(config: &Config, wake: &Arc<tokio::sync::Notify>) -> consign::ShippingBuilder {
-    let wake = Arc::clone(wake);
-    let builder = Shipping::builder()
-        .quoted_shipments_per_day(config.quotes_per_day)
-        .allow_http_webhooks(config.allow_http_webhooks)
-        .on_commit(move |_| wake.notify_one());
+/// A builder of services with the options of `config` its database aside.
+fn builder(config: &Config) -> consign::ShippingBuilder {
+    let builder = Shipping::builder().quoted_shipments_per_day(config.quotes_per_day).allow_http_webhooks(config.allow_http_webhooks);
     let builder = match &config.clock {
         Some(clock) => builder.clock(Arc::clone(clock)),
         None => builder,
@@ -619,9 +617,9 @@ struct Services {
 
 /// The services of a server on the database file of `config`: the readers, the writer
 /// thread and the checkpointer thread (see the crate docs).
-fn file_services(config: &Config, wake: &Arc<tokio::sync::Notify>) -> std::io::Result<Services> {
+fn file_services(config: &Config) -> std::io::Result<Services> {
     let open = |auto_checkpoint: u32| {
-        builder(config, wake)
+        builder(config)
             .path(&config.db)
             .synchronous(config.synchronous)
             .auto_checkpoint(auto_checkpoint)
@@ -660,10 +658,10 @@ fn file_services(config: &Config, wake: &Arc<tokio::sync::Notify>) -> std::io::R
 /// blocking thread of its own; the key check and the purge have a connection each.
 /// No writer thread and no checkpoints: PostgreSQL groups commits itself.
 #[cfg(feature = "postgres")]
-fn postgres_services(config: &Config, url: &str, wake: &Arc<tokio::sync::Notify>) -> std::io::Result<Services> {
+fn postgres_services(config: &Config, url: &str) -> std::io::Result<Services> {
     // The message never repeats the URL: it may hold a password.
     let open = |connections: usize| {
-        builder(config, wake)
+        builder(config)
             .postgres(url)
             .postgres_pool(connections)
             .open()
@@ -698,7 +696,7 @@ const GATE_CONNECTIONS: usize = 4;
 
 /// Without the feature `postgres`, a server on PostgreSQL does not start.
 #[cfg(not(feature = "postgres"))]
-fn postgres_services(_config: &Config, _url: &str, _wake: &Arc<tokio::sync::Notify>) -> std::io::Result<Services> {
+fn postgres_services(_config: &Config, _url: &str) -> std::io::Result<Services> {
     Err(std::io::Error::new(
         std::io::ErrorKind::Unsupported,
         "this build of consign has no PostgreSQL support: build it with `--features postgres`",
@@ -717,10 +715,9 @@ struct Threads {
 /// the services to drop once the runtime has stopped, and the deliverer of webhooks, to
 /// run on the runtime.
 fn app(config: &Config) -> std::io::Result<(Router, Threads, impl std::future::Future<Output = ()> + Send + 'static)> {
-    let wake = Arc::new(tokio::sync::Notify::new());
     let Services { pool, gate, writes, purger, writer, kept } = match &config.postgres {
-        Some(url) => postgres_services(config, url, &wake)?,
-        None => file_services(config, &wake)?,
+        Some(url) => postgres_services(config, url)?,
+        None => file_services(config)?,
     };
     let body_memory = Arc::new(Semaphore::new(config.max_body_memory.clamp(MAX_BODY, Semaphore::MAX_PERMITS)));
     let purge = match (config.purge_quotes, purger) {
@@ -728,7 +725,17 @@ fn app(config: &Config) -> std::io::Result<(Router, Threads, impl std::future::F
         _ => None,
     };
     let limiter = config.rate_limit.map(limits::Limiter::new);
-    let state = Arc::new(App { pool, gate, writes, limiter, _purge: purge, body_memory, body_timeout: config.body_timeout });
+    let wake = Arc::new(tokio::sync::Notify::new());
+    let state = Arc::new(App {
+        pool,
+        gate,
+        writes,
+        limiter,
+        _purge: purge,
+        body_memory,
+        body_timeout: config.body_timeout,
+        wake: Arc::clone(&wake),
+    });
     let outbound = Arc::new(outbound::Outbound::new(config.allow_http_webhooks, config.webhook_timeout));
     let deliverer = webhooks::deliver(Arc::clone(&state), outbound, config.webhook_timeout, wake);
     let mut router =
@@ -830,7 +837,11 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
     };
     let call = Call { key, method: parts.method.as_str().to_string(), target, body, password: None, once, caller };
     if operation.is_some_and(logins::serves) {
-        return respond(&allow, logins::answer(&app, call).await);
+        let answer = logins::answer(&app, call).await;
+        if answer.status < 300 {
+            app.wake.notify_one();
+        }
+        return respond(&allow, answer);
     }
     let answered = if operation.is_some_and(priced::serves) {
         priced::answer(&app.pool, &app.writes, call).await
@@ -847,7 +858,12 @@ async fn interface(State(app): State<Arc<App>>, request: Request) -> Response {
         tokio::task::spawn_blocking(move || lease.shipping.as_ref().map(|shipping| call.answer(shipping))).await.ok().flatten()
     };
     match answered {
-        Some(answer) => respond(&allow, answer),
+        Some(answer) => {
+            if answer.status < 300 && operation.is_none_or(consign::Operation::writes) {
+                app.wake.notify_one();
+            }
+            respond(&allow, answer)
+        }
         None => error(&failed()),
     }
 }

@@ -1,12 +1,14 @@
 //! The deliverer of webhooks: posts each customer's events to its endpoints, in order,
 //! signed per Standard Webhooks (see `consign::Shipping::claim_webhook_deliveries`).
 //!
-//! A task of the runtime wakes after each commit that wrote events (the services'
-//! `on_commit`), and at least every [`POLL`] for retries that fell due and for events
-//! other processes committed. It first asks a reader whether anything is due, so that a
-//! server without endpoints adds no write; then it claims the due messages through the
-//! writer (on PostgreSQL, on a connection of the pool), at most [`MAX_IN_FLIGHT`] at
-//! once, one per endpoint, and posts each on a task of its own within
+//! A task of the runtime wakes after each write the server answered (it may have written
+//! events; at most once per [`SETTLE`]), and at least every [`POLL`] for retries that
+//! fell due and for events other processes committed. It first asks a reader whether
+//! anything is due, so that a server without endpoints adds no write; then it claims the
+//! due messages through the writer (on PostgreSQL, on a connection of the pool), at most
+//! [`MAX_IN_FLIGHT`] at once, one per endpoint and a few per customer
+//! ([`consign::WEBHOOK_CLAIMS_PER_CUSTOMER`], so that a customer's slow endpoints do not
+//! hold every slot), and posts each on a task of its own within
 //! [`crate::Config::webhook_timeout`]. The attempt is recorded through the writer too:
 //! the cursor moves on a 2xx, else the retry is scheduled. A claim holds its endpoint
 //! for the timeout and [`LEASE_MARGIN`] more: should the server die before it records
@@ -25,11 +27,11 @@ use crate::App;
 /// The most time between two looks for due deliveries.
 pub const POLL: Duration = Duration::from_secs(1);
 
-/// The least time between two looks, however often commits wake the deliverer.
-const SETTLE: Duration = Duration::from_millis(10);
+/// The least time between two looks, however often writes wake the deliverer.
+pub const SETTLE: Duration = Duration::from_millis(100);
 
 /// Deliveries posted at once, by the whole server.
-pub const MAX_IN_FLIGHT: usize = 16;
+pub const MAX_IN_FLIGHT: usize = 64;
 
 /// How much longer than an attempt's timeout a claim holds its endpoint.
 pub const LEASE_MARGIN: Duration = Duration::from_secs(15);

@@ -314,3 +314,21 @@ fn secrets_are_sealed_at_rest_when_the_service_has_a_key() {
     h.book(&id, &book_body());
     assert!(verifies(&claim(&h.shipping)[0], &secret), "it still signs");
 }
+
+#[test]
+fn a_customer_has_at_most_two_endpoints_claimed_at_once_and_others_go_on() {
+    let h = Harness::new();
+    let ann = h.shipper("ann@example.com");
+    for n in 0..3 {
+        h.call("POST", &hooks(&ann), &json!({"url": format!("https://hooks.example.com/{n}")})).expect(201);
+    }
+    let bob = h.shipper("bob@example.com");
+    h.call("POST", &hooks(&bob), &json!({"url": "https://hooks.example.com/bob"})).expect(201);
+    h.book(&ann, &book_body());
+    h.book(&bob, &book_body());
+    let claimed = claim(&h.shipping);
+    let of = |id: &str| claimed.iter().filter(|d| d.customer_id == id).count();
+    assert_eq!((of(&ann), of(&bob)), (consign::WEBHOOK_CLAIMS_PER_CUSTOMER as usize, 1));
+    h.shipping.record_webhook_attempt(&claimed[0], &answered(200)).unwrap();
+    assert_eq!(claim(&h.shipping).len(), 1, "a slot of the customer freed");
+}
