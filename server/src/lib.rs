@@ -96,6 +96,7 @@ mod writer;
 
 pub use limits::RateLimit;
 pub use maintenance::QuotePurge;
+pub use webhooks::{LEASE_MARGIN as WEBHOOK_LEASE_MARGIN, MAX_IN_FLIGHT as MAX_WEBHOOKS_IN_FLIGHT, POLL as WEBHOOK_POLL};
 pub use writer::MAX_GROUP;
 use writer::{failed, Call, Write};
 

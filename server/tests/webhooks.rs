@@ -147,3 +147,46 @@ fn without_the_flag_a_loopback_endpoint_is_refused() {
     let body: Value = serde_json::from_str(&reply.body_mut().read_to_string().unwrap()).unwrap();
     assert_eq!(body["details"][0]["field"], "url", "{body}");
 }
+
+/// A receiver that always fails is retried after each delay of the schedule, on the
+/// fixed clock, never before; past the last the endpoint is disabled and the customer's
+/// feed has a `webhook.disabled` event.
+#[test]
+fn a_failing_receiver_is_retried_on_the_whole_schedule_then_the_endpoint_is_disabled() {
+    let clock = Arc::new(FixedClock::at(NOW).unwrap());
+    let s = serve_on(fresh_db("consign-webhooks"), clock.clone(), |config| config.allow_http_webhooks = true);
+    let id = call(&s, "POST", "/restapi/v1/customers", &customer_body("ann@example.com"))["customerId"].as_str().unwrap().to_string();
+    call(&s, "POST", &format!("/restapi/v1/customers/{id}/paymentMethod"), &payment_body("tok_1NqLx2"));
+    let (url, received) = receiver(vec![503]);
+    let hooks = format!("/restapi/v1/customers/{id}/webhooks");
+    let created = call(&s, "POST", &hooks, &json!({"url": url, "types": ["shipment.booked"]}));
+    let webhook = created["webhookId"].as_str().unwrap();
+    let mut booking = book_body();
+    booking["shipmentDate"] = json!(clock.today().to_string());
+    call(&s, "POST", &format!("/restapi/v1/customers/{id}/shipments"), &booking);
+    assert_eq!(wait_for(&received, 1).len(), 1, "the first attempt");
+    for (n, delay) in consign::WEBHOOK_RETRY_AFTER.iter().enumerate() {
+        // The attempt is recorded with its retry's time before the clock moves.
+        let due = (clock.now() + chrono::Duration::seconds(*delay)).format("%Y-%m-%dT%H:%M:%SZ").to_string();
+        let start = Instant::now();
+        while call(&s, "GET", &format!("{hooks}/{webhook}"), &Value::Null)["nextAttemptAt"] != due.as_str() {
+            assert!(start.elapsed() < Duration::from_secs(10), "attempt {} recorded", n + 1);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        clock.advance(chrono::Duration::seconds(delay - 1));
+        std::thread::sleep(consign_server::WEBHOOK_POLL + Duration::from_millis(300));
+        assert_eq!(received.lock().unwrap().len(), n + 1, "no attempt {} a second early", n + 2);
+        clock.advance(chrono::Duration::seconds(1));
+        assert_eq!(wait_for(&received, n + 2).len(), n + 2, "attempt {} once due", n + 2);
+    }
+    let start = Instant::now();
+    while call(&s, "GET", &format!("{hooks}/{webhook}"), &Value::Null)["status"] != "disabled" {
+        assert!(start.elapsed() < Duration::from_secs(10), "disabled after the last attempt");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let feed = call(&s, "GET", &format!("/restapi/v1/customers/{id}/events?types=webhook.disabled"), &Value::Null);
+    assert_eq!(feed["events"][0]["subjectId"], webhook);
+    let ids: Vec<String> = received.lock().unwrap().iter().map(|r| r.header("webhook-id").to_string()).collect();
+    assert_eq!(ids.len(), consign::WEBHOOK_RETRY_AFTER.len() + 1);
+    assert!(ids.iter().all(|i| *i == ids[0]), "{ids:?}");
+}
