@@ -18,6 +18,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::{Error, ErrorCategory, FieldError, Result};
 use crate::router::{self, Response};
+use crate::secrets::{self, Sealer};
 use crate::store::{args, Read, Tx};
 use crate::{Caller, PasswordOutcome, Shipping};
 
@@ -80,29 +81,36 @@ struct Kept {
     body: String,
 }
 
-/// The answer `owner` keeps for `key`, if one was stored after `since`.
-fn find(conn: &Read<'_>, owner: &str, key: &str, since: i64) -> Result<Option<Kept>> {
+/// The context a kept answer holding a secret is sealed in.
+fn sealed_context(owner: &str, key: &str) -> String {
+    format!("kept answer of {owner} for key {key}")
+}
+
+/// The answer `owner` keeps for `key`, if one was stored after `since`; an answer
+/// sealed at rest (it holds a secret) is opened with `sealer`.
+fn find(conn: &Read<'_>, sealer: Option<&Sealer>, owner: &str, key: &str, since: i64) -> Result<Option<Kept>> {
     conn.row(
         "SELECT request, status, body FROM request_answers WHERE owner = ?1 AND key = ?2 AND created_at > ?3",
         args![owner, key, since],
         |r| {
             let status: i64 = r.get(1)?;
             let status = u16::try_from(status).map_err(|_| Error::internal(format!("a kept answer has the status {status}")))?;
-            Ok(Kept { request: r.get(0)?, status, body: r.get(2)? })
+            let body: String = r.get(2)?;
+            Ok(Kept { request: r.get(0)?, status, body: secrets::reveal(sealer, &sealed_context(owner, key), &body)? })
         },
     )
 }
 
-/// Stores `answer` for `owner`'s `key` at `now`, replacing an answer stored at `since`
-/// or before (expired); `false` when an answer stored after is there (another request
-/// with the key was answered meanwhile).
-fn store(tx: &Tx<'_>, owner: &str, key: &IdempotencyKey, answer: &Response, now: i64, since: i64) -> Result<bool> {
+/// Stores the answer `status`, `body` for `owner`'s `key` at `now`, replacing an answer
+/// stored at `since` or before (expired); `false` when an answer stored after is there
+/// (another request with the key was answered meanwhile).
+fn store(tx: &Tx<'_>, owner: &str, key: &IdempotencyKey, status: u16, body: &str, now: i64, since: i64) -> Result<bool> {
     let stored = tx.execute(
         "INSERT INTO request_answers (owner, key, request, status, body, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          ON CONFLICT (owner, key) DO UPDATE SET request = excluded.request, status = excluded.status,
              body = excluded.body, created_at = excluded.created_at
          WHERE request_answers.created_at <= ?7",
-        args![owner, key.key, key.request, i64::from(answer.status), answer.body, now, since],
+        args![owner, key.key, key.request, i64::from(status), body, now, since],
     )?;
     Ok(stored == 1)
 }
@@ -152,10 +160,10 @@ impl Shipping {
     pub fn handle_once_as(&self, caller: &Caller, key: &IdempotencyKey, method: &str, target: &str, body: &str) -> Response {
         router::caught(|| {
             self.operation(|| {
-                let Some(owner) = self.owner(caller, method, target)? else {
+                let Some((owner, sealed)) = self.owner(caller, method, target)? else {
                     return self.dispatch_as(caller, method, target, body, true);
                 };
-                self.once(&owner, key, || router::answered(self.dispatch_as(caller, method, target, body, true)))
+                self.once(&owner, key, sealed, || router::answered(self.dispatch_as(caller, method, target, body, true)))
             })
         })
     }
@@ -166,7 +174,7 @@ impl Shipping {
     /// ([`Shipping::password_work`]), to answer a retry without that work.
     pub fn kept_answer(&self, caller: &Caller, key: &IdempotencyKey, method: &str, target: &str) -> Option<Response> {
         let kept = router::unpanicked(|| match self.owner(caller, method, target)? {
-            Some(owner) => self.replayed(&owner, key, self.clock().now().timestamp() - KEPT_FOR_SECS),
+            Some((owner, _)) => self.replayed(&owner, key, self.clock().now().timestamp() - KEPT_FOR_SECS),
             None => Ok(None),
         });
         kept.unwrap_or_else(|e| Some(Response::error(&e)))
@@ -178,7 +186,7 @@ impl Shipping {
     pub fn answer_password_once(&self, caller: &Caller, key: &IdempotencyKey, outcome: &PasswordOutcome) -> Response {
         router::caught(|| {
             let owner = partner_owner(caller);
-            self.once(&owner, key, || self.answer_password(outcome))
+            self.once(&owner, key, false, || self.answer_password(outcome))
         })
     }
 
@@ -195,7 +203,7 @@ impl Shipping {
         priced: crate::PricedQuotes,
     ) -> Response {
         router::caught(|| match self.owner(caller, method, target)? {
-            Some(owner) => self.once(&owner, key, || self.store_priced(priced)),
+            Some((owner, _)) => self.once(&owner, key, false, || self.store_priced(priced)),
             None => Ok(self.store_priced(priced)),
         })
     }
@@ -222,8 +230,8 @@ impl Shipping {
     /// Whose keys a request of `caller` uses: the customer of its path (once the caller
     /// is known to act for it), the partner key for create and connect customer; `None`
     /// when the method is not POST, or no operation that writes serves the path (the key
-    /// means nothing there).
-    fn owner(&self, caller: &Caller, method: &str, target: &str) -> Result<Option<String>> {
+    /// means nothing there). With it, whether the operation's answer holds a secret.
+    fn owner(&self, caller: &Caller, method: &str, target: &str) -> Result<Option<(String, bool)>> {
         if !method.eq_ignore_ascii_case("POST") {
             return Ok(None);
         }
@@ -233,24 +241,34 @@ impl Shipping {
             return Ok(None);
         }
         if found.route.access() == router::Access::Partner {
-            return Ok(Some(partner_owner(caller)));
+            return Ok(Some((partner_owner(caller), false)));
         }
         let customer = found.params.get("customerId")?;
         if !self.acts_for(caller, customer)? {
             return Err(Error::not_found("customer", customer));
         }
-        Ok(Some(customer.to_string()))
+        Ok(Some((customer.to_string(), found.route.answers_secret())))
     }
 
     /// The answer `owner` keeps for `key` since `since`, replayed (or 409 when the key
     /// came with another request); `None` when there is none.
     fn replayed(&self, owner: &str, key: &IdempotencyKey, since: i64) -> Result<Option<Response>> {
-        self.read(|conn| find(conn, owner, &key.key, since))?.map(|kept| replay(kept, key)).transpose()
+        self.read(|conn| find(conn, self.sealer(), owner, &key.key, since))?.map(|kept| replay(kept, key)).transpose()
+    }
+
+    /// The body kept of `answer` for `owner`'s `key`: sealed when it holds a secret
+    /// (`sealed`) and the service has a key.
+    fn kept_body<'a>(&self, owner: &str, key: &IdempotencyKey, sealed: bool, answer: &'a Response) -> Result<std::borrow::Cow<'a, str>> {
+        Ok(match sealed {
+            true => std::borrow::Cow::Owned(secrets::store(self.sealer(), &sealed_context(owner, &key.key), &answer.body)?),
+            false => std::borrow::Cow::Borrowed(answer.body.as_str()),
+        })
     }
 
     /// `answer()` once for `owner`'s `key`: the kept answer when there is one, else
-    /// `answer()` with its answer kept in the same transaction when it succeeds.
-    fn once(&self, owner: &str, key: &IdempotencyKey, answer: impl FnOnce() -> Response) -> Result<Response> {
+    /// `answer()` with its answer kept in the same transaction when it succeeds (sealed
+    /// when it holds a secret, `sealed`).
+    fn once(&self, owner: &str, key: &IdempotencyKey, sealed: bool, answer: impl FnOnce() -> Response) -> Result<Response> {
         let now = self.clock().now().timestamp();
         let since = now - KEPT_FOR_SECS;
         if let Some(kept) = self.replayed(owner, key, since)? {
@@ -259,7 +277,9 @@ impl Shipping {
         let mut raced = false;
         let done = self.all_or_nothing(|| {
             let answer = answer();
-            if keeps(&answer) && !self.write(|tx| store(tx, owner, key, &answer, now, since))? {
+            if keeps(&answer)
+                && !self.write(|tx| store(tx, owner, key, answer.status, &self.kept_body(owner, key, sealed, &answer)?, now, since))?
+            {
                 // Another request with this key was answered since the look above: undo
                 // this one, and answer as that one was.
                 raced = true;

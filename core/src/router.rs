@@ -221,6 +221,8 @@ pub struct Operation {
     /// The operation may write: every method but GET, unless marked [`Operation::reading`].
     writes: bool,
     body_limit: usize,
+    /// The answer holds a secret shown once: kept for an `Idempotency-Key`, it is sealed.
+    secret_answer: bool,
 }
 
 impl Operation {
@@ -242,7 +244,22 @@ impl Operation {
             priced: None,
             writes: method != Method::Get,
             body_limit: MAX_SMALL_BODY,
+            secret_answer: false,
         }
+    }
+
+    /// Marks an operation whose answer holds a secret shown once (a webhook's signing
+    /// secret): the answer kept for its `Idempotency-Key` is sealed at rest.
+    #[cfg(feature = "webhooks")]
+    fn secret(mut self) -> Operation {
+        self.secret_answer = true;
+        self
+    }
+
+    /// True when the answer holds a secret shown once (create webhook, rotate its
+    /// secret): the answer kept for an `Idempotency-Key` is sealed with the service's key.
+    pub fn answers_secret(&self) -> bool {
+        self.secret_answer
     }
 
     /// Answers labels, as one document through `handler` where they are one PDF.
@@ -556,7 +573,7 @@ static ROUTES: LazyLock<Vec<Operation>> = LazyLock::new(|| {
             delete_order,
         ),
         #[cfg(feature = "webhooks")]
-        Operation::new("createWebhook", Post, "/restapi/v1/customers/:customerId/webhooks", create_webhook),
+        Operation::new("createWebhook", Post, "/restapi/v1/customers/:customerId/webhooks", create_webhook).secret(),
         #[cfg(feature = "webhooks")]
         Operation::new("listWebhooks", Get, "/restapi/v1/customers/:customerId/webhooks", list_webhooks),
         #[cfg(feature = "webhooks")]
@@ -571,7 +588,8 @@ static ROUTES: LazyLock<Vec<Operation>> = LazyLock::new(|| {
             Post,
             "/restapi/v1/customers/:customerId/webhooks/:webhookId/rotate-secret",
             rotate_webhook_secret,
-        ),
+        )
+        .secret(),
         #[cfg(feature = "webhooks")]
         Operation::new(
             "listWebhookDeliveries",

@@ -511,6 +511,11 @@ impl Shipping {
         self.read(|conn| conn.one("SELECT document FROM catalog WHERE id = 1", args![], |r| r.get(0)))
     }
 
+    /// What seals secrets at rest, when the application gave a key.
+    pub(crate) fn sealer(&self) -> Option<&Sealer> {
+        self.sealer.as_ref()
+    }
+
     /// Runs `f` on the connection, for reads, once `customer_id` is known to be a customer.
     pub(crate) fn read_for<T>(&self, customer_id: &str, f: impl FnOnce(&Read<'_>) -> Result<T>) -> Result<T> {
         self.read(|conn| {

@@ -332,3 +332,28 @@ fn a_customer_has_at_most_two_endpoints_claimed_at_once_and_others_go_on() {
     h.shipping.record_webhook_attempt(&claimed[0], &answered(200)).unwrap();
     assert_eq!(claim(&h.shipping).len(), 1, "a slot of the customer freed");
 }
+
+#[test]
+fn create_retried_with_its_idempotency_key_answers_the_same_secret_sealed_at_rest_meanwhile() {
+    let clock = std::sync::Arc::new(consign::FixedClock::at(NOW).unwrap());
+    let h = Harness::with(Shipping::builder().clock(clock.clone()).secret_key([9; 32]), clock);
+    let id = h.shipper("ann@example.com");
+    let key = h.shipping.create_api_key(Some(&id), "till").unwrap();
+    let caller = h.shipping.authenticate(&key.key).unwrap();
+    let body = json!({"url": "https://hooks.example.com/consign"}).to_string();
+    let target = hooks(&id);
+    let post = || {
+        let once = consign::IdempotencyKey::new("hook-1", "POST", &target, &body).unwrap();
+        h.shipping.handle_once_as(&caller, &once, "POST", &target, &body)
+    };
+    let (first, again) = (post(), post());
+    assert_eq!((first.status, &first.body), (again.status, &again.body), "one endpoint, one secret");
+    assert_eq!(h.get(&hooks(&id)).expect(200)["webhooks"].as_array().unwrap().len(), 1);
+    if consign_conformance::backend::on_postgres() {
+        return;
+    }
+    let secret = serde_json::from_str::<Value>(&first.body).unwrap()["secret"].as_str().unwrap().to_string();
+    let image = h.shipping.export_database().unwrap();
+    let needle = secret.trim_start_matches("whsec_").as_bytes().to_vec();
+    assert!(!image.windows(needle.len()).any(|w| w == needle), "the kept answer is sealed");
+}
