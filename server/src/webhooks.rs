@@ -2,8 +2,9 @@
 //! signed per Standard Webhooks (see `consign::Shipping::claim_webhook_deliveries`).
 //!
 //! A task of the runtime wakes after each write the server answered (it may have written
-//! events; at most once per [`SETTLE`]), and at least every [`POLL`] for retries that
-//! fell due and for events other processes committed. It first asks a reader whether
+//! events; at most once per [`SETTLE`]), after each attempt (the endpoint's next event
+//! goes at once), and at least every [`POLL`] for retries that fell due and for events
+//! other processes committed. It first asks a reader whether
 //! anything is due, so that a server without endpoints adds no write; then it claims the
 //! due messages through the writer (on PostgreSQL, on a connection of the pool), at most
 //! [`MAX_IN_FLIGHT`] at once, one per endpoint and a few per customer
@@ -42,6 +43,9 @@ const TENANT: &str = "\u{1}webhooks";
 /// Delivers until the server's runtime stops.
 pub(crate) async fn deliver(app: Arc<App>, outbound: Arc<Outbound>, timeout: Duration, wake: Arc<Notify>) {
     let slots = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
+    // An attempt that ended wakes the next look at once: the endpoint's next event
+    // waits for no write.
+    let ended = Arc::new(Notify::new());
     let lease = timeout + LEASE_MARGIN;
     loop {
         let free = slots.available_permits();
@@ -50,11 +54,11 @@ pub(crate) async fn deliver(app: Arc<App>, outbound: Arc<Outbound>, timeout: Dur
                 Ok(deliveries) => {
                     for delivery in deliveries {
                         let Ok(slot) = Arc::clone(&slots).acquire_owned().await else { return };
-                        let (app, outbound, wake) = (Arc::clone(&app), Arc::clone(&outbound), Arc::clone(&wake));
+                        let (app, outbound, ended) = (Arc::clone(&app), Arc::clone(&outbound), Arc::clone(&ended));
                         tokio::spawn(async move {
                             attempt(&app, &outbound, delivery).await;
                             drop(slot);
-                            wake.notify_one();
+                            ended.notify_one();
                         });
                     }
                 }
@@ -62,10 +66,10 @@ pub(crate) async fn deliver(app: Arc<App>, outbound: Arc<Outbound>, timeout: Dur
             }
         }
         tokio::select! {
-            () = wake.notified() => {}
+            () = ended.notified() => {}
             () = tokio::time::sleep(POLL) => {}
+            () = wake.notified() => tokio::time::sleep(SETTLE).await,
         }
-        tokio::time::sleep(SETTLE).await;
     }
 }
 
