@@ -81,7 +81,10 @@ fn tenant_column(table: &str) -> &'static str {
 
 /// Indexes of tenant tables without the customer's column, and why: each serves a sweep
 /// over every customer, which Citus runs on every shard, never a lookup of one row.
-const SWEEP_INDEXES: &[(&str, &str)] = &[("request_answers_by_time", "the purge of the answers older than 24 hours, of every customer")];
+const SWEEP_INDEXES: &[(&str, &str)] = &[
+    ("request_answers_by_time", "the purge of the answers older than 24 hours, of every customer"),
+    ("webhook_deliveries_by_time", "the purge of the webhook delivery attempts older than 90 days, of every customer"),
+];
 
 fn strings(conn: &Connection, sql: &str, arg: &str) -> Vec<String> {
     conn.prepare(sql).unwrap().query_map([arg], |r| r.get(0)).unwrap().collect::<rusqlite::Result<_>>().unwrap()
