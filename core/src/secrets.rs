@@ -239,7 +239,7 @@ pub(crate) fn seal_stored(tx: &Tx<'_>, sealer: &Sealer) -> Result<usize> {
         })?;
         let mut sealed_rows = Vec::new();
         for (customer_id, id, secret, previous) in rows {
-            let context = crate::webhooks::secret_context(&customer_id, &id);
+            let context = webhook_secret_context(&customer_id, &id);
             let secret = check(&context, &secret)?;
             let previous = match &previous {
                 Some(previous) => check(&context, previous)?,
@@ -285,6 +285,12 @@ pub(crate) fn seal_stored(tx: &Tx<'_>, sealer: &Sealer) -> Result<usize> {
 /// The associated data of a provider account field.
 pub(crate) fn account_field_context(customer_id: &str, field: &str) -> String {
     format!("customer {customer_id} provider account field {field}")
+}
+
+/// The associated data of a webhook endpoint's signing secret.
+#[cfg(feature = "webhooks")]
+pub(crate) fn webhook_secret_context(customer_id: &str, webhook_id: &str) -> String {
+    format!("customer {customer_id} webhook {webhook_id} secret")
 }
 
 /// The associated data of a payment token.

@@ -138,11 +138,6 @@ fn new_id() -> Result<String> {
     }))
 }
 
-/// The associated data of an endpoint's sealed secret.
-pub(crate) fn secret_context(customer_id: &str, webhook_id: &str) -> String {
-    format!("customer {customer_id} webhook {webhook_id} secret")
-}
-
 /// The Standard Webhooks signature of `body` as message `message_id` at `timestamp`
 /// (Unix seconds) with `secret` (`whsec_` and the key in base64): `v1,` and the
 /// HMAC-SHA256 of `id.timestamp.body` in base64.
@@ -387,7 +382,7 @@ pub(crate) fn create(
         ));
     }
     let (id, secret) = (new_id()?, new_secret()?);
-    let stored = secrets::store(sealer, &secret_context(customer_id, &id), &secret)?;
+    let stored = secrets::store(sealer, &secrets::webhook_secret_context(customer_id, &id), &secret)?;
     let (cursor, at) = (newest_event(tx, customer_id)?, timestamp(now));
     tx.execute(
         "INSERT INTO webhooks (customer_id, id, url, description, types, type_mask, format, secret, status, cursor, attempts, revision,
@@ -480,7 +475,7 @@ pub(crate) fn rotate(
 ) -> Result<wire::WebhookSecret> {
     get(tx, customer_id, webhook_id)?;
     let secret = new_secret()?;
-    let stored = secrets::store(sealer, &secret_context(customer_id, webhook_id), &secret)?;
+    let stored = secrets::store(sealer, &secrets::webhook_secret_context(customer_id, webhook_id), &secret)?;
     let until = timestamp(now + Duration::hours(ROTATION_OVERLAP_HOURS));
     tx.execute(
         "UPDATE webhooks SET previous_secret = secret, previous_until = ?4, secret = ?3, updated_at = ?5, revision = revision + 1
@@ -736,7 +731,7 @@ fn next_message(tx: &Tx<'_>, sealer: Option<&Sealer>, endpoint: &Due, now: DateT
         };
         (Some(id), message_id, body)
     };
-    let context = secret_context(&endpoint.customer_id, &endpoint.id);
+    let context = secrets::webhook_secret_context(&endpoint.customer_id, &endpoint.id);
     let secret = secrets::reveal(sealer, &context, &endpoint.secret)?;
     let stamp = now.timestamp();
     let mut signatures = vec![sign(&secret, &message_id, stamp, &body)?];
