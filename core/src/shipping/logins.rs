@@ -213,10 +213,13 @@ mod tests {
     }
 
     /// The steps answer exactly as `handle_as` does, each request made twice on two
-    /// services in the same state; every other route is `None`.
+    /// services in the same state (and at the same instant: the throttle's answer names
+    /// the seconds left); every other route is `None`.
     #[test]
     fn the_three_steps_answer_as_handle_as_does() {
-        let (stepped, whole) = (Shipping::open_in_memory().unwrap(), Shipping::open_in_memory().unwrap());
+        let clock = std::sync::Arc::new(crate::FixedClock::at("2026-11-21T15:00:00Z").unwrap());
+        let open = || Shipping::builder().clock(clock.clone()).open().unwrap();
+        let (stepped, whole) = (open(), open());
         let key = |s: &Shipping, customer: Option<&str>| s.authenticate(&s.create_api_key(customer, "").unwrap().key).unwrap();
         let (p1, p2) = (key(&stepped, None), key(&whole, None));
         let login = |password: &str| format!(r#"{{"username": "ann@example.com", "password": "{password}"}}"#);
