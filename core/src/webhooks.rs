@@ -337,13 +337,13 @@ pub(crate) fn get(conn: &Read<'_>, customer_id: &str, webhook_id: &str) -> Resul
         .ok_or_else(|| Error::not_found("webhook", webhook_id))
 }
 
-/// The customer's endpoints, oldest first.
+/// The customer's endpoints, oldest first (by URL within one second).
 ///
 /// # Errors
 /// A storage failure.
 pub(crate) fn list(conn: &Read<'_>, customer_id: &str) -> Result<wire::WebhooksResponse> {
     let webhooks =
-        conn.rows(&format!("SELECT {VIEW} FROM webhooks WHERE customer_id = ?1 ORDER BY created_at, id"), args![customer_id], view)?;
+        conn.rows(&format!("SELECT {VIEW} FROM webhooks WHERE customer_id = ?1 ORDER BY created_at, url, id"), args![customer_id], view)?;
     Ok(wire::WebhooksResponse { webhooks })
 }
 
