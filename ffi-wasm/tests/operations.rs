@@ -42,8 +42,14 @@ fn every_method_names_an_operation_of_the_table_and_takes_its_path_parameters() 
 #[test]
 fn every_operation_but_two_has_one_method() {
     let entries = entries();
-    let missing: Vec<&str> =
-        consign::operations().map(consign::Operation::name).filter(|name| !entries.iter().any(|e| e.operation == *name)).collect();
+    // The package builds consign without its `webhooks` feature (a browser delivers no
+    // webhooks), but a workspace test run unifies the feature in: those routes are not
+    // the package's.
+    let missing: Vec<&str> = consign::operations()
+        .filter(|op| !op.pattern().contains("/webhooks"))
+        .map(consign::Operation::name)
+        .filter(|name| !entries.iter().any(|e| e.operation == *name))
+        .collect();
     // The label in its booked format and the unprefixed regional types: `handle` serves them.
     assert_eq!(missing, ["regionalShipmentTypesUnprefixed", "retrieveBookedLabel"]);
     for (i, entry) in entries.iter().enumerate() {
