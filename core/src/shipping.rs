@@ -204,8 +204,9 @@ impl ShippingBuilder {
 
     /// The size of the write-ahead log, in pages of 4 KiB, past which a commit also
     /// checkpoints it into the database file (SQLite's `wal_autocheckpoint`; default
-    /// 4,000, 16 MiB of log). 0 leaves checkpoints to [`Shipping::checkpoint`], called from elsewhere:
-    /// `consign serve` checkpoints on a thread of its own, so that no write waits for it.
+    /// 4,000, 16 MiB of log). 0 leaves checkpoints to [`Shipping::checkpoint`], called
+    /// from elsewhere: `consign serve` checkpoints on a thread of its own, so that no
+    /// write waits for it.
     pub fn auto_checkpoint(mut self, pages: u32) -> Self {
         self.settings.auto_checkpoint = pages;
         self

@@ -25,7 +25,8 @@ impl Shipping {
         self.write_for(customer_id, |tx| webhooks::create(tx, self.sealer.as_ref(), customer_id, req, now, self.allow_http_webhooks))
     }
 
-    /// List webhooks, `GET .../webhooks`: the customer's endpoints, oldest first (by URL among those created in the same second).
+    /// List webhooks, `GET .../webhooks`: the customer's endpoints, oldest first (by URL
+    /// among those created in the same second).
     ///
     /// # Errors
     /// `NOT_FOUND` for an unknown customer.
